@@ -1,0 +1,469 @@
+//! Differential Evolution's operators, one component (or one lane's chunk) at a time,
+//! and the layout of the random streams both engines draw from.
+//!
+//! # Random streams
+//! Every number comes from Philox4x32-10 keyed by the run's seed. Individual `i` of the
+//! population with stream number `p` reads subsequence `p·2³² + i`; generation `g` of it
+//! reads blocks `g·2³² + slot` (generation 0 is the initialisation):
+//! - init, slot `q`: uniforms for components `4q .. 4q+4`;
+//! - slot 0: words for the first four index draws; slot 1: word 0 for the fifth draw,
+//!   word 1 for `jrand` (the component crossover always takes; exponential crossover's start);
+//! - slot `2 + q`: the per-component uniforms of components `4q .. 4q+4` (the thesis's λ,
+//!   or the crossover test);
+//! - slot `2³¹ + q`: the uniforms for resampling components `4q .. 4q+4` out of bounds.
+//!
+//! A lane that owns the chunk of components from `4q` thus needs exactly one Philox block
+//! per round for its uniforms.
+
+use crate::philox::{below, block_words};
+use crate::real::Real;
+
+/// Mutation strategies.
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Strategy {
+    /// The thesis's variant (eq. 3.17): `x_i + λ(x_r1 − x_r2) + (1 − λ)(x_best − x_i)`,
+    /// λ ∈ (0, 1] fresh per component, no crossover.
+    Thesis = 0,
+    /// DE/rand/1: `x_r1 + F(x_r2 − x_r3)`.
+    Rand1 = 1,
+    /// DE/best/1: `x_best + F(x_r1 − x_r2)`.
+    Best1 = 2,
+    /// DE/current-to-best/1: `x_i + F(x_best − x_i) + F(x_r1 − x_r2)`.
+    CurrentToBest1 = 3,
+    /// DE/rand/2: `x_r1 + F(x_r2 − x_r3) + F(x_r4 − x_r5)`.
+    Rand2 = 4,
+    /// DE/best/2: `x_best + F(x_r1 − x_r2) + F(x_r3 − x_r4)`.
+    Best2 = 5,
+}
+
+impl Strategy {
+    pub const ALL: [Strategy; 6] = [
+        Strategy::Thesis,
+        Strategy::Rand1,
+        Strategy::Best1,
+        Strategy::CurrentToBest1,
+        Strategy::Rand2,
+        Strategy::Best2,
+    ];
+
+    pub fn from_u32(v: u32) -> Option<Strategy> {
+        Self::ALL.get(v as usize).copied()
+    }
+
+    /// How many distinct random individuals (other than i) one trial needs.
+    #[inline(always)]
+    pub const fn draws(self) -> u32 {
+        match self {
+            Strategy::Thesis | Strategy::Best1 | Strategy::CurrentToBest1 => 2,
+            Strategy::Rand1 => 3,
+            Strategy::Best2 => 4,
+            Strategy::Rand2 => 5,
+        }
+    }
+
+    /// Does the strategy use crossover (all but the thesis's)?
+    #[inline(always)]
+    pub const fn crosses(self) -> bool {
+        !matches!(self, Strategy::Thesis)
+    }
+
+    /// Does it read the best individual?
+    #[inline(always)]
+    pub const fn uses_best(self) -> bool {
+        matches!(
+            self,
+            Strategy::Thesis | Strategy::Best1 | Strategy::CurrentToBest1 | Strategy::Best2
+        )
+    }
+
+    /// Does it read x_i?
+    #[inline(always)]
+    pub const fn uses_current(self) -> bool {
+        matches!(self, Strategy::Thesis | Strategy::CurrentToBest1)
+    }
+}
+
+/// Crossover between the mutant and x_i (classic strategies only).
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Crossover {
+    /// Each component from the mutant with probability Cr; `jrand` always.
+    Binomial = 0,
+    /// A cyclic run of L components from `jrand`, L = 1 + the number of leading
+    /// uniforms ≤ Cr (at most D).
+    Exponential = 1,
+}
+
+impl Crossover {
+    pub fn from_u32(v: u32) -> Option<Crossover> {
+        [Crossover::Binomial, Crossover::Exponential]
+            .get(v as usize)
+            .copied()
+    }
+}
+
+/// What happens to trial components outside the initial domain.
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BoundPolicy {
+    /// The thesis: the domain only seeds the population; trials go anywhere.
+    InitOnly = 0,
+    /// Clamp into [lo, hi].
+    Clip = 1,
+    /// Mirror at the violated bound (then clamp, for points more than a width out).
+    Reflect = 2,
+    /// Draw the component afresh, uniformly in the domain.
+    Resample = 3,
+}
+
+impl BoundPolicy {
+    pub fn from_u32(v: u32) -> Option<BoundPolicy> {
+        [
+            BoundPolicy::InitOnly,
+            BoundPolicy::Clip,
+            BoundPolicy::Reflect,
+            BoundPolicy::Resample,
+        ]
+        .get(v as usize)
+        .copied()
+    }
+}
+
+/// The slot of the resampling uniforms of chunk `q`.
+pub const RESAMPLE_SLOT: u32 = 0x8000_0000;
+/// The first slot of the per-component uniforms.
+pub const COMPONENT_SLOT: u32 = 2;
+
+/// The subsequence of individual `i` in population stream `p`.
+#[inline(always)]
+pub fn subsequence(p: u32, i: u32) -> u64 {
+    ((p as u64) << 32) | i as u64
+}
+
+/// The Philox block of `slot` in generation `g`.
+#[inline(always)]
+pub fn block(g: u32, slot: u32) -> u64 {
+    ((g as u64) << 32) | slot as u64
+}
+
+/// The draws of one individual in one generation: random indices and `jrand`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Draws {
+    pub r: [u32; 5],
+    pub jrand: u32,
+}
+
+/// Draws `count` (≤ 5) indices in `0..n`, distinct from each other and from `i`, and
+/// `jrand` in `0..dim`. No rejection: the m-th draw is uniform over the `n − 1 − m`
+/// indices still free, mapped past the taken ones in ascending order.
+#[inline(always)]
+pub fn draw_indices(key: [u32; 2], p: u32, i: u32, g: u32, n: u32, count: u32, dim: u32) -> Draws {
+    let sub = subsequence(p, i);
+    let w0 = block_words(key, sub, block(g, 0));
+    let w1 = block_words(key, sub, block(g, 1));
+    let words = [w0[0], w0[1], w0[2], w0[3], w1[0]];
+    // Taken indices, kept sorted; slot 0 holds i.
+    let mut taken = [u32::MAX; 6];
+    taken[0] = i;
+    let mut r = [0u32; 5];
+    let mut m = 0u32;
+    while m < 5 {
+        if m < count {
+            let mut t = below(words[m as usize], n - 1 - m);
+            let mut k = 0;
+            while k < 6 {
+                if t >= taken[k] {
+                    t += 1;
+                }
+                k += 1;
+            }
+            r[m as usize] = t;
+            // Insert t: the last place is always free (u32::MAX); t sinks into order.
+            taken[5] = t;
+            let mut k = 5;
+            while k >= 1 {
+                if taken[k - 1] > taken[k] {
+                    taken.swap(k - 1, k);
+                }
+                k -= 1;
+            }
+        }
+        m += 1;
+    }
+    Draws {
+        r,
+        jrand: below(w1[1], dim),
+    }
+}
+
+/// The settings one trial needs.
+#[derive(Clone, Copy, Debug)]
+pub struct TrialParams<T> {
+    pub strategy: Strategy,
+    pub crossover: Crossover,
+    pub bounds: BoundPolicy,
+    pub f: T,
+    pub cr: T,
+    pub dim: u32,
+}
+
+/// The mutant's component from the rows' components.
+#[inline(always)]
+pub fn mutate<T: Real>(s: Strategy, f: T, xi: T, r: &[T; 5], best: T, lambda: T) -> T {
+    match s {
+        Strategy::Thesis => xi + lambda * (r[0] - r[1]) + (T::ONE - lambda) * (best - xi),
+        Strategy::Rand1 => r[0] + f * (r[1] - r[2]),
+        Strategy::Best1 => best + f * (r[0] - r[1]),
+        Strategy::CurrentToBest1 => xi + f * (best - xi) + f * (r[0] - r[1]),
+        Strategy::Rand2 => r[0] + f * (r[1] - r[2]) + f * (r[3] - r[4]),
+        Strategy::Best2 => best + f * (r[0] - r[1]) + f * (r[2] - r[3]),
+    }
+}
+
+/// The first component index `k < dim − 1` (from `j0`, four at most) whose uniform
+/// exceeds Cr, or `u32::MAX`: one lane's part of exponential crossover's length.
+#[inline(always)]
+pub fn first_exceeding<T: Real>(cr: T, u: &[u32; 4], j0: u32, n: u32, dim: u32) -> u32 {
+    let mut k = 4u32;
+    let mut first = u32::MAX;
+    while k > 0 {
+        k -= 1;
+        let j = j0 + k;
+        if k < n && j + 1 < dim && T::uniform(u[k as usize]) > cr {
+            first = j;
+        }
+    }
+    first
+}
+
+/// Exponential crossover's run length from the group-wide minimum of
+/// [`first_exceeding`].
+#[inline(always)]
+pub fn run_length(first: u32, dim: u32) -> u32 {
+    if first == u32::MAX { dim } else { first + 1 }
+}
+
+/// One lane's chunk of the trial vector: mutation, crossover and bounds.
+///
+/// `u` are the chunk's component words (slot `2 + j0/4`), `resample` gives the chunk's
+/// resampling words when a component leaves the domain under [`BoundPolicy::Resample`].
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub fn trial_chunk<T: Real>(
+    tp: &TrialParams<T>,
+    j0: u32,
+    n: u32,
+    xi: &[T; 4],
+    r: &[[T; 4]; 5],
+    best: &[T; 4],
+    lo: &[T; 4],
+    hi: &[T; 4],
+    u: &[u32; 4],
+    jrand: u32,
+    run: u32,
+    resample: impl FnOnce() -> [u32; 4],
+) -> [T; 4] {
+    let mut v = [T::ZERO; 4];
+    let mut out = false;
+    let mut k = 0usize;
+    while k < 4 {
+        if (k as u32) < n {
+            let j = j0 + k as u32;
+            let uk = T::uniform(u[k]);
+            let rk = [r[0][k], r[1][k], r[2][k], r[3][k], r[4][k]];
+            let m = mutate(tp.strategy, tp.f, xi[k], &rk, best[k], uk);
+            let take = if !tp.strategy.crosses() {
+                true
+            } else {
+                match tp.crossover {
+                    Crossover::Binomial => uk <= tp.cr || j == jrand,
+                    Crossover::Exponential => {
+                        let off = if j >= jrand { j - jrand } else { j + tp.dim - jrand };
+                        off < run
+                    }
+                }
+            };
+            let mut c = if take { m } else { xi[k] };
+            match tp.bounds {
+                BoundPolicy::InitOnly => {}
+                BoundPolicy::Clip => c = c.max(lo[k]).min(hi[k]),
+                BoundPolicy::Reflect => {
+                    if c < lo[k] {
+                        c = lo[k] + (lo[k] - c);
+                    } else if c > hi[k] {
+                        c = hi[k] - (c - hi[k]);
+                    }
+                    c = c.max(lo[k]).min(hi[k]);
+                }
+                BoundPolicy::Resample => {
+                    if !(c >= lo[k] && c <= hi[k]) {
+                        out = true;
+                    }
+                }
+            }
+            v[k] = c;
+        }
+        k += 1;
+    }
+    if out {
+        let w = resample();
+        let mut k = 0usize;
+        while k < 4 {
+            if (k as u32) < n && !(v[k] >= lo[k] && v[k] <= hi[k]) {
+                v[k] = lo[k] + T::uniform(w[k]) * (hi[k] - lo[k]);
+            }
+            k += 1;
+        }
+    }
+    v
+}
+
+/// One lane's chunk of an initial individual: `lo + u (hi − lo)`, u ∈ (0, 1].
+#[inline(always)]
+pub fn init_chunk<T: Real>(u: &[u32; 4], n: u32, lo: &[T; 4], hi: &[T; 4]) -> [T; 4] {
+    let mut v = [T::ZERO; 4];
+    let mut k = 0usize;
+    while k < 4 {
+        if (k as u32) < n {
+            v[k] = lo[k] + T::uniform(u[k]) * (hi[k] - lo[k]);
+        }
+        k += 1;
+    }
+    v
+}
+
+/// Greedy selection: the trial replaces x_i only if strictly better (a NaN trial never does).
+#[inline(always)]
+pub fn accepts<T: Real>(trial: T, current: T) -> bool {
+    trial < current || (current.is_nan() && !trial.is_nan())
+}
+
+/// Is `(fa, ia)` a better best than `(fb, ib)`? Lower value, then lower index; NaN last.
+#[inline(always)]
+pub fn better<T: Real>(fa: T, ia: u32, fb: T, ib: u32) -> bool {
+    if fa.is_nan() {
+        return fb.is_nan() && ia < ib;
+    }
+    fb.is_nan() || fa < fb || (fa == fb && ia < ib)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::philox::key_of;
+
+    #[test]
+    fn indices_are_distinct_in_range_and_spread() {
+        let key = key_of(42);
+        for &n in &[3u32, 4, 6, 7, 50] {
+            for count in 1..=5u32 {
+                if n < count + 1 {
+                    continue;
+                }
+                let mut hits = vec![0u32; n as usize];
+                for g in 1..200u32 {
+                    for i in 0..n {
+                        let d = draw_indices(key, 3, i, g, n, count, 9);
+                        assert!(d.jrand < 9);
+                        let r = &d.r[..count as usize];
+                        for (a, &ra) in r.iter().enumerate() {
+                            assert!(ra < n && ra != i, "n {n} i {i} r {r:?}");
+                            for &rb in &r[a + 1..] {
+                                assert_ne!(ra, rb, "n {n} i {i} r {r:?}");
+                            }
+                            hits[ra as usize] += 1;
+                        }
+                    }
+                }
+                let mean = hits.iter().sum::<u32>() as f64 / n as f64;
+                for &h in &hits {
+                    assert!((h as f64 - mean).abs() < 5.0 * mean.sqrt(), "n {n} count {count} {hits:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn thesis_lambda_one_is_a_pure_difference_step() {
+        let r = [3.0f64, 1.0, 0.0, 0.0, 0.0];
+        assert_eq!(mutate(Strategy::Thesis, 0.5, 10.0, &r, -4.0, 1.0), 12.0);
+        // λ → 0 pulls to the best.
+        let v = mutate(Strategy::Thesis, 0.5, 10.0, &r, -4.0, 1e-12);
+        assert!((v + 4.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn bound_policies_keep_trials_inside() {
+        let lo = [-1.0f64; 4];
+        let hi = [2.0f64; 4];
+        let xi = [0.0f64; 4];
+        let far = [[50.0f64, -50.0, 1.0, 3.5]; 5];
+        for bounds in [BoundPolicy::Clip, BoundPolicy::Reflect, BoundPolicy::Resample] {
+            let tp = TrialParams {
+                strategy: Strategy::Rand1,
+                crossover: Crossover::Binomial,
+                bounds,
+                f: 0.0,
+                cr: 1.0,
+                dim: 4,
+            };
+            let v = trial_chunk(&tp, 0, 4, &xi, &far, &xi, &lo, &hi, &[7; 4], 0, 4, || {
+                [1 << 31; 4]
+            });
+            for (k, c) in v.iter().enumerate() {
+                assert!(*c >= -1.0 && *c <= 2.0, "{bounds:?} {k} {c}");
+            }
+            match bounds {
+                BoundPolicy::Clip => assert_eq!(v, [2.0, -1.0, 1.0, 2.0]),
+                BoundPolicy::Reflect => assert_eq!(v, [-1.0, 2.0, 1.0, 0.5]),
+                _ => assert_eq!(v[2], 1.0),
+            }
+        }
+    }
+
+    #[test]
+    fn binomial_crossover_takes_jrand_and_about_cr() {
+        let tp = TrialParams {
+            strategy: Strategy::Rand1,
+            crossover: Crossover::Binomial,
+            bounds: BoundPolicy::InitOnly,
+            f: 0.5,
+            cr: 0.0,
+            dim: 4,
+        };
+        let r = [[1.0f64; 4]; 5];
+        let v = trial_chunk(&tp, 0, 4, &[0.0; 4], &r, &[0.0; 4], &[0.0; 4], &[0.0; 4], &[u32::MAX; 4], 2, 0, || [0; 4]);
+        assert_eq!(v, [0.0, 0.0, 1.0, 0.0]);
+    }
+
+    #[test]
+    fn exponential_run_is_cyclic_from_jrand() {
+        let tp = TrialParams {
+            strategy: Strategy::Rand1,
+            crossover: Crossover::Exponential,
+            bounds: BoundPolicy::InitOnly,
+            f: 0.5,
+            cr: 0.5,
+            dim: 4,
+        };
+        let r = [[1.0f64; 4]; 5];
+        let v = trial_chunk(&tp, 0, 4, &[0.0; 4], &r, &[0.0; 4], &[0.0; 4], &[0.0; 4], &[0; 4], 3, 2, || [0; 4]);
+        assert_eq!(v, [1.0, 0.0, 0.0, 1.0]);
+        // first uniform above Cr at k = 1 → run of 2
+        let u = [0u32, u32::MAX, 0, 0];
+        assert_eq!(run_length(first_exceeding(0.5f64, &u, 0, 4, 4), 4), 2);
+        assert_eq!(run_length(first_exceeding(0.5f64, &[0; 4], 0, 4, 4), 4), 4);
+    }
+
+    #[test]
+    fn selection_and_ordering() {
+        assert!(accepts(1.0f32, 2.0));
+        assert!(!accepts(2.0f32, 2.0));
+        assert!(!accepts(f32::NAN, 2.0));
+        assert!(accepts(1.0f32, f32::NAN));
+        assert!(better(1.0f32, 5, 2.0, 0));
+        assert!(better(1.0f32, 0, 1.0, 5));
+        assert!(!better(f32::NAN, 0, 1.0, 5));
+    }
+}

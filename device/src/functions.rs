@@ -1,0 +1,227 @@
+//! The objective functions, written as per-lane pieces of one canonical evaluation.
+//!
+//! A D-dimensional vector is split over a *group* of `G` lanes (see [`crate::lanes`]):
+//! in round `c`, lane `l` owns components `4(cG + l) .. 4(cG + l) + 4`. Each lane adds its
+//! components' terms into its own accumulator (in component order), and the group's
+//! accumulators are combined by a butterfly (xor) tree. The CUDA kernels run exactly this
+//! with warp shuffles; the CPU engine and [`crate::lanes::evaluate`] run it lane by lane.
+//! Both therefore round identically. The summation is pairwise across lanes, which keeps
+//! sums of positive terms within a few ulps.
+
+use crate::real::Real;
+
+/// The objective functions. All have minimum value 0.
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Function {
+    /// `Σ x_j²`
+    Sphere = 0,
+    /// `Σ x_j²/4000 − Π cos(x_j/√j) + 1` (j from 1)
+    Griewank = 1,
+    /// `Σ_{j<D} (1 − x_j)² + 100 (x_{j+1} − x_j²)²`
+    Rosenbrock = 2,
+    /// `−20 exp(−0.2 √(Σx_j²/D)) − exp(Σ cos(2πx_j)/D) + 20 + e`
+    Ackley = 3,
+    /// The thesis's f4, the penalised function (minimum at (1, …, 1)).
+    Penalized = 4,
+    /// `10 D + Σ (x_j² − 10 cos(2πx_j))`
+    Rastrigin = 5,
+    /// Schwefel's problem 1.2: `Σ_i (Σ_{j≤i} x_j)²`
+    Schwefel12 = 6,
+    /// Weierstrass with a = 0.5, b = 3, k_max = 20:
+    /// `Σ_j Σ_k a^k cos(2π b^k (x_j + 0.5)) − D Σ_k a^k cos(π b^k)`
+    Weierstrass = 7,
+}
+
+impl Function {
+    pub const ALL: [Function; 8] = [
+        Function::Sphere,
+        Function::Griewank,
+        Function::Rosenbrock,
+        Function::Ackley,
+        Function::Penalized,
+        Function::Rastrigin,
+        Function::Schwefel12,
+        Function::Weierstrass,
+    ];
+
+    pub fn from_u32(v: u32) -> Option<Function> {
+        Self::ALL.get(v as usize).copied()
+    }
+
+    /// Does the second accumulator combine by product (Griewank) rather than sum?
+    #[inline(always)]
+    pub fn b_is_product(self) -> bool {
+        matches!(self, Function::Griewank)
+    }
+
+    /// Does a lane need the prefix sum of all earlier components (Schwefel 1.2)?
+    #[inline(always)]
+    pub fn needs_prefix(self) -> bool {
+        matches!(self, Function::Schwefel12)
+    }
+}
+
+/// One lane's running sums.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Acc<T> {
+    pub a: T,
+    pub b: T,
+}
+
+impl<T: Real> Acc<T> {
+    #[inline(always)]
+    pub fn identity(f: Function) -> Self {
+        Acc {
+            a: T::ZERO,
+            b: if f.b_is_product() { T::ONE } else { T::ZERO },
+        }
+    }
+
+    /// Combines two lanes' sums (commutative bit for bit, so every lane of a
+    /// butterfly ends with the same value).
+    #[inline(always)]
+    pub fn combine(self, o: Self, f: Function) -> Self {
+        Acc {
+            a: self.a + o.a,
+            b: if f.b_is_product() {
+                self.b * o.b
+            } else {
+                self.b + o.b
+            },
+        }
+    }
+}
+
+/// What one lane sees in one round.
+#[derive(Clone, Copy, Debug)]
+pub struct LaneIn<T> {
+    /// The lane's (up to) four components; entries past `n` are ignored.
+    pub v: [T; 4],
+    /// Index of `v[0]` in the vector.
+    pub j0: u32,
+    /// How many of `v` are components (0..=4).
+    pub n: u32,
+    /// Component `j0 − 1` (meaningless when `j0 == 0`).
+    pub prev: T,
+    /// Sum of components `0 .. j0` (only for functions that need it).
+    pub base: T,
+}
+
+#[inline(always)]
+fn sq<T: Real>(x: T) -> T {
+    x * x
+}
+
+/// `Σ_k a^k cos(π b^k (2x + 1))` with a = 0.5, b = 3, k = 0..=20.
+#[inline(always)]
+fn weierstrass_inner<T: Real>(x: T) -> T {
+    let t = x + x + T::ONE;
+    let mut s = T::ZERO;
+    let mut ak = T::ONE;
+    let mut bk = T::ONE;
+    let half = T::of(0.5);
+    let three = T::of(3.0);
+    let mut k = 0;
+    while k <= 20 {
+        s = s + ak * (T::PI * (bk * t)).cos();
+        ak = ak * half;
+        bk = bk * three;
+        k += 1;
+    }
+    s
+}
+
+/// Adds one lane's terms for one round to `acc`.
+#[inline(always)]
+pub fn accumulate<T: Real>(f: Function, acc: &mut Acc<T>, li: &LaneIn<T>, dim: u32) {
+    let two_pi = T::PI + T::PI;
+    let one = T::ONE;
+    // Weierstrass's per-component constant, computed once per round.
+    let w0 = if matches!(f, Function::Weierstrass) && li.n > 0 {
+        weierstrass_inner(T::ZERO)
+    } else {
+        T::ZERO
+    };
+    let mut prev = li.prev;
+    let mut s = li.base;
+    let mut k = 0u32;
+    while k < 4 {
+        if k < li.n {
+            let x = li.v[k as usize];
+            let j = li.j0 + k;
+            match f {
+                Function::Sphere => acc.a = acc.a + x * x,
+                Function::Griewank => {
+                    acc.a = acc.a + x * x;
+                    acc.b = acc.b * (x / T::of_u32(j + 1).sqrt()).cos();
+                }
+                Function::Rosenbrock => {
+                    if j > 0 {
+                        acc.a = acc.a + (sq(one - prev) + T::of(100.0) * sq(x - prev * prev));
+                    }
+                }
+                Function::Ackley => {
+                    acc.a = acc.a + x * x;
+                    acc.b = acc.b + (two_pi * x).cos();
+                }
+                Function::Penalized => {
+                    let s3 = (T::of(3.0) * T::PI * x).sin();
+                    if j == 0 {
+                        acc.a = acc.a + s3 * s3;
+                    } else {
+                        acc.a = acc.a + sq(prev - one) * (one + T::of(10.0) * (s3 * s3));
+                    }
+                    if j + 1 == dim {
+                        let s2 = (two_pi * x).sin();
+                        acc.a = acc.a + sq(x - one) * (one + s2 * s2);
+                    }
+                    let d = (x.abs() - T::of(5.0)).max(T::ZERO);
+                    acc.b = acc.b + T::of(100.0) * (sq(d) * sq(d));
+                }
+                Function::Rastrigin => {
+                    acc.a = acc.a + ((x * x - T::of(10.0) * (two_pi * x).cos()) + T::of(10.0));
+                }
+                Function::Schwefel12 => {
+                    s = s + x;
+                    acc.a = acc.a + s * s;
+                }
+                Function::Weierstrass => {
+                    acc.a = acc.a + (weierstrass_inner(x) - w0);
+                }
+            }
+            prev = x;
+        }
+        k += 1;
+    }
+}
+
+/// A lane's own sum of its components, in order (the input of the prefix scan).
+#[inline(always)]
+pub fn lane_total<T: Real>(li: &LaneIn<T>) -> T {
+    let mut t = T::ZERO;
+    let mut k = 0u32;
+    while k < 4 {
+        if k < li.n {
+            t = t + li.v[k as usize];
+        }
+        k += 1;
+    }
+    t
+}
+
+/// The function value from the group's combined sums.
+#[inline(always)]
+pub fn finish<T: Real>(f: Function, acc: Acc<T>, dim: u32) -> T {
+    match f {
+        Function::Griewank => acc.a / T::of(4000.0) - acc.b + T::ONE,
+        Function::Ackley => {
+            let d = T::of_u32(dim);
+            let t1 = (-T::of(0.2) * (acc.a / d).sqrt()).exp();
+            let t2 = (acc.b / d).exp();
+            -T::of(20.0) * t1 - t2 + T::of(20.0) + T::E
+        }
+        Function::Penalized => T::of(0.1) * acc.a + acc.b,
+        _ => acc.a,
+    }
+}

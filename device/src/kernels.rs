@@ -1,0 +1,944 @@
+//! The CUDA kernels (nvptx64 only).
+//!
+//! A *group* of `G` lanes of one warp serves one individual at a time (G from
+//! [`crate::lanes::group_width`]); rows are stored individual-major with a padded stride
+//! so that each lane moves its four components with one 16-byte load, and a group
+//! reads a whole random row x_r in one coalesced request.
+//!
+//! Populations are double-buffered per individual: `flags[i]` says which of the two
+//! buffers holds x_i. A trial is written to the other buffer (which nobody reads during
+//! the generation) and the flag flips when the trial is accepted, so a generation needs
+//! no copy of rejected trials and only one barrier between reading and updating.
+//!
+//! - `de_batch_*`: one block per population, all generations in one launch;
+//! - `de_init_*` and `de_step_*`: one population over the whole grid, one launch per
+//!   generation; the last block to finish a generation finds the new best.
+
+use core::arch::asm;
+use core::arch::nvptx::{_block_dim_x, _block_idx_x, _grid_dim_x, _syncthreads, _thread_idx_x};
+
+use crate::de::{
+    BoundPolicy, COMPONENT_SLOT, Crossover, RESAMPLE_SLOT, Strategy, TrialParams, accepts,
+    better, block, draw_indices, first_exceeding, init_chunk, run_length, subsequence,
+    trial_chunk,
+};
+use crate::functions::{Acc, Function, LaneIn, accumulate, finish, lane_total};
+use crate::lanes::{chunk, group_width, rounds, stride};
+use crate::philox::{block_words, key_of};
+use crate::real::Real;
+
+const FULL: u32 = 0xffff_ffff;
+
+#[inline(always)]
+fn shfl_bfly(v: u32, m: u32, c: u32) -> u32 {
+    let r: u32;
+    // SAFETY: every lane of the warp executes the shuffles of a group together (the
+    // loops below have warp-uniform trip counts), as the full member mask promises.
+    unsafe {
+        asm!("shfl.sync.bfly.b32 {r}, {v}, {m}, {c}, {k};",
+             r = out(reg32) r, v = in(reg32) v, m = in(reg32) m, c = in(reg32) c, k = in(reg32) FULL);
+    }
+    r
+}
+
+#[inline(always)]
+fn shfl_up(v: u32, d: u32, c: u32) -> u32 {
+    let r: u32;
+    // SAFETY: as in `shfl_bfly`.
+    unsafe {
+        asm!("shfl.sync.up.b32 {r}, {v}, {d}, {c}, {k};",
+             r = out(reg32) r, v = in(reg32) v, d = in(reg32) d, c = in(reg32) c, k = in(reg32) FULL);
+    }
+    r
+}
+
+#[inline(always)]
+fn shfl_idx(v: u32, s: u32, c: u32) -> u32 {
+    let r: u32;
+    // SAFETY: as in `shfl_bfly`.
+    unsafe {
+        asm!("shfl.sync.idx.b32 {r}, {v}, {s}, {c}, {k};",
+             r = out(reg32) r, v = in(reg32) v, s = in(reg32) s, c = in(reg32) c, k = in(reg32) FULL);
+    }
+    r
+}
+
+#[inline(always)]
+fn fence_gpu() {
+    // SAFETY: a memory fence has no operands and no other effect.
+    unsafe { asm!("membar.gl;") }
+}
+
+#[inline(always)]
+fn atomic_inc(p: *mut u32) -> u32 {
+    let r: u32;
+    // SAFETY: `p` is a valid global address (the state word the host allocated).
+    unsafe {
+        asm!("atom.global.add.u32 {r}, [{p}], 1;", r = out(reg32) r, p = in(reg64) p);
+    }
+    r
+}
+
+/// The lane-level operations a precision needs: 16-byte-chunk loads and shuffles.
+pub trait LaneReal: Real {
+    fn to_words(self) -> [u32; 2];
+    fn from_words(w: [u32; 2]) -> Self;
+    /// Loads four values from a 16-byte-aligned (f32) or 32-byte-aligned (f64) address.
+    ///
+    /// # Safety
+    /// `p .. p + 4` must be readable and aligned as said.
+    unsafe fn load4(p: *const Self) -> [Self; 4];
+    /// # Safety
+    /// `p .. p + 4` must be writable and aligned as in `load4`.
+    unsafe fn store4(p: *mut Self, v: [Self; 4]);
+    const WORDS: u32;
+}
+
+#[repr(C, align(16))]
+#[derive(Clone, Copy)]
+struct V4f([f32; 4]);
+#[repr(C, align(16))]
+#[derive(Clone, Copy)]
+struct V2d([f64; 2]);
+
+impl LaneReal for f32 {
+    const WORDS: u32 = 1;
+    #[inline(always)]
+    fn to_words(self) -> [u32; 2] {
+        [self.to_bits(), 0]
+    }
+    #[inline(always)]
+    fn from_words(w: [u32; 2]) -> Self {
+        f32::from_bits(w[0])
+    }
+    #[inline(always)]
+    unsafe fn load4(p: *const Self) -> [Self; 4] {
+        // SAFETY: the caller guarantees four readable, 16-byte-aligned values.
+        unsafe { (*(p as *const V4f)).0 }
+    }
+    #[inline(always)]
+    unsafe fn store4(p: *mut Self, v: [Self; 4]) {
+        // SAFETY: the caller guarantees four writable, 16-byte-aligned values.
+        unsafe { *(p as *mut V4f) = V4f(v) }
+    }
+}
+
+impl LaneReal for f64 {
+    const WORDS: u32 = 2;
+    #[inline(always)]
+    fn to_words(self) -> [u32; 2] {
+        let b = self.to_bits();
+        [b as u32, (b >> 32) as u32]
+    }
+    #[inline(always)]
+    fn from_words(w: [u32; 2]) -> Self {
+        f64::from_bits(w[0] as u64 | ((w[1] as u64) << 32))
+    }
+    #[inline(always)]
+    unsafe fn load4(p: *const Self) -> [Self; 4] {
+        // SAFETY: the caller guarantees four readable values, 32-byte aligned.
+        unsafe {
+            let a = (*(p as *const V2d)).0;
+            let b = (*(p.add(2) as *const V2d)).0;
+            [a[0], a[1], b[0], b[1]]
+        }
+    }
+    #[inline(always)]
+    unsafe fn store4(p: *mut Self, v: [Self; 4]) {
+        // SAFETY: the caller guarantees four writable values, 32-byte aligned.
+        unsafe {
+            *(p as *mut V2d) = V2d([v[0], v[1]]);
+            *(p.add(2) as *mut V2d) = V2d([v[2], v[3]]);
+        }
+    }
+}
+
+/// A group of `g` lanes inside a warp.
+#[derive(Clone, Copy)]
+struct Group {
+    g: u32,
+    /// Lane inside the group.
+    lane: u32,
+    /// `c` operand of shfl for a segment of width g.
+    c_seg: u32,
+    c_up: u32,
+}
+
+impl Group {
+    #[inline(always)]
+    fn new(g: u32, lane_in_warp: u32) -> Self {
+        Group {
+            g,
+            lane: lane_in_warp & (g - 1),
+            c_seg: ((32 - g) << 8) | 0x1f,
+            c_up: (32 - g) << 8,
+        }
+    }
+    #[inline(always)]
+    fn xor<T: LaneReal>(&self, v: T, m: u32) -> T {
+        let w = v.to_words();
+        let a = shfl_bfly(w[0], m, self.c_seg);
+        let b = if T::WORDS == 2 { shfl_bfly(w[1], m, self.c_seg) } else { 0 };
+        T::from_words([a, b])
+    }
+    #[inline(always)]
+    fn up<T: LaneReal>(&self, v: T, d: u32) -> T {
+        let w = v.to_words();
+        let a = shfl_up(w[0], d, self.c_up);
+        let b = if T::WORDS == 2 { shfl_up(w[1], d, self.c_up) } else { 0 };
+        T::from_words([a, b])
+    }
+    #[inline(always)]
+    fn idx<T: LaneReal>(&self, v: T, s: u32) -> T {
+        let w = v.to_words();
+        let a = shfl_idx(w[0], s, self.c_seg);
+        let b = if T::WORDS == 2 { shfl_idx(w[1], s, self.c_seg) } else { 0 };
+        T::from_words([a, b])
+    }
+    #[inline(always)]
+    fn min_u32(&self, mut v: u32) -> u32 {
+        let mut m = self.g / 2;
+        while m >= 1 {
+            let o = shfl_bfly(v, m, self.c_seg);
+            if o < v {
+                v = o;
+            }
+            m /= 2;
+        }
+        v
+    }
+    /// The group's combined sums (every lane gets the same bits).
+    #[inline(always)]
+    fn combine<T: LaneReal>(&self, mut acc: Acc<T>, f: Function) -> Acc<T> {
+        let mut m = self.g / 2;
+        while m >= 1 {
+            let o = Acc {
+                a: self.xor(acc.a, m),
+                b: self.xor(acc.b, m),
+            };
+            acc = acc.combine(o, f);
+            m /= 2;
+        }
+        acc
+    }
+    /// Exclusive prefix sum of `x` over the group, in the CPU twin's order.
+    #[inline(always)]
+    fn scan_exclusive<T: LaneReal>(&self, x: T) -> (T, T) {
+        let mut incl = x;
+        let mut d = 1;
+        while d < self.g {
+            let y = self.up(incl, d);
+            if self.lane >= d {
+                incl = y + incl;
+            }
+            d *= 2;
+        }
+        let e = self.up(incl, 1);
+        let excl = if self.lane == 0 { T::ZERO } else { e };
+        let total = self.idx(incl, self.g - 1);
+        (excl, total)
+    }
+}
+
+/// The running state of one group's canonical evaluation across rounds.
+struct Eval<T> {
+    acc: Acc<T>,
+    carry_last: T,
+    carry_sum: T,
+}
+
+impl<T: LaneReal> Eval<T> {
+    #[inline(always)]
+    fn new(f: Function) -> Self {
+        Eval {
+            acc: Acc::identity(f),
+            carry_last: T::ZERO,
+            carry_sum: T::ZERO,
+        }
+    }
+    /// Adds one round's chunk `v` (lane-owned components from `j0`, `n` of them).
+    #[inline(always)]
+    fn round(&mut self, gr: &Group, f: Function, v: [T; 4], j0: u32, n: u32, dim: u32) {
+        let up = gr.up(v[3], 1);
+        let prev = if gr.lane == 0 { self.carry_last } else { up };
+        let mut li = LaneIn {
+            v,
+            j0,
+            n,
+            prev,
+            base: T::ZERO,
+        };
+        if f.needs_prefix() {
+            let (excl, total) = gr.scan_exclusive(lane_total(&li));
+            li.base = self.carry_sum + excl;
+            self.carry_sum = self.carry_sum + total;
+        }
+        accumulate(f, &mut self.acc, &li, dim);
+        self.carry_last = gr.idx(v[3], gr.g - 1);
+    }
+    #[inline(always)]
+    fn value(&self, gr: &Group, f: Function, dim: u32) -> T {
+        finish(f, gr.combine(self.acc, f), dim)
+    }
+}
+
+/// Launch-wide settings, as the host passes them.
+#[derive(Clone, Copy)]
+struct Setup<T> {
+    f: Function,
+    tp: TrialParams<T>,
+    np: u32,
+    stride: u32,
+}
+
+impl<T: LaneReal> Setup<T> {
+    #[inline(always)]
+    fn new(function: u32, strategy: u32, crossover: u32, bounds: u32, dim: u32, np: u32, f: T, cr: T) -> Self {
+        // Unknown codes cannot come from the host's validated jobs; fall back rather
+        // than trap.
+        Setup {
+            f: Function::from_u32(function).unwrap_or(Function::Sphere),
+            tp: TrialParams {
+                strategy: Strategy::from_u32(strategy).unwrap_or(Strategy::Thesis),
+                crossover: Crossover::from_u32(crossover).unwrap_or(Crossover::Binomial),
+                bounds: BoundPolicy::from_u32(bounds).unwrap_or(BoundPolicy::InitOnly),
+                f,
+                cr,
+                dim,
+            },
+            np,
+            stride: stride(dim),
+        }
+    }
+}
+
+#[inline(always)]
+fn row<T>(a: *mut T, b: *mut T, flag: u32, i: u32, stride: u32) -> *mut T {
+    let base = if flag == 0 { a } else { b };
+    // SAFETY (of the callers' use): i < np and rows are np × stride long.
+    unsafe { base.add((i * stride) as usize) }
+}
+
+/// Initialises individual `i` into buffer `a` and returns its value (every lane).
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+unsafe fn init_one<T: LaneReal>(
+    s: &Setup<T>,
+    gr: &Group,
+    key: [u32; 2],
+    pstream: u32,
+    i: u32,
+    active: bool,
+    lo: *const T,
+    hi: *const T,
+    a: *mut T,
+) -> T {
+    let dim = s.tp.dim;
+    let sub = subsequence(pstream, i);
+    let mut ev = Eval::<T>::new(s.f);
+    let nr = rounds(dim);
+    let mut c = 0;
+    while c < nr {
+        let (j0, n) = chunk(dim, gr.g, c, gr.lane);
+        let mut v = [T::ZERO; 4];
+        if n > 0 {
+            let u = block_words(key, sub, block(0, j0 / 4));
+            // SAFETY: j0 + 4 ≤ stride; bounds arrays are stride long.
+            let (l4, h4) = unsafe { (T::load4(lo.add(j0 as usize)), T::load4(hi.add(j0 as usize))) };
+            v = init_chunk(&u, n, &l4, &h4);
+            if active {
+                // SAFETY: row i of buffer a, chunk j0.
+                unsafe { T::store4(a.add((i * s.stride + j0) as usize), v) };
+            }
+        }
+        ev.round(gr, s.f, v, j0, n, dim);
+        c += 1;
+    }
+    ev.value(gr, s.f, dim)
+}
+
+/// Builds, writes (into the spare buffer) and evaluates individual `i`'s trial of
+/// generation `g`. Returns the trial's value (every lane) and whether it was accepted.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+unsafe fn trial_one<T: LaneReal>(
+    s: &Setup<T>,
+    gr: &Group,
+    key: [u32; 2],
+    pstream: u32,
+    g: u32,
+    i: u32,
+    active: bool,
+    best_i: u32,
+    lo: *const T,
+    hi: *const T,
+    a: *mut T,
+    b: *mut T,
+    flags: *const u32,
+    fit_i: T,
+) -> (T, bool) {
+    let dim = s.tp.dim;
+    let strat = s.tp.strategy;
+    let ndraw = strat.draws();
+    let d = draw_indices(key, pstream, i, g, s.np, ndraw, dim);
+    let sub = subsequence(pstream, i);
+    // SAFETY: all indices are < np (draw_indices, best_i from the reduction, i clamped).
+    let fi = unsafe { *flags.add(i as usize) };
+    let xi_row = row(a, b, fi, i, s.stride);
+    let spare = row(a, b, fi ^ 1, i, s.stride);
+    let mut rrows = [xi_row; 5];
+    let mut k = 0;
+    while k < 5 {
+        if k < ndraw as usize {
+            let r = d.r[k];
+            // SAFETY: r < np.
+            let fr = unsafe { *flags.add(r as usize) };
+            rrows[k] = row(a, b, fr, r, s.stride);
+        }
+        k += 1;
+    }
+    // SAFETY: best_i < np.
+    let best_row = row(a, b, unsafe { *flags.add(best_i as usize) }, best_i, s.stride);
+    let nr = rounds(dim);
+    // Exponential crossover's run length needs every lane's uniforms first.
+    let mut run = dim;
+    if strat.crosses() && matches!(s.tp.crossover, Crossover::Exponential) {
+        let mut first = u32::MAX;
+        let mut c = 0;
+        while c < nr {
+            let (j0, n) = chunk(dim, gr.g, c, gr.lane);
+            if n > 0 {
+                let u = block_words(key, sub, block(g, COMPONENT_SLOT + j0 / 4));
+                let f = first_exceeding(s.tp.cr, &u, j0, n, dim);
+                if f < first {
+                    first = f;
+                }
+            }
+            c += 1;
+        }
+        run = run_length(gr.min_u32(first), dim);
+    }
+    let mut ev = Eval::<T>::new(s.f);
+    let mut last = [T::ZERO; 4];
+    let mut c = 0;
+    while c < nr {
+        let (j0, n) = chunk(dim, gr.g, c, gr.lane);
+        let mut v = [T::ZERO; 4];
+        if n > 0 {
+            let off = j0 as usize;
+            let u = block_words(key, sub, block(g, COMPONENT_SLOT + j0 / 4));
+            // SAFETY: every row pointer addresses a row of `stride ≥ j0 + 4` values.
+            let (xi, best, l4, h4) = unsafe {
+                (
+                    if strat.uses_current() || strat.crosses() { T::load4(xi_row.add(off)) } else { [T::ZERO; 4] },
+                    if strat.uses_best() { T::load4(best_row.add(off)) } else { [T::ZERO; 4] },
+                    if matches!(s.tp.bounds, BoundPolicy::InitOnly) { [T::ZERO; 4] } else { T::load4(lo.add(off)) },
+                    if matches!(s.tp.bounds, BoundPolicy::InitOnly) { [T::ZERO; 4] } else { T::load4(hi.add(off)) },
+                )
+            };
+            let mut r = [[T::ZERO; 4]; 5];
+            let mut k = 0;
+            while k < 5 {
+                if k < ndraw as usize {
+                    // SAFETY: as above.
+                    r[k] = unsafe { T::load4(rrows[k].add(off)) };
+                }
+                k += 1;
+            }
+            v = trial_chunk(&s.tp, j0, n, &xi, &r, &best, &l4, &h4, &u, d.jrand, run, || {
+                block_words(key, sub, block(g, RESAMPLE_SLOT + j0 / 4))
+            });
+            if nr > 1 && active {
+                // SAFETY: the spare row of i is read by nobody this generation.
+                unsafe { T::store4(spare.add(off), v) };
+            }
+        }
+        ev.round(gr, s.f, v, j0, n, dim);
+        last = v;
+        c += 1;
+    }
+    let ft = ev.value(gr, s.f, dim);
+    let acc = accepts(ft, fit_i);
+    if nr == 1 && acc && active {
+        let (j0, n) = chunk(dim, gr.g, 0, gr.lane);
+        if n > 0 {
+            // SAFETY: as above.
+            unsafe { T::store4(spare.add(j0 as usize), last) };
+        }
+    }
+    (ft, acc)
+}
+
+/// Reduces (value, index) over the block; every thread gets the result. Uses
+/// `scratch_f`/`scratch_i` (32 entries of this block) and two barriers.
+#[inline(always)]
+unsafe fn block_best<T: LaneReal>(mut f: T, mut i: u32, scratch_f: *mut T, scratch_i: *mut u32) -> (T, u32) {
+    let lane = unsafe { _thread_idx_x() } & 31;
+    let warp = unsafe { _thread_idx_x() } / 32;
+    let nwarps = unsafe { _block_dim_x() }.div_ceil(32);
+    let full = Group::new(32, lane);
+    let mut m = 16;
+    while m >= 1 {
+        let of = full.xor(f, m);
+        let oi = shfl_bfly(i, m, full.c_seg);
+        if better(of, oi, f, i) {
+            f = of;
+            i = oi;
+        }
+        m /= 2;
+    }
+    // SAFETY: scratch holds 32 entries per block; warp < 32; barriers order the accesses.
+    unsafe {
+        if lane == 0 {
+            *scratch_f.add(warp as usize) = f;
+            *scratch_i.add(warp as usize) = i;
+        }
+        _syncthreads();
+        let mut bf = *scratch_f;
+        let mut bi = *scratch_i;
+        let mut w = 1;
+        while w < nwarps {
+            let of = *scratch_f.add(w as usize);
+            let oi = *scratch_i.add(w as usize);
+            if better(of, oi, bf, bi) {
+                bf = of;
+                bi = oi;
+            }
+            w += 1;
+        }
+        _syncthreads();
+        (bf, bi)
+    }
+}
+
+/// One block evolves one population through all generations.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+unsafe fn batch<T: LaneReal>(
+    s: Setup<T>,
+    gens: u32,
+    target: T,
+    seeds: *const u64,
+    streams: *const u32,
+    lo: *const T,
+    hi: *const T,
+    pop_a: *mut T,
+    pop_b: *mut T,
+    flags: *mut u32,
+    fit: *mut T,
+    trial_fit: *mut T,
+    scratch_f: *mut T,
+    scratch_i: *mut u32,
+    best_x: *mut T,
+    best_f: *mut T,
+    best_idx: *mut u32,
+    gens_done: *mut u32,
+    hist: *mut T,
+) {
+    // SAFETY: the host sizes every buffer for gridDim populations (see the host's
+    // launch code, which checks the lengths before launching).
+    unsafe {
+        let p = _block_idx_x();
+        let tid = _thread_idx_x();
+        let nthreads = _block_dim_x();
+        let np = s.np;
+        let dim = s.tp.dim;
+        let st = s.stride;
+        let key = key_of(*seeds.add(p as usize));
+        let pstream = *streams.add(p as usize);
+        let pop_off = (p * np) as usize;
+        let a = pop_a.add(pop_off * st as usize);
+        let b = pop_b.add(pop_off * st as usize);
+        let flags = flags.add(pop_off);
+        let fit = fit.add(pop_off);
+        let trial_fit = trial_fit.add(pop_off);
+        let scratch_f = scratch_f.add(32 * p as usize);
+        let scratch_i = scratch_i.add(32 * p as usize);
+        let hist = if hist.is_null() { hist } else { hist.add((p * (gens + 1)) as usize) };
+
+        let g = group_width(dim);
+        let gr = Group::new(g, tid & 31);
+        let groups = nthreads / g;
+        let my_group = tid / g;
+        let passes = np.div_ceil(groups);
+
+        // Initialisation.
+        let mut pass = 0;
+        while pass < passes {
+            let i0 = pass * groups + my_group;
+            let active = i0 < np;
+            let i = if active { i0 } else { np - 1 };
+            let fx = init_one(&s, &gr, key, pstream, i, active, lo, hi, a);
+            if active && gr.lane == 0 {
+                *fit.add(i as usize) = fx;
+                *flags.add(i as usize) = 0;
+            }
+            pass += 1;
+        }
+        _syncthreads();
+        let mut lf = T::INFINITY;
+        let mut li = u32::MAX;
+        let mut i = tid;
+        while i < np {
+            let fx = *fit.add(i as usize);
+            if better(fx, i, lf, li) {
+                lf = fx;
+                li = i;
+            }
+            i += nthreads;
+        }
+        let (mut bf, mut bi) = block_best(lf, li, scratch_f, scratch_i);
+        if tid == 0 && !hist.is_null() {
+            *hist = bf;
+        }
+
+        let mut gn = 0;
+        while gn < gens && !(bf <= target) {
+            gn += 1;
+            let mut pass = 0;
+            while pass < passes {
+                let i0 = pass * groups + my_group;
+                let active = i0 < np;
+                let i = if active { i0 } else { np - 1 };
+                let fi = *fit.add(i as usize);
+                let (ft, _) = trial_one(&s, &gr, key, pstream, gn, i, active, bi, lo, hi, a, b, flags, fi);
+                if active && gr.lane == 0 {
+                    *trial_fit.add(i as usize) = ft;
+                }
+                pass += 1;
+            }
+            _syncthreads();
+            let mut lf = T::INFINITY;
+            let mut li = u32::MAX;
+            let mut i = tid;
+            while i < np {
+                let ft = *trial_fit.add(i as usize);
+                let mut fx = *fit.add(i as usize);
+                if accepts(ft, fx) {
+                    fx = ft;
+                    *fit.add(i as usize) = ft;
+                    *flags.add(i as usize) ^= 1;
+                }
+                if better(fx, i, lf, li) {
+                    lf = fx;
+                    li = i;
+                }
+                i += nthreads;
+            }
+            let r = block_best(lf, li, scratch_f, scratch_i);
+            bf = r.0;
+            bi = r.1;
+            if tid == 0 && !hist.is_null() {
+                *hist.add(gn as usize) = bf;
+            }
+        }
+
+        // The best row out.
+        let src = row(a, b, *flags.add(bi as usize), bi, st);
+        let dst = best_x.add((p * st) as usize);
+        let mut j = tid;
+        while j < dim {
+            *dst.add(j as usize) = *src.add(j as usize);
+            j += nthreads;
+        }
+        if tid == 0 {
+            *best_f.add(p as usize) = bf;
+            *best_idx.add(p as usize) = bi;
+            *gens_done.add(p as usize) = gn;
+        }
+    }
+}
+
+/// State words of a whole-grid run.
+pub const STATE_GEN: usize = 0;
+pub const STATE_TICKET: usize = 1;
+pub const STATE_DONE: usize = 2;
+pub const STATE_BEST: usize = 3;
+/// How many u32 the state holds.
+pub const STATE_WORDS: usize = 4;
+
+/// One generation of one population spread over the grid (or its initialisation when
+/// `init` is set). The last block to finish reduces the blocks' bests.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+unsafe fn step<T: LaneReal>(
+    s: Setup<T>,
+    init: bool,
+    gens: u32,
+    target: T,
+    seed: u64,
+    pstream: u32,
+    lo: *const T,
+    hi: *const T,
+    a: *mut T,
+    b: *mut T,
+    flags: *mut u32,
+    fit: *mut T,
+    part_f: *mut T,
+    part_i: *mut u32,
+    scratch_f: *mut T,
+    scratch_i: *mut u32,
+    state: *mut u32,
+    best_f: *mut T,
+    hist: *mut T,
+) {
+    // SAFETY: the host sizes the buffers: flags 2·np, partials gridDim, scratch
+    // 32·gridDim, state STATE_WORDS, hist gens + 1 (or null).
+    unsafe {
+        let tid = _thread_idx_x();
+        let nthreads = _block_dim_x();
+        let blk = _block_idx_x();
+        let nblocks = _grid_dim_x();
+        let np = s.np;
+        let dim = s.tp.dim;
+        let key = key_of(seed);
+        let gn = if init { 0 } else { *(state.add(STATE_GEN) as *const u32) + 1 };
+        if !init && *(state.add(STATE_DONE) as *const u32) != 0 {
+            return;
+        }
+        let best_i = *(state.add(STATE_BEST) as *const u32);
+        let flags_in = flags.add(((gn + 1) % 2 * np) as usize);
+        let flags_out = flags.add((gn % 2 * np) as usize);
+        let g = group_width(dim);
+        let gr = Group::new(g, tid & 31);
+        let groups_per_block = nthreads / g;
+        let groups = groups_per_block * nblocks;
+        let my_group = blk * groups_per_block + tid / g;
+        let passes = np.div_ceil(groups);
+        let mut lf = T::INFINITY;
+        let mut li = u32::MAX;
+        let mut pass = 0;
+        while pass < passes {
+            let i0 = pass * groups + my_group;
+            let active = i0 < np;
+            let i = if active { i0 } else { np - 1 };
+            let fx = if init {
+                init_one(&s, &gr, key, pstream, i, active, lo, hi, a)
+            } else {
+                let fi = *fit.add(i as usize);
+                let (ft, acc) = trial_one(&s, &gr, key, pstream, gn, i, active, best_i, lo, hi, a, b, flags_in, fi);
+                if active && gr.lane == 0 {
+                    let fl = *flags_in.add(i as usize);
+                    *flags_out.add(i as usize) = if acc { fl ^ 1 } else { fl };
+                }
+                if acc { ft } else { fi }
+            };
+            if active {
+                if gr.lane == 0 {
+                    *fit.add(i as usize) = fx;
+                    if init {
+                        *flags_out.add(i as usize) = 0;
+                    }
+                }
+                if better(fx, i, lf, li) {
+                    lf = fx;
+                    li = i;
+                }
+            }
+            pass += 1;
+        }
+        let (bf, bi) = block_best(lf, li, scratch_f.add(32 * blk as usize), scratch_i.add(32 * blk as usize));
+        if tid == 0 {
+            *part_f.add(blk as usize) = bf;
+            *part_i.add(blk as usize) = bi;
+            fence_gpu();
+        }
+        _syncthreads();
+        // The last block to arrive reduces the partials.
+        let last = if tid == 0 { atomic_inc(state.add(STATE_TICKET)) == nblocks - 1 } else { false };
+        let scratch_last = scratch_i.add(32 * blk as usize + 31);
+        if tid == 0 {
+            core::ptr::write_volatile(scratch_last, last as u32);
+        }
+        _syncthreads();
+        if core::ptr::read_volatile(scratch_last) == 0 {
+            return;
+        }
+        fence_gpu();
+        let mut lf = T::INFINITY;
+        let mut li = u32::MAX;
+        let mut k = tid;
+        while k < nblocks {
+            let f = core::ptr::read_volatile(part_f.add(k as usize));
+            let i = core::ptr::read_volatile(part_i.add(k as usize));
+            if better(f, i, lf, li) {
+                lf = f;
+                li = i;
+            }
+            k += nthreads;
+        }
+        let (bf, bi) = block_best(lf, li, scratch_f.add(32 * blk as usize), scratch_i.add(32 * blk as usize));
+        if tid == 0 {
+            *best_f = bf;
+            *state.add(STATE_BEST) = bi;
+            *state.add(STATE_GEN) = gn;
+            if !hist.is_null() {
+                *hist.add(gn as usize) = bf;
+            }
+            if gn >= gens || bf <= target {
+                *state.add(STATE_DONE) = 1;
+            }
+            *state.add(STATE_TICKET) = 0;
+            fence_gpu();
+        }
+    }
+}
+
+macro_rules! kernels {
+    ($t:ty, $func:expr, $batch:ident, $step:ident) => {
+        /// One block per population; see [`batch`].
+        ///
+        /// # Safety
+        /// Launched by the host with buffers sized as `batch` requires.
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $batch(
+            strategy: u32,
+            crossover: u32,
+            bounds: u32,
+            dim: u32,
+            np: u32,
+            gens: u32,
+            f: $t,
+            cr: $t,
+            target: $t,
+            seeds: *const u64,
+            streams: *const u32,
+            lo: *const $t,
+            hi: *const $t,
+            pop_a: *mut $t,
+            pop_b: *mut $t,
+            flags: *mut u32,
+            fit: *mut $t,
+            trial_fit: *mut $t,
+            scratch_f: *mut $t,
+            scratch_i: *mut u32,
+            best_x: *mut $t,
+            best_f: *mut $t,
+            best_idx: *mut u32,
+            gens_done: *mut u32,
+            hist: *mut $t,
+        ) {
+            let s = Setup::<$t>::new($func as u32, strategy, crossover, bounds, dim, np, f, cr);
+            // SAFETY: forwarded from this kernel's contract.
+            unsafe {
+                batch(
+                    s, gens, target, seeds, streams, lo, hi, pop_a, pop_b, flags, fit, trial_fit,
+                    scratch_f, scratch_i, best_x, best_f, best_idx, gens_done, hist,
+                )
+            }
+        }
+
+        /// One generation (or the initialisation) of a grid-wide population; see [`step`].
+        ///
+        /// # Safety
+        /// Launched by the host with buffers sized as `step` requires.
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $step(
+            strategy: u32,
+            crossover: u32,
+            bounds: u32,
+            dim: u32,
+            np: u32,
+            gens: u32,
+            f: $t,
+            cr: $t,
+            target: $t,
+            init: u32,
+            seed: u64,
+            pstream: u32,
+            lo: *const $t,
+            hi: *const $t,
+            pop_a: *mut $t,
+            pop_b: *mut $t,
+            flags: *mut u32,
+            fit: *mut $t,
+            part_f: *mut $t,
+            part_i: *mut u32,
+            scratch_f: *mut $t,
+            scratch_i: *mut u32,
+            state: *mut u32,
+            best_f: *mut $t,
+            hist: *mut $t,
+        ) {
+            let s = Setup::<$t>::new($func as u32, strategy, crossover, bounds, dim, np, f, cr);
+            // SAFETY: forwarded from this kernel's contract.
+            unsafe {
+                step(
+                    s, init != 0, gens, target, seed, pstream, lo, hi, pop_a, pop_b, flags, fit,
+                    part_f, part_i, scratch_f, scratch_i, state, best_f, hist,
+                )
+            }
+        }
+    };
+}
+
+kernels!(f32, Function::Sphere, de_batch_f32_sphere, de_step_f32_sphere);
+kernels!(f32, Function::Griewank, de_batch_f32_griewank, de_step_f32_griewank);
+kernels!(f32, Function::Rosenbrock, de_batch_f32_rosenbrock, de_step_f32_rosenbrock);
+kernels!(f32, Function::Ackley, de_batch_f32_ackley, de_step_f32_ackley);
+kernels!(f32, Function::Penalized, de_batch_f32_penalized, de_step_f32_penalized);
+kernels!(f32, Function::Rastrigin, de_batch_f32_rastrigin, de_step_f32_rastrigin);
+kernels!(f32, Function::Schwefel12, de_batch_f32_schwefel12, de_step_f32_schwefel12);
+kernels!(f32, Function::Weierstrass, de_batch_f32_weierstrass, de_step_f32_weierstrass);
+kernels!(f64, Function::Sphere, de_batch_f64_sphere, de_step_f64_sphere);
+kernels!(f64, Function::Griewank, de_batch_f64_griewank, de_step_f64_griewank);
+kernels!(f64, Function::Rosenbrock, de_batch_f64_rosenbrock, de_step_f64_rosenbrock);
+kernels!(f64, Function::Ackley, de_batch_f64_ackley, de_step_f64_ackley);
+kernels!(f64, Function::Penalized, de_batch_f64_penalized, de_step_f64_penalized);
+kernels!(f64, Function::Rastrigin, de_batch_f64_rastrigin, de_step_f64_rastrigin);
+kernels!(f64, Function::Schwefel12, de_batch_f64_schwefel12, de_step_f64_schwefel12);
+kernels!(f64, Function::Weierstrass, de_batch_f64_weierstrass, de_step_f64_weierstrass);
+
+/// Evaluates `n` row-major vectors (stride [`stride`]) into `out`; one group per vector.
+///
+/// # Safety
+/// `x` holds `n · stride(dim)` values, `out` `n`.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn evaluate_f32(function: u32, dim: u32, n: u32, x: *const f32, out: *mut f32) {
+    // SAFETY: forwarded.
+    unsafe { evaluate_rows(function, dim, n, x, out) }
+}
+
+/// As [`evaluate_f32`], in double precision.
+///
+/// # Safety
+/// As [`evaluate_f32`].
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn evaluate_f64(function: u32, dim: u32, n: u32, x: *const f64, out: *mut f64) {
+    // SAFETY: forwarded.
+    unsafe { evaluate_rows(function, dim, n, x, out) }
+}
+
+#[inline(always)]
+unsafe fn evaluate_rows<T: LaneReal>(function: u32, dim: u32, n: u32, x: *const T, out: *mut T) {
+    // SAFETY: the host passes buffers as the kernels above require.
+    unsafe {
+        let f = Function::from_u32(function).unwrap_or(Function::Sphere);
+        let g = group_width(dim);
+        let tid = _block_idx_x() * _block_dim_x() + _thread_idx_x();
+        let gr = Group::new(g, _thread_idx_x() & 31);
+        let groups = _grid_dim_x() * _block_dim_x() / g;
+        let mut i0 = tid / g;
+        let st = stride(dim);
+        let passes = n.div_ceil(groups);
+        let mut pass = 0;
+        while pass < passes {
+            let active = i0 < n;
+            let i = if active { i0 } else { n - 1 };
+            let mut ev = Eval::<T>::new(f);
+            let mut c = 0;
+            while c < rounds(dim) {
+                let (j0, cnt) = chunk(dim, g, c, gr.lane);
+                let v = if cnt > 0 { T::load4(x.add((i * st + j0) as usize)) } else { [T::ZERO; 4] };
+                ev.round(&gr, f, v, j0, cnt, dim);
+                c += 1;
+            }
+            let val = ev.value(&gr, f, dim);
+            if active && gr.lane == 0 {
+                *out.add(i as usize) = val;
+            }
+            i0 += groups;
+            pass += 1;
+        }
+    }
+}

@@ -1,0 +1,166 @@
+//! How a vector is spread over a group of lanes, and the CPU's lane-by-lane run of
+//! the canonical evaluation.
+//!
+//! The group width `G` depends only on the dimension: the smallest power of two with
+//! `4G ≥ D`, at most 32 (one warp). A vector of D components takes
+//! `rounds(D) = ⌈D / 4G⌉` rounds; in round `c` lane `l` owns the four components from
+//! `4(cG + l)`.
+
+use crate::functions::{Acc, Function, LaneIn, accumulate, finish, lane_total};
+use crate::real::Real;
+
+/// Components per lane per round (one 16-byte load of `f32`).
+pub const PER_LANE: u32 = 4;
+/// The widest group: a warp.
+pub const MAX_GROUP: u32 = 32;
+
+/// Lanes that serve one individual.
+#[inline(always)]
+pub const fn group_width(dim: u32) -> u32 {
+    let need = dim.div_ceil(PER_LANE);
+    let mut g = 1;
+    while g < need && g < MAX_GROUP {
+        g *= 2;
+    }
+    g
+}
+
+/// Rounds a group needs for one vector.
+#[inline(always)]
+pub const fn rounds(dim: u32) -> u32 {
+    dim.div_ceil(PER_LANE * group_width(dim))
+}
+
+/// Row length in memory: the dimension rounded up to whole chunks of four.
+#[inline(always)]
+pub const fn stride(dim: u32) -> u32 {
+    dim.div_ceil(PER_LANE) * PER_LANE
+}
+
+/// First component of lane `l` in round `c`, and how many components it owns.
+#[inline(always)]
+pub const fn chunk(dim: u32, g: u32, c: u32, l: u32) -> (u32, u32) {
+    let j0 = PER_LANE * (c * g + l);
+    let n = if j0 >= dim {
+        0
+    } else if dim - j0 < PER_LANE {
+        dim - j0
+    } else {
+        PER_LANE
+    };
+    (j0, n)
+}
+
+/// The objective value of `x`, computed exactly as a group of lanes on the GPU does.
+pub fn evaluate<T: Real>(f: Function, x: &[T]) -> T {
+    let dim = x.len() as u32;
+    let g = group_width(dim);
+    let gu = g as usize;
+    let mut acc = [Acc::<T>::identity(f); MAX_GROUP as usize];
+    let mut carry_last = T::ZERO;
+    let mut carry_sum = T::ZERO;
+    let mut ins = [LaneIn {
+        v: [T::ZERO; 4],
+        j0: 0,
+        n: 0,
+        prev: T::ZERO,
+        base: T::ZERO,
+    }; MAX_GROUP as usize];
+    for c in 0..rounds(dim) {
+        for l in 0..gu {
+            let (j0, n) = chunk(dim, g, c, l as u32);
+            let mut v = [T::ZERO; 4];
+            for k in 0..n as usize {
+                v[k] = x[j0 as usize + k];
+            }
+            ins[l] = LaneIn {
+                v,
+                j0,
+                n,
+                prev: T::ZERO,
+                base: T::ZERO,
+            };
+        }
+        for l in 0..gu {
+            ins[l].prev = if l == 0 { carry_last } else { ins[l - 1].v[3] };
+        }
+        if f.needs_prefix() {
+            let mut incl = [T::ZERO; MAX_GROUP as usize];
+            for l in 0..gu {
+                incl[l] = lane_total(&ins[l]);
+            }
+            scan_inclusive(&mut incl[..gu]);
+            for l in 0..gu {
+                let excl = if l == 0 { T::ZERO } else { incl[l - 1] };
+                ins[l].base = carry_sum + excl;
+            }
+            carry_sum = carry_sum + incl[gu - 1];
+        }
+        for l in 0..gu {
+            accumulate(f, &mut acc[l], &ins[l], dim);
+        }
+        carry_last = ins[gu - 1].v[3];
+    }
+    finish(f, butterfly(&mut acc[..gu], f), dim)
+}
+
+/// Hillis–Steele inclusive scan, in the order the warp-shuffle scan adds.
+pub fn scan_inclusive<T: Real>(x: &mut [T]) {
+    let g = x.len();
+    let mut d = 1;
+    while d < g {
+        let old: [T; MAX_GROUP as usize] = core::array::from_fn(|i| x.get(i).copied().unwrap_or(T::ZERO));
+        for l in d..g {
+            x[l] = old[l - d] + old[l];
+        }
+        d *= 2;
+    }
+}
+
+/// The xor-butterfly combination of the lanes' sums, as the warp does it.
+pub fn butterfly<T: Real>(acc: &mut [Acc<T>], f: Function) -> Acc<T> {
+    let g = acc.len();
+    let mut m = g / 2;
+    while m >= 1 {
+        let old: [Acc<T>; MAX_GROUP as usize] =
+            core::array::from_fn(|i| acc.get(i).copied().unwrap_or(Acc::identity(f)));
+        for l in 0..g {
+            acc[l] = old[l].combine(old[l ^ m], f);
+        }
+        m /= 2;
+    }
+    acc[0]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn groups_cover_every_component_once() {
+        for dim in 1..300u32 {
+            let g = group_width(dim);
+            assert!(g.is_power_of_two() && g <= MAX_GROUP);
+            assert!(g == MAX_GROUP || 4 * g >= dim, "{dim}");
+            let mut seen = vec![0u32; dim as usize];
+            for c in 0..rounds(dim) {
+                for l in 0..g {
+                    let (j0, n) = chunk(dim, g, c, l);
+                    for k in 0..n {
+                        seen[(j0 + k) as usize] += 1;
+                    }
+                    assert!(j0 + n <= stride(dim) || n == 0);
+                }
+            }
+            assert!(seen.iter().all(|&s| s == 1), "dim {dim}");
+        }
+    }
+
+    #[test]
+    fn scan_matches_prefix_sums() {
+        let mut x: Vec<f64> = (1..=13).map(|v| v as f64).collect();
+        scan_inclusive(&mut x);
+        let want: Vec<f64> = (1..=13).map(|v| (v * (v + 1) / 2) as f64).collect();
+        assert_eq!(x, want);
+    }
+}

@@ -1,0 +1,35 @@
+#!/usr/bin/env python3
+"""Runs ptxas on the embedded PTX and prints registers / stack / spills per kernel.
+
+usage: ptxas-report.py PTXAS PTX ARCH   (exits non-zero when ptxas fails)
+"""
+import re
+import subprocess
+import sys
+
+ptxas, ptx, arch = sys.argv[1:4]
+r = subprocess.run([ptxas, f"-arch={arch}", "-v", ptx, "-o", "/dev/null"],
+                   capture_output=True, text=True)
+if r.returncode != 0:
+    sys.stderr.write(r.stderr)
+    sys.exit(f"ptxas -arch={arch} failed on {ptx}")
+rows, cur = [], None
+for line in r.stderr.splitlines():
+    m = re.search(r"Compiling entry function '(\w+)'", line)
+    if m:
+        cur = {"name": m.group(1)}
+        rows.append(cur)
+        continue
+    if cur is None:
+        continue
+    m = re.search(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads", line)
+    if m and "stack" not in cur:
+        cur["stack"], cur["spill_st"], cur["spill_ld"] = m.groups()
+    m = re.search(r"Used (\d+) registers", line)
+    if m:
+        cur["regs"] = m.group(1)
+print(f"ptxas -arch={arch}: {len(rows)} kernels")
+print(f"{'kernel':34} {'regs':>5} {'stack':>6} {'spills':>7}")
+for c in sorted(rows, key=lambda c: c["name"]):
+    print(f"{c['name']:34} {c.get('regs','?'):>5} {c.get('stack','?'):>6} "
+          f"{int(c.get('spill_st',0))+int(c.get('spill_ld',0)):>7}")
