@@ -1,1 +1,90 @@
+//! gpude: Differential Evolution on NVIDIA GPUs, with the kernels written in Rust.
+//!
+//! ```no_run
+//! use gpude::{Function, Job, Solver, SolverOptions};
+//! let job = Job::builder(Function::Griewank, 30).pop(256).generations(500).seed(1).build()?;
+//! let solver = Solver::new(&SolverOptions::default())?; // GPU if present, else CPU
+//! let r = solver.run(&job, None)?;
+//! println!("best f = {} after {} generations", r.best_f, r.generations);
+//! # Ok::<(), gpude::Error>(())
+//! ```
+//!
+//! The kernels are compiled from the `gpude-device` crate to PTX when this crate is
+//! built ([`PTX`]) and loaded at run time through the CUDA driver; without a driver the
+//! CPU engine runs the same arithmetic.
+
+pub use gpude_device as device;
+pub use gpude_host as host;
+pub use gpude_host::cpu;
+pub use gpude_host::{
+    Backend, BoundPolicy, Crossover, CudaEngine, Error, FUNCTIONS, Function, FunctionInfo, Job,
+    JobBuilder, Mode, Precision, Problem, Result, RunResult, SolverOptions, Strategy, Termination,
+};
+
+/// The device crate compiled to PTX by the build script.
 pub const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/gpude.ptx"));
+
+/// The GPU architecture the PTX was built for (`GPUDE_PTX_ARCH` at build time).
+pub const PTX_ARCH: &str = env!("GPUDE_PTX_ARCH");
+
+/// Runs jobs on the CPU or the GPU, with the embedded PTX.
+pub struct Solver(gpude_host::Solver);
+
+impl Solver {
+    /// Opens the backend `opts` names (`Auto`: the GPU when present, else the CPU).
+    pub fn new(opts: &SolverOptions) -> Result<Solver> {
+        gpude_host::Solver::new(PTX, opts).map(Solver)
+    }
+
+    /// `cpu` or `cuda`.
+    pub fn backend_name(&self) -> &'static str {
+        self.0.backend_name()
+    }
+
+    /// Why `Auto` fell back to the CPU, if it did.
+    pub fn fallback_reason(&self) -> Option<&str> {
+        self.0.fallback_reason.as_deref()
+    }
+
+    /// The CUDA engine, when the GPU backend is in use.
+    pub fn cuda(&self) -> Option<&CudaEngine> {
+        self.0.cuda()
+    }
+
+    /// Runs one job. The observer sees every generation on the CPU engine.
+    pub fn run(&self, job: &Job, observer: Option<cpu::Observer>) -> Result<RunResult> {
+        self.0.run(job, observer)
+    }
+
+    /// Runs many jobs (on the GPU: compatible jobs share launches, one block each).
+    pub fn run_batch(&self, jobs: &[Job]) -> Result<Vec<RunResult>> {
+        self.0.run_batch(jobs)
+    }
+}
+
+/// Opens the CUDA engine directly (for parity checks and benchmarks).
+pub fn cuda_engine(device: usize, streams: usize) -> Result<CudaEngine> {
+    CudaEngine::new(PTX, device, streams)
+}
+
+/// Evaluates one point with the engines' arithmetic in the given precision.
+pub fn evaluate(f: Function, precision: Precision, x: &[f64]) -> Result<f64> {
+    if x.is_empty() {
+        return Err(Error::InvalidParameter {
+            name: "point",
+            value: "an empty vector".into(),
+            allowed: "at least one component".into(),
+        });
+    }
+    if let Some(bad) = x.iter().find(|v| !v.is_finite()) {
+        return Err(Error::InvalidParameter {
+            name: "point component",
+            value: bad.to_string(),
+            allowed: "a finite number".into(),
+        });
+    }
+    Ok(match precision {
+        Precision::F32 => cpu::evaluate_point::<f32>(f, x),
+        Precision::F64 => cpu::evaluate_point::<f64>(f, x),
+    })
+}

@@ -1,1 +1,128 @@
-pub fn placeholder() {}
+//! gpude's host side: problems, jobs, the CPU and CUDA engines, batches and results.
+//!
+//! The CUDA engine needs the PTX that the root crate's build script makes; the `gpude`
+//! crate passes it in (`gpude::Solver` does this for you).
+
+pub mod config;
+pub mod cpu;
+pub mod cuda;
+pub mod error;
+pub mod problem;
+pub mod result;
+
+pub use config::{Job, JobBuilder, Precision};
+pub use cuda::{CudaEngine, Mode};
+pub use error::{Error, Result};
+pub use gpude_device::{BoundPolicy, Crossover, Function, Strategy};
+pub use problem::{FUNCTIONS, FunctionInfo, Problem};
+pub use result::{RunResult, Termination};
+
+/// Where jobs run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Backend {
+    /// The GPU when a driver and a GPU are there, else the CPU (with a notice).
+    #[default]
+    Auto,
+    Cpu,
+    Cuda,
+}
+
+impl Backend {
+    pub fn parse(s: &str) -> Result<Backend> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "auto" => Ok(Backend::Auto),
+            "cpu" => Ok(Backend::Cpu),
+            "cuda" | "gpu" => Ok(Backend::Cuda),
+            _ => Err(Error::UnknownName {
+                kind: "backend",
+                name: s.into(),
+                known: "auto, cpu, cuda".into(),
+            }),
+        }
+    }
+}
+
+/// Runs jobs on the backend chosen once, at construction.
+pub struct Solver {
+    cuda: Option<CudaEngine>,
+    mode: Mode,
+    /// Why `auto` fell back to the CPU, if it did.
+    pub fallback_reason: Option<String>,
+}
+
+/// Settings of a [`Solver`].
+#[derive(Clone, Debug)]
+pub struct SolverOptions {
+    pub backend: Backend,
+    pub device: usize,
+    pub streams: usize,
+    pub mode: Mode,
+}
+
+impl Default for SolverOptions {
+    fn default() -> Self {
+        SolverOptions {
+            backend: Backend::Auto,
+            device: 0,
+            streams: 4,
+            mode: Mode::Auto,
+        }
+    }
+}
+
+impl Solver {
+    /// Opens the backend. With `Cuda`, a missing driver or GPU is an error; with
+    /// `Auto`, it selects the CPU and records why in `fallback_reason`.
+    pub fn new(ptx: &str, opts: &SolverOptions) -> Result<Solver> {
+        let mut s = Solver {
+            cuda: None,
+            mode: opts.mode,
+            fallback_reason: None,
+        };
+        match opts.backend {
+            Backend::Cpu => {}
+            Backend::Cuda => s.cuda = Some(CudaEngine::new(ptx, opts.device, opts.streams)?),
+            Backend::Auto => match CudaEngine::new(ptx, opts.device, opts.streams) {
+                Ok(e) => s.cuda = Some(e),
+                Err(e) => s.fallback_reason = Some(e.to_string()),
+            },
+        }
+        Ok(s)
+    }
+
+    /// `cpu` or `cuda`.
+    pub fn backend_name(&self) -> &'static str {
+        if self.cuda.is_some() { "cuda" } else { "cpu" }
+    }
+
+    pub fn cuda(&self) -> Option<&CudaEngine> {
+        self.cuda.as_ref()
+    }
+
+    /// Runs one job; the observer sees the CPU engine's generations (the GPU reports
+    /// only at the end).
+    pub fn run(&self, job: &Job, observer: Option<cpu::Observer>) -> Result<RunResult> {
+        match &self.cuda {
+            Some(e) => e.run(job, self.mode),
+            None => Ok(match job.precision {
+                Precision::F32 => cpu::run::<f32>(job, observer),
+                Precision::F64 => cpu::run::<f64>(job, observer),
+            }),
+        }
+    }
+
+    /// Runs many jobs, one result each, in order.
+    pub fn run_batch(&self, jobs: &[Job]) -> Result<Vec<RunResult>> {
+        match &self.cuda {
+            Some(e) if self.mode != Mode::Grid => e.run_batch(jobs),
+            Some(e) => jobs.iter().map(|j| e.run(j, Mode::Grid)).collect(),
+            None => Ok(jobs
+                .iter()
+                .map(|j| match j.precision {
+                    Precision::F32 => cpu::run::<f32>(j, None),
+                    Precision::F64 => cpu::run::<f64>(j, None),
+                })
+                .collect()),
+        }
+    }
+}

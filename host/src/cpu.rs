@@ -1,0 +1,206 @@
+//! The CPU engine: the kernels' per-individual arithmetic and random streams, on all
+//! cores with rayon. A run here and on the GPU with the same seed follow the same
+//! trajectory up to rounding.
+
+use crate::config::Job;
+use crate::result::{RunResult, termination};
+use gpude_device::de::{
+    COMPONENT_SLOT, Crossover, RESAMPLE_SLOT, TrialParams, accepts, better, block, draw_indices,
+    first_exceeding, init_chunk, run_length, subsequence, trial_chunk,
+};
+use gpude_device::lanes::evaluate;
+use gpude_device::philox::{block_words, key_of};
+use gpude_device::{Function, Real};
+use nalgebra::DVector;
+use rayon::prelude::*;
+use std::time::Instant;
+
+/// Something that watches a run: called after the initialisation (generation 0) and
+/// after every generation with the best value so far.
+pub type Observer<'a> = &'a (dyn Fn(u32, f64) + Sync);
+
+/// A population in one precision, row-major (`x[i·D + j]`).
+#[derive(Clone, Debug)]
+pub struct Population<T> {
+    pub dim: usize,
+    pub x: Vec<T>,
+    pub fit: Vec<T>,
+}
+
+impl<T: Real> Population<T> {
+    pub fn row(&self, i: usize) -> &[T] {
+        &self.x[i * self.dim..(i + 1) * self.dim]
+    }
+    /// Index of the best individual (lowest value, then lowest index).
+    pub fn best(&self) -> usize {
+        let mut b = 0;
+        for i in 1..self.fit.len() {
+            if better(self.fit[i], i as u32, self.fit[b], b as u32) {
+                b = i;
+            }
+        }
+        b
+    }
+}
+
+fn chunk4<T: Real>(s: &[T], j0: usize) -> [T; 4] {
+    let mut v = [T::ZERO; 4];
+    for (k, x) in s[j0..(j0 + 4).min(s.len())].iter().enumerate() {
+        v[k] = *x;
+    }
+    v
+}
+
+/// The initial population of `job` (generation 0 of its streams).
+pub fn initial<T: Real>(job: &Job) -> Population<T> {
+    let d = job.dim() as usize;
+    let np = job.pop as usize;
+    let key = key_of(job.seed);
+    let lo: Vec<T> = job.problem.lower.iter().map(|&v| T::of(v)).collect();
+    let hi: Vec<T> = job.problem.upper.iter().map(|&v| T::of(v)).collect();
+    let f = job.problem.function;
+    let mut x = vec![T::ZERO; np * d];
+    let mut fit = vec![T::ZERO; np];
+    x.par_chunks_mut(d)
+        .zip(fit.par_iter_mut())
+        .enumerate()
+        .for_each(|(i, (row, fx))| {
+            let sub = subsequence(job.stream, i as u32);
+            for j0 in (0..d).step_by(4) {
+                let n = (d - j0).min(4);
+                let u = block_words(key, sub, block(0, (j0 / 4) as u32));
+                let v = init_chunk(&u, n as u32, &chunk4(&lo, j0), &chunk4(&hi, j0));
+                row[j0..j0 + n].copy_from_slice(&v[..n]);
+            }
+            *fx = evaluate(f, row);
+        });
+    Population { dim: d, x, fit }
+}
+
+/// Individual `i`'s trial in generation `g` and its value.
+pub fn trial<T: Real>(job: &Job, pop: &Population<T>, best: usize, g: u32, i: usize, out: &mut [T]) -> T {
+    let d = pop.dim;
+    let np = job.pop;
+    let key = key_of(job.seed);
+    let tp = TrialParams {
+        strategy: job.strategy,
+        crossover: job.crossover,
+        bounds: job.bounds,
+        f: T::of(job.f),
+        cr: T::of(job.cr),
+        dim: d as u32,
+    };
+    let draws = draw_indices(key, job.stream, i as u32, g, np, job.strategy.draws(), d as u32);
+    let sub = subsequence(job.stream, i as u32);
+    let words = |j0: usize| block_words(key, sub, block(g, COMPONENT_SLOT + (j0 / 4) as u32));
+    let mut run = d as u32;
+    if job.strategy.crosses() && job.crossover == Crossover::Exponential {
+        let mut first = u32::MAX;
+        for j0 in (0..d).step_by(4) {
+            let n = (d - j0).min(4) as u32;
+            first = first.min(first_exceeding(tp.cr, &words(j0), j0 as u32, n, d as u32));
+        }
+        run = run_length(first, d as u32);
+    }
+    let lo: Vec<T> = job.problem.lower.iter().map(|&v| T::of(v)).collect();
+    let hi: Vec<T> = job.problem.upper.iter().map(|&v| T::of(v)).collect();
+    let xi = pop.row(i);
+    let xb = pop.row(best);
+    let nd = job.strategy.draws() as usize;
+    for j0 in (0..d).step_by(4) {
+        let n = (d - j0).min(4);
+        let mut r = [[T::ZERO; 4]; 5];
+        for (k, rk) in r.iter_mut().enumerate().take(nd) {
+            *rk = chunk4(pop.row(draws.r[k] as usize), j0);
+        }
+        let v = trial_chunk(
+            &tp,
+            j0 as u32,
+            n as u32,
+            &chunk4(xi, j0),
+            &r,
+            &chunk4(xb, j0),
+            &chunk4(&lo, j0),
+            &chunk4(&hi, j0),
+            &words(j0),
+            draws.jrand,
+            run,
+            || block_words(key, sub, block(g, RESAMPLE_SLOT + (j0 / 4) as u32)),
+        );
+        out[j0..j0 + n].copy_from_slice(&v[..n]);
+    }
+    evaluate(job.problem.function, out)
+}
+
+/// One synchronous generation: every trial from the current population, then greedy
+/// selection. Returns the new best index.
+pub fn generation<T: Real>(job: &Job, pop: &mut Population<T>, best: usize, g: u32, scratch: &mut Vec<T>) -> usize {
+    let d = pop.dim;
+    scratch.resize(pop.x.len(), T::ZERO);
+    let mut tfit = vec![T::ZERO; pop.fit.len()];
+    {
+        let pop_ref = &*pop;
+        scratch
+            .par_chunks_mut(d)
+            .zip(tfit.par_iter_mut())
+            .enumerate()
+            .for_each(|(i, (out, tf))| *tf = trial(job, pop_ref, best, g, i, out));
+    }
+    pop.x
+        .par_chunks_mut(d)
+        .zip(pop.fit.par_iter_mut())
+        .zip(scratch.par_chunks(d).zip(tfit.par_iter()))
+        .for_each(|((row, fx), (trow, &tf))| {
+            if accepts(tf, *fx) {
+                row.copy_from_slice(trow);
+                *fx = tf;
+            }
+        });
+    pop.best()
+}
+
+/// Runs `job` to the end on the CPU.
+pub fn run<T: Real>(job: &Job, observer: Option<Observer>) -> RunResult {
+    let start = Instant::now();
+    let mut pop = initial::<T>(job);
+    let mut best = pop.best();
+    let target = job.target_value();
+    let reached = |f: T| target.is_some_and(|t| f.to_f64() <= t);
+    let mut history = job.history.then(|| vec![pop.fit[best].to_f64()]);
+    if let Some(o) = observer {
+        o(0, pop.fit[best].to_f64());
+    }
+    let mut scratch = Vec::new();
+    let mut g = 0;
+    while g < job.generations && !reached(pop.fit[best]) {
+        g += 1;
+        best = generation(job, &mut pop, best, g, &mut scratch);
+        let bf = pop.fit[best].to_f64();
+        if let Some(h) = history.as_mut() {
+            h.push(bf);
+        }
+        if let Some(o) = observer {
+            o(g, bf);
+        }
+    }
+    let best_f = pop.fit[best].to_f64();
+    RunResult {
+        best_x: DVector::from_iterator(pop.dim, pop.row(best).iter().map(|v| v.to_f64())),
+        best_f,
+        error: best_f - job.info().min,
+        generations: g,
+        evaluations: job.evaluations(g),
+        termination: termination(job, g, best_f),
+        elapsed: start.elapsed(),
+        history,
+        backend: "cpu",
+        seed: job.seed,
+        stream: job.stream,
+    }
+}
+
+/// Evaluates one point in precision `T` exactly as the engines do.
+pub fn evaluate_point<T: Real>(f: Function, x: &[f64]) -> f64 {
+    let v: Vec<T> = x.iter().map(|&c| T::of(c)).collect();
+    evaluate(f, &v).to_f64()
+}

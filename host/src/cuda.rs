@@ -1,0 +1,629 @@
+//! The CUDA engine: loads the embedded PTX with cudarc (the driver is found at run
+//! time, so nothing CUDA is needed to build) and drives the kernels of
+//! `gpude_device::kernels`.
+//!
+//! All launch `unsafe` lives in this module; each launch is preceded by checks of the
+//! buffer lengths it relies on.
+
+use crate::config::Job;
+use crate::error::{Error, Result};
+use crate::result::{RunResult, termination};
+use cudarc::driver::sys::CUfunction_attribute_enum;
+use cudarc::driver::{
+    CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DeviceRepr, DriverError, LaunchConfig,
+    PushKernelArg, ValidAsZeroBits,
+};
+use gpude_device::lanes::{group_width, stride};
+use gpude_device::{Function, Real};
+use nalgebra::DVector;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Words of the grid kernels' state (see the device crate's `STATE_*`).
+const STATE_GEN: usize = 0;
+const STATE_DONE: usize = 2;
+const STATE_BEST: usize = 3;
+const STATE_WORDS: usize = 4;
+
+/// How a job is laid out on the GPU.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Mode {
+    /// Batch for small populations, grid for one large one.
+    #[default]
+    Auto,
+    /// One block per population, all generations in one launch.
+    Batch,
+    /// One population over the whole GPU, one launch per generation.
+    Grid,
+}
+
+impl Mode {
+    pub fn parse(s: &str) -> Result<Mode> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "auto" => Ok(Mode::Auto),
+            "batch" | "block" => Ok(Mode::Batch),
+            "grid" | "whole-gpu" => Ok(Mode::Grid),
+            _ => Err(Error::UnknownName {
+                kind: "GPU mode",
+                name: s.into(),
+                known: "auto, batch, grid".into(),
+            }),
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Auto => "auto",
+            Mode::Batch => "batch",
+            Mode::Grid => "grid",
+        }
+    }
+}
+
+fn cuda_err(context: impl Into<String>) -> impl FnOnce(DriverError) -> Error {
+    let context = context.into();
+    move |e| Error::Cuda {
+        context,
+        message: format!("{e:?}"),
+    }
+}
+
+/// Is a CUDA driver library present? (cudarc panics on first use without one.)
+pub fn driver_present() -> bool {
+    // SAFETY: only tries to open the driver library; no CUDA call is made.
+    unsafe { cudarc::driver::sys::is_culib_present() }
+}
+
+/// A GPU with the gpude module loaded, and streams to spread launches over.
+pub struct CudaEngine {
+    ctx: Arc<CudaContext>,
+    module: Arc<CudaModule>,
+    streams: Vec<Arc<CudaStream>>,
+    functions: Mutex<HashMap<String, CudaFunction>>,
+    sm_count: u32,
+    name: String,
+    capability: (i32, i32),
+}
+
+/// The kernel-name suffix of a function.
+fn kernel_suffix(f: Function) -> &'static str {
+    match f {
+        Function::Sphere => "sphere",
+        Function::Griewank => "griewank",
+        Function::Rosenbrock => "rosenbrock",
+        Function::Ackley => "ackley",
+        Function::Penalized => "penalized",
+        Function::Rastrigin => "rastrigin",
+        Function::Schwefel12 => "schwefel12",
+        Function::Weierstrass => "weierstrass",
+    }
+}
+
+/// A floating type the kernels exist for.
+pub trait GpuReal: Real + DeviceRepr + ValidAsZeroBits + Unpin {}
+impl GpuReal for f32 {}
+impl GpuReal for f64 {}
+
+impl CudaEngine {
+    /// Opens GPU `device`, loads `ptx`, and makes `streams` streams (at least one).
+    pub fn new(ptx: &str, device: usize, streams: usize) -> Result<Self> {
+        if !driver_present() {
+            return Err(Error::CudaUnavailable(
+                "no NVIDIA driver library (libcuda.so) was found".into(),
+            ));
+        }
+        let n = CudaContext::device_count().map_err(|e| Error::CudaUnavailable(format!("{e:?}")))?;
+        if n <= 0 {
+            return Err(Error::CudaUnavailable("the driver reports no GPU".into()));
+        }
+        if device >= n as usize {
+            return Err(Error::invalid("device", device, format!("0 ..= {} ({n} GPUs)", n - 1)));
+        }
+        if streams == 0 || streams > 128 {
+            return Err(Error::invalid("streams", streams, "1 ..= 128"));
+        }
+        let ctx = CudaContext::new(device).map_err(cuda_err("opening the device"))?;
+        let module = ctx
+            .load_module(cudarc::nvrtc::Ptx::from_src(ptx))
+            .map_err(cuda_err("loading the gpude PTX module"))?;
+        let mut ss = vec![ctx.default_stream()];
+        for _ in 1..streams {
+            ss.push(ctx.new_stream().map_err(cuda_err("creating a stream"))?);
+        }
+        use cudarc::driver::sys::CUdevice_attribute_enum as A;
+        let sm_count = ctx
+            .attribute(A::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
+            .map_err(cuda_err("reading the multiprocessor count"))? as u32;
+        let name = ctx.name().unwrap_or_else(|_| "unknown GPU".into());
+        let capability = ctx.compute_capability().unwrap_or((0, 0));
+        Ok(CudaEngine {
+            ctx,
+            module,
+            streams: ss,
+            functions: Mutex::new(HashMap::new()),
+            sm_count,
+            name,
+            capability,
+        })
+    }
+
+    pub fn device_name(&self) -> &str {
+        &self.name
+    }
+    pub fn multiprocessors(&self) -> u32 {
+        self.sm_count
+    }
+    pub fn compute_capability(&self) -> (i32, i32) {
+        self.capability
+    }
+    pub fn streams(&self) -> usize {
+        self.streams.len()
+    }
+
+    fn function(&self, name: &str) -> Result<CudaFunction> {
+        let mut cache = self.functions.lock().expect("function cache lock");
+        if let Some(f) = cache.get(name) {
+            return Ok(f.clone());
+        }
+        let f = self
+            .module
+            .load_function(name)
+            .map_err(|_| Error::MissingKernel { name: name.into() })?;
+        cache.insert(name.into(), f.clone());
+        Ok(f)
+    }
+
+    /// The most threads a block of `f` may have (registers permitting), in whole warps.
+    fn max_threads(&self, f: &CudaFunction, name: &str) -> Result<u32> {
+        let t = f
+            .get_attribute(CUfunction_attribute_enum::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)
+            .map_err(cuda_err(format!("querying {name}")))?;
+        Ok(((t as u32) / 32 * 32).clamp(32, 1024))
+    }
+
+    fn check_memory(&self, needed: u64) -> Result<()> {
+        let (free, _) = self.ctx.mem_get_info().map_err(cuda_err("reading free memory"))?;
+        // Leave room for the module, the streams and the driver.
+        let usable = (free as u64).saturating_sub(64 << 20);
+        if needed > usable {
+            return Err(Error::OutOfMemory {
+                needed,
+                free: free as u64,
+            });
+        }
+        Ok(())
+    }
+
+    /// Runs one job; `mode` picks the layout.
+    pub fn run(&self, job: &Job, mode: Mode) -> Result<RunResult> {
+        let mode = match mode {
+            Mode::Auto => self.auto_mode(job),
+            m => m,
+        };
+        match mode {
+            Mode::Grid => match job.precision {
+                crate::Precision::F32 => self.run_grid::<f32>(job),
+                crate::Precision::F64 => self.run_grid::<f64>(job),
+            },
+            _ => Ok(self.run_batch(std::slice::from_ref(job))?.remove(0)),
+        }
+    }
+
+    /// The layout `auto` picks: a single population that one block cannot serve well
+    /// (more individuals than a few warps' worth per thread group) spreads over the GPU.
+    pub fn auto_mode(&self, job: &Job) -> Mode {
+        let groups_per_block = 1024 / group_width(job.dim());
+        if job.pop > 8 * groups_per_block { Mode::Grid } else { Mode::Batch }
+    }
+
+    /// Runs many jobs: compatible ones (equal but for seed and stream) share a launch,
+    /// one block per job; launches are spread over the streams. One result per job, in
+    /// order.
+    pub fn run_batch(&self, jobs: &[Job]) -> Result<Vec<RunResult>> {
+        let mut groups: Vec<Vec<usize>> = Vec::new();
+        for (k, job) in jobs.iter().enumerate() {
+            match groups.iter_mut().find(|g| compatible(&jobs[g[0]], job)) {
+                Some(g) => g.push(k),
+                None => groups.push(vec![k]),
+            }
+        }
+        let mut results: Vec<Option<RunResult>> = vec![None; jobs.len()];
+        let mut pending = Vec::new();
+        for (n, group) in groups.iter().enumerate() {
+            let stream = self.streams[n % self.streams.len()].clone();
+            let first = &jobs[group[0]];
+            let members: Vec<&Job> = group.iter().map(|&k| &jobs[k]).collect();
+            let launch = match first.precision {
+                crate::Precision::F32 => Pending::F32(self.launch_batch::<f32>(&members, stream)?),
+                crate::Precision::F64 => Pending::F64(self.launch_batch::<f64>(&members, stream)?),
+            };
+            pending.push((group.clone(), launch));
+        }
+        for (group, launch) in pending {
+            let members: Vec<&Job> = group.iter().map(|&k| &jobs[k]).collect();
+            let rs = match launch {
+                Pending::F32(l) => l.finish(&members)?,
+                Pending::F64(l) => l.finish(&members)?,
+            };
+            for (k, r) in group.into_iter().zip(rs) {
+                results[k] = Some(r);
+            }
+        }
+        Ok(results.into_iter().map(|r| r.expect("every job ran")).collect())
+    }
+
+    fn launch_batch<T: GpuReal>(&self, jobs: &[&Job], stream: Arc<CudaStream>) -> Result<BatchLaunch<T>> {
+        let job = jobs[0];
+        let p = jobs.len();
+        let dim = job.dim();
+        let st = stride(dim) as usize;
+        let np = job.pop as usize;
+        let gens = job.generations;
+        let hist_len = if job.history { (gens as usize + 1) * p } else { 0 };
+        let t = std::mem::size_of::<T>() as u64;
+        let needed = t * (2 * (p * np * st) + 2 * p * np + 32 * p + p * st + p + 2 * st + hist_len) as u64
+            + 4 * (p * np + 32 * p + 2 * p) as u64
+            + 12 * p as u64;
+        self.check_memory(needed)?;
+        let name = format!("de_batch_{}_{}", T::NAME, kernel_suffix(job.problem.function));
+        let func = self.function(&name)?;
+        let g = group_width(dim);
+        let threads = self
+            .max_threads(&func, &name)?
+            .min(((np as u32 * g).div_ceil(32) * 32).max(32));
+        let ctx = |what: &str| format!("{name}: {what}");
+        let alloc = |n: usize| -> Result<CudaSlice<T>> {
+            stream.alloc_zeros::<T>(n.max(1)).map_err(cuda_err(ctx("allocating")))
+        };
+        let padded = |v: &[f64]| -> Vec<T> {
+            let mut out: Vec<T> = v.iter().map(|&x| T::of(x)).collect();
+            out.resize(st, T::ZERO);
+            out
+        };
+        let seeds: Vec<u64> = jobs.iter().map(|j| j.seed).collect();
+        let streams: Vec<u32> = jobs.iter().map(|j| j.stream).collect();
+        let up = |e| cuda_err(ctx("uploading"))(e);
+        let seeds_d = stream.clone_htod(&seeds).map_err(up)?;
+        let streams_d = stream.clone_htod(&streams).map_err(up)?;
+        let lo_d = stream.clone_htod(&padded(&job.problem.lower)).map_err(up)?;
+        let hi_d = stream.clone_htod(&padded(&job.problem.upper)).map_err(up)?;
+        let mut pop_a = alloc(p * np * st)?;
+        let mut pop_b = alloc(p * np * st)?;
+        let mut flags = stream.alloc_zeros::<u32>(p * np).map_err(cuda_err(ctx("allocating")))?;
+        let mut fit = alloc(p * np)?;
+        let mut trial_fit = alloc(p * np)?;
+        let mut scratch_f = alloc(32 * p)?;
+        let mut scratch_i = stream.alloc_zeros::<u32>(32 * p).map_err(cuda_err(ctx("allocating")))?;
+        let mut best_x = alloc(p * st)?;
+        let mut best_f = alloc(p)?;
+        let mut best_idx = stream.alloc_zeros::<u32>(p).map_err(cuda_err(ctx("allocating")))?;
+        let mut gens_done = stream.alloc_zeros::<u32>(p).map_err(cuda_err(ctx("allocating")))?;
+        let mut hist = if hist_len > 0 { Some(alloc(hist_len)?) } else { None };
+        let target = T::of(job.target_value().unwrap_or(f64::NEG_INFINITY));
+        let (fv, crv) = (T::of(job.f), T::of(job.cr));
+        let (strategy, crossover, bounds) = (job.strategy as u32, job.crossover as u32, job.bounds as u32);
+        let (dim_u, np_u) = (dim, np as u32);
+        let null: u64 = 0;
+        // Every buffer above is sized for `p` populations of `np` rows of `st` values,
+        // as the kernel indexes them.
+        debug_assert_eq!(pop_a.len(), p * np * st);
+        let cfg = LaunchConfig {
+            grid_dim: (p as u32, 1, 1),
+            block_dim: (threads, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let start = Instant::now();
+        let mut b = stream.launch_builder(&func);
+        b.arg(&strategy)
+            .arg(&crossover)
+            .arg(&bounds)
+            .arg(&dim_u)
+            .arg(&np_u)
+            .arg(&gens)
+            .arg(&fv)
+            .arg(&crv)
+            .arg(&target)
+            .arg(&seeds_d)
+            .arg(&streams_d)
+            .arg(&lo_d)
+            .arg(&hi_d)
+            .arg(&mut pop_a)
+            .arg(&mut pop_b)
+            .arg(&mut flags)
+            .arg(&mut fit)
+            .arg(&mut trial_fit)
+            .arg(&mut scratch_f)
+            .arg(&mut scratch_i)
+            .arg(&mut best_x)
+            .arg(&mut best_f)
+            .arg(&mut best_idx)
+            .arg(&mut gens_done);
+        match hist.as_mut() {
+            Some(h) => b.arg(h),
+            None => b.arg(&null),
+        };
+        // SAFETY: the argument list matches the kernel's signature in the device crate
+        // (order and types), every buffer has the length the kernel indexes (checked
+        // above), and the launch shape is within the function's limits.
+        unsafe { b.launch(cfg) }.map_err(cuda_err(ctx("launching")))?;
+        Ok(BatchLaunch {
+            stream,
+            name,
+            start,
+            p,
+            st,
+            pop_a,
+            pop_b,
+            flags,
+            fit,
+            best_x,
+            best_f,
+            gens_done,
+            hist,
+            _keep: (seeds_d, streams_d, lo_d, hi_d, trial_fit, scratch_f, scratch_i, best_idx),
+        })
+    }
+
+    fn run_grid<T: GpuReal>(&self, job: &Job) -> Result<RunResult> {
+        let dim = job.dim();
+        let st = stride(dim) as usize;
+        let np = job.pop as usize;
+        let gens = job.generations;
+        let name = format!("de_step_{}_{}", T::NAME, kernel_suffix(job.problem.function));
+        let func = self.function(&name)?;
+        let g = group_width(dim);
+        let threads = self.max_threads(&func, &name)?.min(256);
+        let per_sm = func
+            .occupancy_max_active_blocks_per_multiprocessor(threads, 0, None)
+            .map_err(cuda_err(format!("{name}: occupancy")))?
+            .max(1);
+        let groups_needed = (np as u32).div_ceil(threads / g);
+        let nblocks = groups_needed.min(per_sm * self.sm_count).max(1) as usize;
+        let hist_len = if job.history { gens as usize + 1 } else { 0 };
+        let t = std::mem::size_of::<T>() as u64;
+        let needed = t * (2 * np * st + np + nblocks * 33 + 2 * st + hist_len + 1) as u64 + 4 * (2 * np + 33 * nblocks + 4) as u64;
+        self.check_memory(needed)?;
+        let stream = self.streams[0].clone();
+        let ctx = |what: &str| format!("{name}: {what}");
+        let alloc = |n: usize| -> Result<CudaSlice<T>> {
+            stream.alloc_zeros::<T>(n.max(1)).map_err(cuda_err(ctx("allocating")))
+        };
+        let allocu = |n: usize| -> Result<CudaSlice<u32>> {
+            stream.alloc_zeros::<u32>(n.max(1)).map_err(cuda_err(ctx("allocating")))
+        };
+        let padded = |v: &[f64]| -> Vec<T> {
+            let mut out: Vec<T> = v.iter().map(|&x| T::of(x)).collect();
+            out.resize(st, T::ZERO);
+            out
+        };
+        let up = |e| cuda_err(ctx("uploading"))(e);
+        let lo_d = stream.clone_htod(&padded(&job.problem.lower)).map_err(up)?;
+        let hi_d = stream.clone_htod(&padded(&job.problem.upper)).map_err(up)?;
+        let mut pop_a = alloc(np * st)?;
+        let mut pop_b = alloc(np * st)?;
+        let mut flags = allocu(2 * np)?;
+        let mut fit = alloc(np)?;
+        let mut part_f = alloc(nblocks)?;
+        let mut part_i = allocu(nblocks)?;
+        let mut scratch_f = alloc(32 * nblocks)?;
+        let mut scratch_i = allocu(32 * nblocks)?;
+        let mut state = allocu(STATE_WORDS)?;
+        let mut best_f = alloc(1)?;
+        let mut hist = if hist_len > 0 { Some(alloc(hist_len)?) } else { None };
+        let target = T::of(job.target_value().unwrap_or(f64::NEG_INFINITY));
+        let (fv, crv) = (T::of(job.f), T::of(job.cr));
+        let (strategy, crossover, bounds) = (job.strategy as u32, job.crossover as u32, job.bounds as u32);
+        let (dim_u, np_u) = (dim, np as u32);
+        let (seed, pstream) = (job.seed, job.stream);
+        let null: u64 = 0;
+        let cfg = LaunchConfig {
+            grid_dim: (nblocks as u32, 1, 1),
+            block_dim: (threads, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let start = Instant::now();
+        let check_every = 64u32;
+        let mut launched = 0u32;
+        while launched <= gens {
+            let init: u32 = (launched == 0) as u32;
+            let mut b = stream.launch_builder(&func);
+            b.arg(&strategy)
+                .arg(&crossover)
+                .arg(&bounds)
+                .arg(&dim_u)
+                .arg(&np_u)
+                .arg(&gens)
+                .arg(&fv)
+                .arg(&crv)
+                .arg(&target)
+                .arg(&init)
+                .arg(&seed)
+                .arg(&pstream)
+                .arg(&lo_d)
+                .arg(&hi_d)
+                .arg(&mut pop_a)
+                .arg(&mut pop_b)
+                .arg(&mut flags)
+                .arg(&mut fit)
+                .arg(&mut part_f)
+                .arg(&mut part_i)
+                .arg(&mut scratch_f)
+                .arg(&mut scratch_i)
+                .arg(&mut state)
+                .arg(&mut best_f);
+            match hist.as_mut() {
+                Some(h) => b.arg(h),
+                None => b.arg(&null),
+            };
+            // SAFETY: the arguments match the kernel's signature in the device crate;
+            // flags hold 2·np words, the partials and scratch cover every block, the state
+            // STATE_WORDS words and the history gens + 1 values, as the kernel indexes.
+            unsafe { b.launch(cfg) }.map_err(cuda_err(ctx("launching")))?;
+            launched += 1;
+            if job.target.is_some() && launched % check_every == 0 {
+                let s = stream.clone_dtoh(&state).map_err(cuda_err(ctx("reading state")))?;
+                if s[STATE_DONE] != 0 {
+                    break;
+                }
+            }
+        }
+        let s = stream.clone_dtoh(&state).map_err(cuda_err(ctx("running")))?;
+        let elapsed = start.elapsed();
+        let gn = s[STATE_GEN];
+        let bi = s[STATE_BEST] as usize;
+        let bf = stream.clone_dtoh(&best_f).map_err(cuda_err(ctx("reading back")))?[0].to_f64();
+        let plane = (gn as usize % 2) * np;
+        let fl = stream
+            .clone_dtoh(&flags.slice(plane + bi..plane + bi + 1))
+            .map_err(cuda_err(ctx("reading back")))?[0];
+        let src = if fl == 0 { &pop_a } else { &pop_b };
+        let x = stream
+            .clone_dtoh(&src.slice(bi * st..bi * st + dim as usize))
+            .map_err(cuda_err(ctx("reading back")))?;
+        let history = match hist {
+            Some(h) => {
+                let v = stream.clone_dtoh(&h).map_err(cuda_err(ctx("reading back")))?;
+                Some(v[..=gn as usize].iter().map(|x| x.to_f64()).collect())
+            }
+            None => None,
+        };
+        Ok(RunResult {
+            best_x: DVector::from_iterator(dim as usize, x.iter().map(|v| v.to_f64())),
+            best_f: bf,
+            error: bf - job.info().min,
+            generations: gn,
+            evaluations: job.evaluations(gn),
+            termination: termination(job, gn, bf),
+            elapsed,
+            history,
+            backend: "cuda",
+            seed: job.seed,
+            stream: job.stream,
+        })
+    }
+
+    /// Evaluates row-major points (`n × dim`) on the GPU, as the kernels do.
+    pub fn evaluate<T: GpuReal>(&self, f: Function, dim: u32, points: &[f64]) -> Result<Vec<f64>> {
+        if dim == 0 || points.len() % dim as usize != 0 {
+            return Err(Error::invalid("points", points.len(), format!("a multiple of the dimension {dim}")));
+        }
+        let n = points.len() / dim as usize;
+        if n == 0 {
+            return Ok(Vec::new());
+        }
+        let st = stride(dim) as usize;
+        let mut x = vec![T::ZERO; n * st];
+        for i in 0..n {
+            for j in 0..dim as usize {
+                x[i * st + j] = T::of(points[i * dim as usize + j]);
+            }
+        }
+        let name = format!("evaluate_{}", T::NAME);
+        let func = self.function(&name)?;
+        let stream = &self.streams[0];
+        let x_d = stream.clone_htod(&x).map_err(cuda_err(format!("{name}: uploading")))?;
+        let mut out = stream.alloc_zeros::<T>(n).map_err(cuda_err(format!("{name}: allocating")))?;
+        let threads = 256u32;
+        let blocks = ((n as u32 * group_width(dim)).div_ceil(threads)).max(1);
+        let (fc, nn) = (f as u32, n as u32);
+        let mut b = stream.launch_builder(&func);
+        b.arg(&fc).arg(&dim).arg(&nn).arg(&x_d).arg(&mut out);
+        // SAFETY: x holds n rows of stride(dim) values and out n values, as the kernel reads
+        // and writes them.
+        unsafe {
+            b.launch(LaunchConfig {
+                grid_dim: (blocks, 1, 1),
+                block_dim: (threads, 1, 1),
+                shared_mem_bytes: 0,
+            })
+        }
+        .map_err(cuda_err(format!("{name}: launching")))?;
+        let v = stream.clone_dtoh(&out).map_err(cuda_err(format!("{name}: running")))?;
+        Ok(v.into_iter().map(|x| x.to_f64()).collect())
+    }
+}
+
+/// Jobs that can share a launch: equal in everything but seed and stream.
+fn compatible(a: &Job, b: &Job) -> bool {
+    let strip = |j: &Job| Job {
+        seed: 0,
+        stream: 0,
+        ..j.clone()
+    };
+    strip(a) == strip(b)
+}
+
+enum Pending {
+    F32(BatchLaunch<f32>),
+    F64(BatchLaunch<f64>),
+}
+
+/// A batch launch in flight, with the buffers its results come from.
+struct BatchLaunch<T: GpuReal> {
+    stream: Arc<CudaStream>,
+    name: String,
+    start: Instant,
+    p: usize,
+    st: usize,
+    #[allow(dead_code)]
+    pop_a: CudaSlice<T>,
+    #[allow(dead_code)]
+    pop_b: CudaSlice<T>,
+    #[allow(dead_code)]
+    flags: CudaSlice<u32>,
+    #[allow(dead_code)]
+    fit: CudaSlice<T>,
+    best_x: CudaSlice<T>,
+    best_f: CudaSlice<T>,
+    gens_done: CudaSlice<u32>,
+    hist: Option<CudaSlice<T>>,
+    #[allow(clippy::type_complexity)]
+    _keep: (
+        CudaSlice<u64>,
+        CudaSlice<u32>,
+        CudaSlice<T>,
+        CudaSlice<T>,
+        CudaSlice<T>,
+        CudaSlice<T>,
+        CudaSlice<u32>,
+        CudaSlice<u32>,
+    ),
+}
+
+impl<T: GpuReal> BatchLaunch<T> {
+    fn finish(self, jobs: &[&Job]) -> Result<Vec<RunResult>> {
+        let err = |what: &str| cuda_err(format!("{}: {what}", self.name));
+        let gens_done = self.stream.clone_dtoh(&self.gens_done).map_err(err("running"))?;
+        let elapsed: Duration = self.start.elapsed();
+        let best_x = self.stream.clone_dtoh(&self.best_x).map_err(err("reading back"))?;
+        let best_f = self.stream.clone_dtoh(&self.best_f).map_err(err("reading back"))?;
+        let hist = match &self.hist {
+            Some(h) => Some(self.stream.clone_dtoh(h).map_err(err("reading back"))?),
+            None => None,
+        };
+        let dim = jobs[0].dim() as usize;
+        let hl = jobs[0].generations as usize + 1;
+        Ok((0..self.p)
+            .map(|k| {
+                let job = jobs[k];
+                let gn = gens_done[k];
+                let bf = best_f[k].to_f64();
+                RunResult {
+                    best_x: DVector::from_iterator(dim, best_x[k * self.st..k * self.st + dim].iter().map(|v| v.to_f64())),
+                    best_f: bf,
+                    error: bf - job.info().min,
+                    generations: gn,
+                    evaluations: job.evaluations(gn),
+                    termination: termination(job, gn, bf),
+                    elapsed,
+                    history: hist
+                        .as_ref()
+                        .map(|h| h[k * hl..k * hl + gn as usize + 1].iter().map(|v| v.to_f64()).collect()),
+                    backend: "cuda",
+                    seed: job.seed,
+                    stream: job.stream,
+                }
+            })
+            .collect())
+    }
+}
