@@ -91,6 +91,16 @@ fn run() -> Result<()> {
         }
     }
     std::fs::write(out.join("gpude.ptx"), &text).map_err(|e| e.to_string())?;
+    // One module per kernel, so that the driver compiles only the kernels a run uses.
+    let modules = split_ptx(&text)?;
+    let mut table = String::from("&[\n");
+    for (name, module) in &modules {
+        let file = format!("kernel_{name}.ptx");
+        std::fs::write(out.join(&file), module).map_err(|e| e.to_string())?;
+        table += &format!("    ({name:?}, include_str!(concat!(env!(\"OUT_DIR\"), \"/{file}\"))),\n");
+    }
+    table += "]\n";
+    std::fs::write(out.join("kernels.rs"), table).map_err(|e| e.to_string())?;
     println!("cargo:rustc-env=GPUDE_PTX_ARCH={arch}");
     Ok(())
 }
@@ -105,4 +115,103 @@ fn rerun_dir(dir: &Path) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// A top-level item of a PTX file.
+struct Item {
+    text: String,
+    kind: Kind,
+    name: String,
+}
+
+#[derive(PartialEq)]
+enum Kind {
+    Header,
+    FuncDecl,
+    FuncDef,
+    Entry,
+    Global,
+}
+
+/// The name declared by a `.func` or `.entry` line: the identifier before its
+/// parameter list (after the optional return-value list).
+fn declared_name(text: &str, keyword: &str) -> Option<String> {
+    let rest = &text[text.find(keyword)? + keyword.len()..];
+    let rest = rest.trim_start();
+    let rest = if rest.starts_with('(') { &rest[rest.find(')')? + 1..] } else { rest };
+    let name: String = rest
+        .trim_start()
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '$')
+        .collect();
+    (!name.is_empty()).then_some(name)
+}
+
+/// Splits PTX into one self-contained module per `.entry`: the header, every global,
+/// and the `.func`s the entry calls (transitively).
+fn split_ptx(text: &str) -> Result<Vec<(String, String)>> {
+    let mut items: Vec<Item> = Vec::new();
+    let mut cur = String::new();
+    let mut depth = 0i32;
+    for line in text.lines() {
+        let t = line.trim();
+        if cur.is_empty() && (t.is_empty() || t.starts_with("//")) {
+            continue;
+        }
+        cur.push_str(line);
+        cur.push('\n');
+        depth += line.matches('{').count() as i32 - line.matches('}').count() as i32;
+        let done = depth == 0 && (t.ends_with(';') || t.ends_with('}') || t.starts_with(".version")
+            || t.starts_with(".target") || t.starts_with(".address_size"));
+        if !done {
+            continue;
+        }
+        let head = cur.trim_start();
+        let (kind, name) = if head.starts_with(".version") || head.starts_with(".target") || head.starts_with(".address_size") {
+            (Kind::Header, String::new())
+        } else if head.contains(".entry") && head.contains('{') {
+            (Kind::Entry, declared_name(head, ".entry").ok_or("unnamed .entry in the PTX")?)
+        } else if head.starts_with(".func") || head.starts_with(".visible .func") || head.starts_with(".weak .func") {
+            let name = declared_name(head, ".func").ok_or("unnamed .func in the PTX")?;
+            (if head.contains('{') { Kind::FuncDef } else { Kind::FuncDecl }, name)
+        } else {
+            (Kind::Global, String::new())
+        };
+        items.push(Item { text: std::mem::take(&mut cur), kind, name });
+    }
+    if depth != 0 || !cur.trim().is_empty() {
+        return Err("the PTX ended inside an item; cannot split it".into());
+    }
+    let defs: Vec<&Item> = items.iter().filter(|i| i.kind == Kind::FuncDef).collect();
+    let mut modules = Vec::new();
+    for entry in items.iter().filter(|i| i.kind == Kind::Entry) {
+        // The functions reachable from the entry.
+        let mut need: Vec<&str> = Vec::new();
+        let mut stack = vec![entry.text.as_str()];
+        while let Some(body) = stack.pop() {
+            for d in &defs {
+                if !need.contains(&d.name.as_str()) && body.contains(d.name.as_str()) {
+                    need.push(d.name.as_str());
+                    stack.push(d.text.as_str());
+                }
+            }
+        }
+        let mut m = String::new();
+        for i in &items {
+            let keep = match i.kind {
+                Kind::Header | Kind::Global => true,
+                Kind::FuncDecl | Kind::FuncDef => need.contains(&i.name.as_str()),
+                Kind::Entry => std::ptr::eq(i, entry),
+            };
+            if keep {
+                m.push_str(&i.text);
+                m.push('\n');
+            }
+        }
+        modules.push((entry.name.clone(), m));
+    }
+    if modules.is_empty() {
+        return Err("the PTX has no kernels".into());
+    }
+    Ok(modules)
 }

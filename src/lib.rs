@@ -13,6 +13,8 @@
 //! built ([`PTX`]) and loaded at run time through the CUDA driver; without a driver the
 //! CPU engine runs the same arithmetic.
 
+pub mod bench;
+
 pub use gpude_device as device;
 pub use gpude_host as host;
 pub use gpude_host::cpu;
@@ -24,6 +26,10 @@ pub use gpude_host::{
 /// The device crate compiled to PTX by the build script.
 pub const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/gpude.ptx"));
 
+/// The same kernels, one PTX module each: (kernel name, module). The engine loads a
+/// module when its kernel is first used, so the driver compiles only what runs.
+pub const KERNELS: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/kernels.rs"));
+
 /// The GPU architecture the PTX was built for (`GPUDE_PTX_ARCH` at build time).
 pub const PTX_ARCH: &str = env!("GPUDE_PTX_ARCH");
 
@@ -33,7 +39,7 @@ pub struct Solver(gpude_host::Solver);
 impl Solver {
     /// Opens the backend `opts` names (`Auto`: the GPU when present, else the CPU).
     pub fn new(opts: &SolverOptions) -> Result<Solver> {
-        gpude_host::Solver::new(PTX, opts).map(Solver)
+        gpude_host::Solver::new(KERNELS, opts).map(Solver)
     }
 
     /// `cpu` or `cuda`.
@@ -64,7 +70,7 @@ impl Solver {
 
 /// Opens the CUDA engine directly (for parity checks and benchmarks).
 pub fn cuda_engine(device: usize, streams: usize) -> Result<CudaEngine> {
-    CudaEngine::new(PTX, device, streams)
+    CudaEngine::new(KERNELS, device, streams)
 }
 
 /// Evaluates one point with the engines' arithmetic in the given precision.

@@ -155,13 +155,16 @@ pub struct Draws {
 }
 
 /// Draws `count` (≤ 5) indices in `0..n`, distinct from each other and from `i`, and
-/// `jrand` in `0..dim`. No rejection: the m-th draw is uniform over the `n − 1 − m`
+/// `jrand` in `0..dim` (pass dim = 0 when no crossover uses it: slot 1 is then not
+/// drawn unless a fifth index is). No rejection: the m-th draw is uniform over the `n − 1 − m`
 /// indices still free, mapped past the taken ones in ascending order.
 #[inline(always)]
 pub fn draw_indices(key: [u32; 2], p: u32, i: u32, g: u32, n: u32, count: u32, dim: u32) -> Draws {
     let sub = subsequence(p, i);
     let w0 = block_words(key, sub, block(g, 0));
-    let w1 = block_words(key, sub, block(g, 1));
+    // Slot 1 only when a fifth index or jrand (crossover) is used; `count` and `dim`
+    // tell: the thesis strategy (2 draws, no crossover) is called with dim = 0.
+    let w1 = if count > 4 || dim > 0 { block_words(key, sub, block(g, 1)) } else { [0; 4] };
     let words = [w0[0], w0[1], w0[2], w0[3], w1[0]];
     // Taken indices, kept sorted; slot 0 holds i.
     let mut taken = [u32::MAX; 6];
@@ -193,7 +196,7 @@ pub fn draw_indices(key: [u32; 2], p: u32, i: u32, g: u32, n: u32, count: u32, d
     }
     Draws {
         r,
-        jrand: below(w1[1], dim),
+        jrand: if dim > 0 { below(w1[1], dim) } else { 0 },
     }
 }
 

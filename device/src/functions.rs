@@ -16,7 +16,8 @@ use crate::real::Real;
 pub enum Function {
     /// `Σ x_j²`
     Sphere = 0,
-    /// `Σ x_j²/4000 − Π cos(x_j/√j) + 1` (j from 1)
+    /// `Σ x_j²/4000 − Π cos(x_j/√j) + 1` (j from 1; evaluated as `x_j · (1/√j)`, both
+    /// roundings correct, so the argument is within 1 ulp)
     Griewank = 1,
     /// `Σ_{j<D} (1 − x_j)² + 100 (x_{j+1} − x_j²)²`
     Rosenbrock = 2,
@@ -53,6 +54,12 @@ impl Function {
     #[inline(always)]
     pub fn b_is_product(self) -> bool {
         matches!(self, Function::Griewank)
+    }
+
+    /// Does a lane need the component before its first one (pair terms)?
+    #[inline(always)]
+    pub fn needs_prev(self) -> bool {
+        matches!(self, Function::Rosenbrock | Function::Penalized)
     }
 
     /// Does a lane need the prefix sum of all earlier components (Schwefel 1.2)?
@@ -132,9 +139,24 @@ fn weierstrass_inner<T: Real>(x: T) -> T {
     s
 }
 
-/// Adds one lane's terms for one round to `acc`.
+/// Per-component constants of a chunk that do not depend on x, computed once per lane
+/// and round (the kernels hoist them out of their loops): Griewank's `1/√j`.
 #[inline(always)]
-pub fn accumulate<T: Real>(f: Function, acc: &mut Acc<T>, li: &LaneIn<T>, dim: u32) {
+pub fn lane_consts<T: Real>(f: Function, j0: u32) -> [T; 4] {
+    let mut k = [T::ZERO; 4];
+    if matches!(f, Function::Griewank) {
+        let mut m = 0;
+        while m < 4 {
+            k[m] = T::ONE / T::of_u32(j0 + m as u32 + 1).sqrt();
+            m += 1;
+        }
+    }
+    k
+}
+
+/// Adds one lane's terms for one round to `acc`; `kc` from [`lane_consts`].
+#[inline(always)]
+pub fn accumulate<T: Real>(f: Function, acc: &mut Acc<T>, li: &LaneIn<T>, dim: u32, kc: &[T; 4]) {
     let two_pi = T::PI + T::PI;
     let one = T::ONE;
     // Weierstrass's per-component constant, computed once per round.
@@ -154,7 +176,7 @@ pub fn accumulate<T: Real>(f: Function, acc: &mut Acc<T>, li: &LaneIn<T>, dim: u
                 Function::Sphere => acc.a = acc.a + x * x,
                 Function::Griewank => {
                     acc.a = acc.a + x * x;
-                    acc.b = acc.b * (x / T::of_u32(j + 1).sqrt()).cos();
+                    acc.b = acc.b * (x * kc[k as usize]).cos();
                 }
                 Function::Rosenbrock => {
                     if j > 0 {

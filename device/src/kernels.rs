@@ -18,11 +18,11 @@ use core::arch::asm;
 use core::arch::nvptx::{_block_dim_x, _block_idx_x, _grid_dim_x, _syncthreads, _thread_idx_x};
 
 use crate::de::{
-    BoundPolicy, COMPONENT_SLOT, Crossover, RESAMPLE_SLOT, Strategy, TrialParams, accepts,
+    BoundPolicy, COMPONENT_SLOT, Crossover, Draws, RESAMPLE_SLOT, Strategy, TrialParams, accepts,
     better, block, draw_indices, first_exceeding, init_chunk, run_length, subsequence,
     trial_chunk,
 };
-use crate::functions::{Acc, Function, LaneIn, accumulate, finish, lane_total};
+use crate::functions::{Acc, Function, LaneIn, accumulate, finish, lane_consts, lane_total};
 use crate::lanes::{chunk, group_width, rounds, stride};
 use crate::philox::{block_words, key_of};
 use crate::real::Real;
@@ -196,6 +196,10 @@ impl Group {
         T::from_words([a, b])
     }
     #[inline(always)]
+    fn idx_u32(&self, v: u32, s: u32) -> u32 {
+        shfl_idx(v, s, self.c_seg)
+    }
+    #[inline(always)]
     fn min_u32(&self, mut v: u32) -> u32 {
         let mut m = self.g / 2;
         while m >= 1 {
@@ -258,9 +262,14 @@ impl<T: LaneReal> Eval<T> {
     }
     /// Adds one round's chunk `v` (lane-owned components from `j0`, `n` of them).
     #[inline(always)]
-    fn round(&mut self, gr: &Group, f: Function, v: [T; 4], j0: u32, n: u32, dim: u32) {
-        let up = gr.up(v[3], 1);
-        let prev = if gr.lane == 0 { self.carry_last } else { up };
+    #[allow(clippy::too_many_arguments)]
+    fn round(&mut self, gr: &Group, f: Function, v: [T; 4], j0: u32, n: u32, dim: u32, kc: &[T; 4]) {
+        let prev = if f.needs_prev() {
+            let up = gr.up(v[3], 1);
+            if gr.lane == 0 { self.carry_last } else { up }
+        } else {
+            T::ZERO
+        };
         let mut li = LaneIn {
             v,
             j0,
@@ -273,8 +282,10 @@ impl<T: LaneReal> Eval<T> {
             li.base = self.carry_sum + excl;
             self.carry_sum = self.carry_sum + total;
         }
-        accumulate(f, &mut self.acc, &li, dim);
-        self.carry_last = gr.idx(v[3], gr.g - 1);
+        accumulate(f, &mut self.acc, &li, dim, kc);
+        if f.needs_prev() {
+            self.carry_last = gr.idx(v[3], gr.g - 1);
+        }
     }
     #[inline(always)]
     fn value(&self, gr: &Group, f: Function, dim: u32) -> T {
@@ -332,6 +343,7 @@ unsafe fn init_one<T: LaneReal>(
     lo: *const T,
     hi: *const T,
     a: *mut T,
+    kc0: &[T; 4],
 ) -> T {
     let dim = s.tp.dim;
     let sub = subsequence(pstream, i);
@@ -351,7 +363,8 @@ unsafe fn init_one<T: LaneReal>(
                 unsafe { T::store4(a.add((i * s.stride + j0) as usize), v) };
             }
         }
-        ev.round(gr, s.f, v, j0, n, dim);
+        let kc = if c == 0 { *kc0 } else { lane_consts(s.f, j0) };
+        ev.round(gr, s.f, v, j0, n, dim, &kc);
         c += 1;
     }
     ev.value(gr, s.f, dim)
@@ -376,11 +389,12 @@ unsafe fn trial_one<T: LaneReal>(
     b: *mut T,
     flags: *const u32,
     fit_i: T,
+    d: &Draws,
+    kc0: &[T; 4],
 ) -> (T, bool) {
     let dim = s.tp.dim;
     let strat = s.tp.strategy;
     let ndraw = strat.draws();
-    let d = draw_indices(key, pstream, i, g, s.np, ndraw, dim);
     let sub = subsequence(pstream, i);
     // SAFETY: all indices are < np (draw_indices, best_i from the reduction, i clamped).
     let fi = unsafe { *flags.add(i as usize) };
@@ -453,7 +467,8 @@ unsafe fn trial_one<T: LaneReal>(
                 unsafe { T::store4(spare.add(off), v) };
             }
         }
-        ev.round(gr, s.f, v, j0, n, dim);
+        let kc = if c == 0 { *kc0 } else { lane_consts(s.f, j0) };
+        ev.round(gr, s.f, v, j0, n, dim, &kc);
         last = v;
         c += 1;
     }
@@ -467,6 +482,48 @@ unsafe fn trial_one<T: LaneReal>(
         }
     }
     (ft, acc)
+}
+
+/// Index draws, amortised over a group: every `g` passes, lane `l` draws for the
+/// individual of pass `base + l`; pass `p` then takes lane `p − base`'s draws.
+#[derive(Clone, Copy)]
+struct DrawCache {
+    pre: Draws,
+}
+
+impl DrawCache {
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn get<T: LaneReal>(
+        &mut self,
+        s: &Setup<T>,
+        gr: &Group,
+        key: [u32; 2],
+        pstream: u32,
+        g: u32,
+        pass: u32,
+        individual_of_pass: impl Fn(u32) -> u32,
+    ) -> Draws {
+        let slot = pass & (gr.g - 1);
+        let ndraw = s.tp.strategy.draws();
+        let jdim = if s.tp.strategy.crosses() { s.tp.dim } else { 0 };
+        if slot == 0 {
+            let i = individual_of_pass(pass + gr.lane).min(s.np - 1);
+            self.pre = draw_indices(key, pstream, i, g, s.np, ndraw, jdim);
+        }
+        let mut d = Draws { r: [0; 5], jrand: 0 };
+        let mut k = 0;
+        while k < 5 {
+            if k < ndraw as usize {
+                d.r[k] = gr.idx_u32(self.pre.r[k], slot);
+            }
+            k += 1;
+        }
+        if jdim > 0 {
+            d.jrand = gr.idx_u32(self.pre.jrand, slot);
+        }
+        d
+    }
 }
 
 /// Reduces (value, index) over the block; every thread gets the result. Uses
@@ -561,6 +618,10 @@ unsafe fn batch<T: LaneReal>(
         let groups = nthreads / g;
         let my_group = tid / g;
         let passes = np.div_ceil(groups);
+        let kc0 = lane_consts(s.f, chunk(dim, g, 0, gr.lane).0);
+        let mut cache = DrawCache {
+            pre: Draws { r: [0; 5], jrand: 0 },
+        };
 
         // Initialisation.
         let mut pass = 0;
@@ -568,7 +629,7 @@ unsafe fn batch<T: LaneReal>(
             let i0 = pass * groups + my_group;
             let active = i0 < np;
             let i = if active { i0 } else { np - 1 };
-            let fx = init_one(&s, &gr, key, pstream, i, active, lo, hi, a);
+            let fx = init_one(&s, &gr, key, pstream, i, active, lo, hi, a, &kc0);
             if active && gr.lane == 0 {
                 *fit.add(i as usize) = fx;
                 *flags.add(i as usize) = 0;
@@ -601,7 +662,8 @@ unsafe fn batch<T: LaneReal>(
                 let active = i0 < np;
                 let i = if active { i0 } else { np - 1 };
                 let fi = *fit.add(i as usize);
-                let (ft, _) = trial_one(&s, &gr, key, pstream, gn, i, active, bi, lo, hi, a, b, flags, fi);
+                let d = cache.get(&s, &gr, key, pstream, gn, pass, |q| q * groups + my_group);
+                let (ft, _) = trial_one(&s, &gr, key, pstream, gn, i, active, bi, lo, hi, a, b, flags, fi, &d, &kc0);
                 if active && gr.lane == 0 {
                     *trial_fit.add(i as usize) = ft;
                 }
@@ -705,6 +767,10 @@ unsafe fn step<T: LaneReal>(
         let groups = groups_per_block * nblocks;
         let my_group = blk * groups_per_block + tid / g;
         let passes = np.div_ceil(groups);
+        let kc0 = lane_consts(s.f, chunk(dim, g, 0, gr.lane).0);
+        let mut cache = DrawCache {
+            pre: Draws { r: [0; 5], jrand: 0 },
+        };
         let mut lf = T::INFINITY;
         let mut li = u32::MAX;
         let mut pass = 0;
@@ -713,10 +779,11 @@ unsafe fn step<T: LaneReal>(
             let active = i0 < np;
             let i = if active { i0 } else { np - 1 };
             let fx = if init {
-                init_one(&s, &gr, key, pstream, i, active, lo, hi, a)
+                init_one(&s, &gr, key, pstream, i, active, lo, hi, a, &kc0)
             } else {
                 let fi = *fit.add(i as usize);
-                let (ft, acc) = trial_one(&s, &gr, key, pstream, gn, i, active, best_i, lo, hi, a, b, flags_in, fi);
+                let d = cache.get(&s, &gr, key, pstream, gn, pass, |q| q * groups + my_group);
+                let (ft, acc) = trial_one(&s, &gr, key, pstream, gn, i, active, best_i, lo, hi, a, b, flags_in, fi, &d, &kc0);
                 if active && gr.lane == 0 {
                     let fl = *flags_in.add(i as usize);
                     *flags_out.add(i as usize) = if acc { fl ^ 1 } else { fl };
@@ -785,7 +852,7 @@ unsafe fn step<T: LaneReal>(
 }
 
 macro_rules! kernels {
-    ($t:ty, $func:expr, $batch:ident, $step:ident) => {
+    ($t:ty, $func:expr, $thesis:expr, $batch:ident, $step:ident) => {
         /// One block per population; see [`batch`].
         ///
         /// # Safety
@@ -818,6 +885,8 @@ macro_rules! kernels {
             gens_done: *mut u32,
             hist: *mut $t,
         ) {
+            // The thesis variants fix the strategy (and init-only bounds) at compile time.
+            let (strategy, bounds) = if $thesis { (Strategy::Thesis as u32, BoundPolicy::InitOnly as u32) } else { (strategy, bounds) };
             let s = Setup::<$t>::new($func as u32, strategy, crossover, bounds, dim, np, f, cr);
             // SAFETY: forwarded from this kernel's contract.
             unsafe {
@@ -860,6 +929,8 @@ macro_rules! kernels {
             best_f: *mut $t,
             hist: *mut $t,
         ) {
+            // The thesis variants fix the strategy (and init-only bounds) at compile time.
+            let (strategy, bounds) = if $thesis { (Strategy::Thesis as u32, BoundPolicy::InitOnly as u32) } else { (strategy, bounds) };
             let s = Setup::<$t>::new($func as u32, strategy, crossover, bounds, dim, np, f, cr);
             // SAFETY: forwarded from this kernel's contract.
             unsafe {
@@ -872,22 +943,38 @@ macro_rules! kernels {
     };
 }
 
-kernels!(f32, Function::Sphere, de_batch_f32_sphere, de_step_f32_sphere);
-kernels!(f32, Function::Griewank, de_batch_f32_griewank, de_step_f32_griewank);
-kernels!(f32, Function::Rosenbrock, de_batch_f32_rosenbrock, de_step_f32_rosenbrock);
-kernels!(f32, Function::Ackley, de_batch_f32_ackley, de_step_f32_ackley);
-kernels!(f32, Function::Penalized, de_batch_f32_penalized, de_step_f32_penalized);
-kernels!(f32, Function::Rastrigin, de_batch_f32_rastrigin, de_step_f32_rastrigin);
-kernels!(f32, Function::Schwefel12, de_batch_f32_schwefel12, de_step_f32_schwefel12);
-kernels!(f32, Function::Weierstrass, de_batch_f32_weierstrass, de_step_f32_weierstrass);
-kernels!(f64, Function::Sphere, de_batch_f64_sphere, de_step_f64_sphere);
-kernels!(f64, Function::Griewank, de_batch_f64_griewank, de_step_f64_griewank);
-kernels!(f64, Function::Rosenbrock, de_batch_f64_rosenbrock, de_step_f64_rosenbrock);
-kernels!(f64, Function::Ackley, de_batch_f64_ackley, de_step_f64_ackley);
-kernels!(f64, Function::Penalized, de_batch_f64_penalized, de_step_f64_penalized);
-kernels!(f64, Function::Rastrigin, de_batch_f64_rastrigin, de_step_f64_rastrigin);
-kernels!(f64, Function::Schwefel12, de_batch_f64_schwefel12, de_step_f64_schwefel12);
-kernels!(f64, Function::Weierstrass, de_batch_f64_weierstrass, de_step_f64_weierstrass);
+kernels!(f32, Function::Sphere, false, de_batch_f32_sphere, de_step_f32_sphere);
+kernels!(f32, Function::Sphere, true, de_batch_f32_sphere_thesis, de_step_f32_sphere_thesis);
+kernels!(f32, Function::Griewank, false, de_batch_f32_griewank, de_step_f32_griewank);
+kernels!(f32, Function::Griewank, true, de_batch_f32_griewank_thesis, de_step_f32_griewank_thesis);
+kernels!(f32, Function::Rosenbrock, false, de_batch_f32_rosenbrock, de_step_f32_rosenbrock);
+kernels!(f32, Function::Rosenbrock, true, de_batch_f32_rosenbrock_thesis, de_step_f32_rosenbrock_thesis);
+kernels!(f32, Function::Ackley, false, de_batch_f32_ackley, de_step_f32_ackley);
+kernels!(f32, Function::Ackley, true, de_batch_f32_ackley_thesis, de_step_f32_ackley_thesis);
+kernels!(f32, Function::Penalized, false, de_batch_f32_penalized, de_step_f32_penalized);
+kernels!(f32, Function::Penalized, true, de_batch_f32_penalized_thesis, de_step_f32_penalized_thesis);
+kernels!(f32, Function::Rastrigin, false, de_batch_f32_rastrigin, de_step_f32_rastrigin);
+kernels!(f32, Function::Rastrigin, true, de_batch_f32_rastrigin_thesis, de_step_f32_rastrigin_thesis);
+kernels!(f32, Function::Schwefel12, false, de_batch_f32_schwefel12, de_step_f32_schwefel12);
+kernels!(f32, Function::Schwefel12, true, de_batch_f32_schwefel12_thesis, de_step_f32_schwefel12_thesis);
+kernels!(f32, Function::Weierstrass, false, de_batch_f32_weierstrass, de_step_f32_weierstrass);
+kernels!(f32, Function::Weierstrass, true, de_batch_f32_weierstrass_thesis, de_step_f32_weierstrass_thesis);
+kernels!(f64, Function::Sphere, false, de_batch_f64_sphere, de_step_f64_sphere);
+kernels!(f64, Function::Sphere, true, de_batch_f64_sphere_thesis, de_step_f64_sphere_thesis);
+kernels!(f64, Function::Griewank, false, de_batch_f64_griewank, de_step_f64_griewank);
+kernels!(f64, Function::Griewank, true, de_batch_f64_griewank_thesis, de_step_f64_griewank_thesis);
+kernels!(f64, Function::Rosenbrock, false, de_batch_f64_rosenbrock, de_step_f64_rosenbrock);
+kernels!(f64, Function::Rosenbrock, true, de_batch_f64_rosenbrock_thesis, de_step_f64_rosenbrock_thesis);
+kernels!(f64, Function::Ackley, false, de_batch_f64_ackley, de_step_f64_ackley);
+kernels!(f64, Function::Ackley, true, de_batch_f64_ackley_thesis, de_step_f64_ackley_thesis);
+kernels!(f64, Function::Penalized, false, de_batch_f64_penalized, de_step_f64_penalized);
+kernels!(f64, Function::Penalized, true, de_batch_f64_penalized_thesis, de_step_f64_penalized_thesis);
+kernels!(f64, Function::Rastrigin, false, de_batch_f64_rastrigin, de_step_f64_rastrigin);
+kernels!(f64, Function::Rastrigin, true, de_batch_f64_rastrigin_thesis, de_step_f64_rastrigin_thesis);
+kernels!(f64, Function::Schwefel12, false, de_batch_f64_schwefel12, de_step_f64_schwefel12);
+kernels!(f64, Function::Schwefel12, true, de_batch_f64_schwefel12_thesis, de_step_f64_schwefel12_thesis);
+kernels!(f64, Function::Weierstrass, false, de_batch_f64_weierstrass, de_step_f64_weierstrass);
+kernels!(f64, Function::Weierstrass, true, de_batch_f64_weierstrass_thesis, de_step_f64_weierstrass_thesis);
 
 /// Evaluates `n` row-major vectors (stride [`stride`]) into `out`; one group per vector.
 ///
@@ -930,7 +1017,7 @@ unsafe fn evaluate_rows<T: LaneReal>(function: u32, dim: u32, n: u32, x: *const 
             while c < rounds(dim) {
                 let (j0, cnt) = chunk(dim, g, c, gr.lane);
                 let v = if cnt > 0 { T::load4(x.add((i * st + j0) as usize)) } else { [T::ZERO; 4] };
-                ev.round(&gr, f, v, j0, cnt, dim);
+                ev.round(&gr, f, v, j0, cnt, dim, &lane_consts(f, j0));
                 c += 1;
             }
             let val = ev.value(&gr, f, dim);

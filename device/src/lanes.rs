@@ -6,7 +6,7 @@
 //! `rounds(D) = ⌈D / 4G⌉` rounds; in round `c` lane `l` owns the four components from
 //! `4(cG + l)`.
 
-use crate::functions::{Acc, Function, LaneIn, accumulate, finish, lane_total};
+use crate::functions::{Acc, Function, LaneIn, accumulate, finish, lane_consts, lane_total};
 use crate::real::Real;
 
 /// Components per lane per round (one 16-byte load of `f32`).
@@ -97,7 +97,8 @@ pub fn evaluate<T: Real>(f: Function, x: &[T]) -> T {
             carry_sum = carry_sum + incl[gu - 1];
         }
         for l in 0..gu {
-            accumulate(f, &mut acc[l], &ins[l], dim);
+            let kc = lane_consts(f, ins[l].j0);
+            accumulate(f, &mut acc[l], &ins[l], dim, &kc);
         }
         carry_last = ins[gu - 1].v[3];
     }

@@ -90,7 +90,8 @@ pub fn trial<T: Real>(job: &Job, pop: &Population<T>, best: usize, g: u32, i: us
         cr: T::of(job.cr),
         dim: d as u32,
     };
-    let draws = draw_indices(key, job.stream, i as u32, g, np, job.strategy.draws(), d as u32);
+    let jdim = if job.strategy.crosses() { d as u32 } else { 0 };
+    let draws = draw_indices(key, job.stream, i as u32, g, np, job.strategy.draws(), jdim);
     let sub = subsequence(job.stream, i as u32);
     let words = |j0: usize| block_words(key, sub, block(g, COMPONENT_SLOT + (j0 / 4) as u32));
     let mut run = d as u32;

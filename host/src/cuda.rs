@@ -20,6 +20,13 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+/// A final population read back from the GPU: rows (`dim` values each) and values.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FinalPopulation {
+    pub x: Vec<f64>,
+    pub fit: Vec<f64>,
+}
+
 /// Words of the grid kernels' state (see the device crate's `STATE_*`).
 const STATE_GEN: usize = 0;
 const STATE_DONE: usize = 2;
@@ -77,12 +84,25 @@ pub fn driver_present() -> bool {
 /// A GPU with the gpude module loaded, and streams to spread launches over.
 pub struct CudaEngine {
     ctx: Arc<CudaContext>,
-    module: Arc<CudaModule>,
+    /// Kernel name → its own PTX module, compiled by the driver on first use.
+    kernels: HashMap<&'static str, &'static str>,
     streams: Vec<Arc<CudaStream>>,
-    functions: Mutex<HashMap<String, CudaFunction>>,
+    functions: Mutex<HashMap<String, (Arc<CudaModule>, CudaFunction)>>,
     sm_count: u32,
     name: String,
     capability: (i32, i32),
+}
+
+/// The kernel of `kind` (`batch` or `step`) for a job: the thesis strategy with
+/// init-only bounds has its own specialised kernels.
+fn kernel_name<T: Real>(kind: &str, job: &Job) -> String {
+    let special = job.strategy == gpude_device::Strategy::Thesis && job.bounds == gpude_device::BoundPolicy::InitOnly;
+    format!(
+        "de_{kind}_{}_{}{}",
+        T::NAME,
+        kernel_suffix(job.problem.function),
+        if special { "_thesis" } else { "" }
+    )
 }
 
 /// The kernel-name suffix of a function.
@@ -105,8 +125,9 @@ impl GpuReal for f32 {}
 impl GpuReal for f64 {}
 
 impl CudaEngine {
-    /// Opens GPU `device`, loads `ptx`, and makes `streams` streams (at least one).
-    pub fn new(ptx: &str, device: usize, streams: usize) -> Result<Self> {
+    /// Opens GPU `device` with the kernels (name, PTX module) and makes `streams`
+    /// streams. Each kernel's module is compiled by the driver when first used.
+    pub fn new(kernels: &'static [(&'static str, &'static str)], device: usize, streams: usize) -> Result<Self> {
         if !driver_present() {
             return Err(Error::CudaUnavailable(
                 "no NVIDIA driver library (libcuda.so) was found".into(),
@@ -123,9 +144,6 @@ impl CudaEngine {
             return Err(Error::invalid("streams", streams, "1 ..= 128"));
         }
         let ctx = CudaContext::new(device).map_err(cuda_err("opening the device"))?;
-        let module = ctx
-            .load_module(cudarc::nvrtc::Ptx::from_src(ptx))
-            .map_err(cuda_err("loading the gpude PTX module"))?;
         let mut ss = vec![ctx.default_stream()];
         for _ in 1..streams {
             ss.push(ctx.new_stream().map_err(cuda_err("creating a stream"))?);
@@ -138,7 +156,7 @@ impl CudaEngine {
         let capability = ctx.compute_capability().unwrap_or((0, 0));
         Ok(CudaEngine {
             ctx,
-            module,
+            kernels: kernels.iter().copied().collect(),
             streams: ss,
             functions: Mutex::new(HashMap::new()),
             sm_count,
@@ -162,15 +180,25 @@ impl CudaEngine {
 
     fn function(&self, name: &str) -> Result<CudaFunction> {
         let mut cache = self.functions.lock().expect("function cache lock");
-        if let Some(f) = cache.get(name) {
+        if let Some((_, f)) = cache.get(name) {
             return Ok(f.clone());
         }
-        let f = self
-            .module
+        let ptx = self.kernels.get(name).ok_or_else(|| Error::MissingKernel { name: name.into() })?;
+        let module = self
+            .ctx
+            .load_module(cudarc::nvrtc::Ptx::from_src(*ptx))
+            .map_err(cuda_err(format!("loading the module of {name}")))?;
+        let f = module
             .load_function(name)
             .map_err(|_| Error::MissingKernel { name: name.into() })?;
-        cache.insert(name.into(), f.clone());
+        cache.insert(name.into(), (module, f.clone()));
         Ok(f)
+    }
+
+    /// Compiles (if not yet) the module of `name`: lets callers keep the driver's
+    /// compilation out of timings.
+    pub fn prepare(&self, name: &str) -> Result<()> {
+        self.function(name).map(|_| ())
     }
 
     /// The most threads a block of `f` may have (registers permitting), in whole warps.
@@ -202,10 +230,32 @@ impl CudaEngine {
         };
         match mode {
             Mode::Grid => match job.precision {
-                crate::Precision::F32 => self.run_grid::<f32>(job),
-                crate::Precision::F64 => self.run_grid::<f64>(job),
+                crate::Precision::F32 => self.grid::<f32>(job, false).map(|r| r.0),
+                crate::Precision::F64 => self.grid::<f64>(job, false).map(|r| r.0),
             },
             _ => Ok(self.run_batch(std::slice::from_ref(job))?.remove(0)),
+        }
+    }
+
+    /// Runs one job and reads its final population back (for parity checks).
+    pub fn run_with_population(&self, job: &Job, mode: Mode) -> Result<(RunResult, FinalPopulation)> {
+        let mode = match mode {
+            Mode::Auto => self.auto_mode(job),
+            m => m,
+        };
+        match (mode, job.precision) {
+            (Mode::Grid, crate::Precision::F32) => self.grid::<f32>(job, true).map(|(r, p)| (r, p.expect("asked for"))),
+            (Mode::Grid, crate::Precision::F64) => self.grid::<f64>(job, true).map(|(r, p)| (r, p.expect("asked for"))),
+            (_, crate::Precision::F32) => {
+                let l = self.launch_batch::<f32>(&[job], self.streams[0].clone())?;
+                let pop = l.population(0, job)?;
+                Ok((l.finish(&[job])?.remove(0), pop))
+            }
+            (_, crate::Precision::F64) => {
+                let l = self.launch_batch::<f64>(&[job], self.streams[0].clone())?;
+                let pop = l.population(0, job)?;
+                Ok((l.finish(&[job])?.remove(0), pop))
+            }
         }
     }
 
@@ -265,7 +315,7 @@ impl CudaEngine {
             + 4 * (p * np + 32 * p + 2 * p) as u64
             + 12 * p as u64;
         self.check_memory(needed)?;
-        let name = format!("de_batch_{}_{}", T::NAME, kernel_suffix(job.problem.function));
+        let name = kernel_name::<T>("batch", job);
         let func = self.function(&name)?;
         let g = group_width(dim);
         let threads = self
@@ -364,12 +414,12 @@ impl CudaEngine {
         })
     }
 
-    fn run_grid<T: GpuReal>(&self, job: &Job) -> Result<RunResult> {
+    fn grid<T: GpuReal>(&self, job: &Job, keep: bool) -> Result<(RunResult, Option<FinalPopulation>)> {
         let dim = job.dim();
         let st = stride(dim) as usize;
         let np = job.pop as usize;
         let gens = job.generations;
-        let name = format!("de_step_{}_{}", T::NAME, kernel_suffix(job.problem.function));
+        let name = kernel_name::<T>("step", job);
         let func = self.function(&name)?;
         let g = group_width(dim);
         let threads = self.max_threads(&func, &name)?.min(256);
@@ -487,7 +537,16 @@ impl CudaEngine {
             }
             None => None,
         };
-        Ok(RunResult {
+        let population = if keep {
+            let a = stream.clone_dtoh(&pop_a).map_err(cuda_err(ctx("reading back")))?;
+            let b = stream.clone_dtoh(&pop_b).map_err(cuda_err(ctx("reading back")))?;
+            let fl = stream.clone_dtoh(&flags).map_err(cuda_err(ctx("reading back")))?;
+            let f = stream.clone_dtoh(&fit).map_err(cuda_err(ctx("reading back")))?;
+            Some(gather(&a, &b, &fl[plane..plane + np], &f, dim as usize, st))
+        } else {
+            None
+        };
+        let result = RunResult {
             best_x: DVector::from_iterator(dim as usize, x.iter().map(|v| v.to_f64())),
             best_f: bf,
             error: bf - job.info().min,
@@ -499,7 +558,8 @@ impl CudaEngine {
             backend: "cuda",
             seed: job.seed,
             stream: job.stream,
-        })
+        };
+        Ok((result, population))
     }
 
     /// Evaluates row-major points (`n × dim`) on the GPU, as the kernels do.
@@ -565,13 +625,9 @@ struct BatchLaunch<T: GpuReal> {
     start: Instant,
     p: usize,
     st: usize,
-    #[allow(dead_code)]
     pop_a: CudaSlice<T>,
-    #[allow(dead_code)]
     pop_b: CudaSlice<T>,
-    #[allow(dead_code)]
     flags: CudaSlice<u32>,
-    #[allow(dead_code)]
     fit: CudaSlice<T>,
     best_x: CudaSlice<T>,
     best_f: CudaSlice<T>,
@@ -590,7 +646,32 @@ struct BatchLaunch<T: GpuReal> {
     ),
 }
 
+/// Rows of a double-buffered population, each from the buffer its flag names.
+fn gather<T: GpuReal>(a: &[T], b: &[T], flags: &[u32], fit: &[T], dim: usize, st: usize) -> FinalPopulation {
+    let mut x = Vec::with_capacity(flags.len() * dim);
+    for (i, &f) in flags.iter().enumerate() {
+        let src = if f == 0 { a } else { b };
+        x.extend(src[i * st..i * st + dim].iter().map(|v| v.to_f64()));
+    }
+    FinalPopulation {
+        x,
+        fit: fit.iter().map(|v| v.to_f64()).collect(),
+    }
+}
+
 impl<T: GpuReal> BatchLaunch<T> {
+    /// Population `k`'s final rows and values.
+    fn population(&self, k: usize, job: &Job) -> Result<FinalPopulation> {
+        let err = |what: &str| cuda_err(format!("{}: {what}", self.name));
+        let np = job.pop as usize;
+        let n = np * self.st;
+        let a = self.stream.clone_dtoh(&self.pop_a.slice(k * n..(k + 1) * n)).map_err(err("reading back"))?;
+        let b = self.stream.clone_dtoh(&self.pop_b.slice(k * n..(k + 1) * n)).map_err(err("reading back"))?;
+        let fl = self.stream.clone_dtoh(&self.flags.slice(k * np..(k + 1) * np)).map_err(err("reading back"))?;
+        let f = self.stream.clone_dtoh(&self.fit.slice(k * np..(k + 1) * np)).map_err(err("reading back"))?;
+        Ok(gather(&a, &b, &fl, &f, job.dim() as usize, self.st))
+    }
+
     fn finish(self, jobs: &[&Job]) -> Result<Vec<RunResult>> {
         let err = |what: &str| cuda_err(format!("{}: {what}", self.name));
         let gens_done = self.stream.clone_dtoh(&self.gens_done).map_err(err("running"))?;

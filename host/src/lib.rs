@@ -1,7 +1,7 @@
 //! gpude's host side: problems, jobs, the CPU and CUDA engines, batches and results.
 //!
-//! The CUDA engine needs the PTX that the root crate's build script makes; the `gpude`
-//! crate passes it in (`gpude::Solver` does this for you).
+//! The CUDA engine needs the PTX modules that the root crate's build script makes; the
+//! `gpude` crate passes them in (`gpude::Solver` does this for you).
 
 pub mod config;
 pub mod cpu;
@@ -11,7 +11,7 @@ pub mod problem;
 pub mod result;
 
 pub use config::{Job, JobBuilder, Precision};
-pub use cuda::{CudaEngine, Mode};
+pub use cuda::{CudaEngine, FinalPopulation, Mode};
 pub use error::{Error, Result};
 pub use gpude_device::{BoundPolicy, Crossover, Function, Strategy};
 pub use problem::{FUNCTIONS, FunctionInfo, Problem};
@@ -71,9 +71,10 @@ impl Default for SolverOptions {
 }
 
 impl Solver {
-    /// Opens the backend. With `Cuda`, a missing driver or GPU is an error; with
-    /// `Auto`, it selects the CPU and records why in `fallback_reason`.
-    pub fn new(ptx: &str, opts: &SolverOptions) -> Result<Solver> {
+    /// Opens the backend with the kernels (name, PTX module). With `Cuda`, a missing
+    /// driver or GPU is an error; with `Auto`, it selects the CPU and records why in
+    /// `fallback_reason`.
+    pub fn new(kernels: &'static [(&'static str, &'static str)], opts: &SolverOptions) -> Result<Solver> {
         let mut s = Solver {
             cuda: None,
             mode: opts.mode,
@@ -81,8 +82,8 @@ impl Solver {
         };
         match opts.backend {
             Backend::Cpu => {}
-            Backend::Cuda => s.cuda = Some(CudaEngine::new(ptx, opts.device, opts.streams)?),
-            Backend::Auto => match CudaEngine::new(ptx, opts.device, opts.streams) {
+            Backend::Cuda => s.cuda = Some(CudaEngine::new(kernels, opts.device, opts.streams)?),
+            Backend::Auto => match CudaEngine::new(kernels, opts.device, opts.streams) {
                 Ok(e) => s.cuda = Some(e),
                 Err(e) => s.fallback_reason = Some(e.to_string()),
             },

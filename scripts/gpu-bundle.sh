@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Builds the release binaries a GPU machine needs (it has no Rust toolchain) into
+# gpu-bundle/: the CLI, the GPU test binary and the PTX.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mkdir -p gpu-bundle
+cargo build --release --bin gpude --examples
+exe=$(cargo test --release --test gpu --no-run --message-format=json 2>/dev/null |
+  python3 -c 'import json,sys
+for l in sys.stdin:
+    m=json.loads(l)
+    if m.get("reason")=="compiler-artifact" and m.get("executable") and m["target"]["name"]=="gpu": print(m["executable"])' | tail -1)
+cp target/release/gpude gpu-bundle/
+cp "$exe" gpu-bundle/gpu-tests
+cp target/release/examples/gpucheck gpu-bundle/ 2>/dev/null || true
+cp "$(ls -t $(find target/release -name gpude.ptx) | head -1)" gpu-bundle/gpude.ptx
+cp scripts/gpu-run.sh gpu-bundle/
+ls -la gpu-bundle

@@ -1,0 +1,161 @@
+//! Benchmarks of the engines on the thesis variant (Griewank, D = 128 unless stated).
+//!
+//! Each case is timed at two generation counts, G/5 and G, median of `repeats` runs
+//! each; the marginal cost per generation `(t(G) − t(G/5)) / (0.8 G)` leaves out the
+//! fixed costs (allocation, upload, initial population, read-back), which are reported
+//! apart as `fixed_ms`. One warm-up run per case comes first.
+
+use crate::{Job, Mode, Precision, Result, Strategy, cpu};
+use serde::Serialize;
+use std::time::Instant;
+
+/// One benchmark case.
+#[derive(Clone, Debug, Serialize)]
+pub struct Case {
+    pub name: String,
+    pub backend: &'static str,
+    pub mode: &'static str,
+    pub function: &'static str,
+    pub dim: u32,
+    pub pop: u32,
+    /// Populations evolved at once.
+    pub populations: u32,
+    pub generations: u32,
+    pub precision: &'static str,
+}
+
+/// Its measurement.
+#[derive(Clone, Debug, Serialize)]
+pub struct Record {
+    #[serde(flatten)]
+    pub case: Case,
+    /// Marginal wall time per generation, median (µs).
+    pub us_per_gen: f64,
+    /// populations · Np · D · generations per second.
+    pub element_gens_per_s: f64,
+    /// Fixed cost of a run (ms), from the same fit.
+    pub fixed_ms: f64,
+    /// Median wall times at G/5 and G (ms).
+    pub t_short_ms: f64,
+    pub t_long_ms: f64,
+    pub repeats: usize,
+    /// Median best error at G (one population; sanity, not speed).
+    pub final_error: f64,
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// The standard cases of `gpude bench` (GPU cases only when `gpu` is given).
+pub fn standard_cases(gpu: bool, quick: bool) -> Vec<Case> {
+    let g = |n: u32| if quick { (n / 10).max(10) } else { n };
+    let case = |name: &str, backend, mode, pop, pops, gens, prec: Precision| Case {
+        name: name.into(),
+        backend,
+        mode,
+        function: "griewank",
+        dim: 128,
+        pop,
+        populations: pops,
+        generations: gens,
+        precision: prec.name(),
+    };
+    let mut v = Vec::new();
+    if gpu {
+        v.push(case("one pop Np=2048 (grid)", "cuda", "grid", 2048, 1, g(2000), Precision::F32));
+        v.push(case("one pop Np=2048 (block)", "cuda", "batch", 2048, 1, g(500), Precision::F32));
+        v.push(case("one pop Np=8192 (grid)", "cuda", "grid", 8192, 1, g(2000), Precision::F32));
+        v.push(case("one pop Np=65536 (grid)", "cuda", "grid", 65536, 1, g(500), Precision::F32));
+        v.push(case("batch 132 x 2048", "cuda", "batch", 2048, 132, g(200), Precision::F32));
+        v.push(case("batch 528 x 256", "cuda", "batch", 256, 528, g(500), Precision::F32));
+        v.push(case("one pop Np=8192 (grid) f64", "cuda", "grid", 8192, 1, g(1000), Precision::F64));
+        v.push(case("batch 132 x 2048 f64", "cuda", "batch", 2048, 132, g(100), Precision::F64));
+    }
+    v.push(case("cpu Np=2048", "cpu", "cpu", 2048, 1, if quick { 10 } else { 50 }, Precision::F32));
+    v.push(case("cpu Np=8192", "cpu", "cpu", 8192, 1, if quick { 5 } else { 20 }, Precision::F32));
+    v.push(case("cpu Np=8192 f64", "cpu", "cpu", 8192, 1, if quick { 5 } else { 10 }, Precision::F64));
+    v
+}
+
+fn jobs_for(c: &Case, gens: u32) -> Result<Vec<Job>> {
+    let f = crate::FunctionInfo::parse(c.function)?.function;
+    let precision = Precision::parse(c.precision)?;
+    (0..c.populations)
+        .map(|k| {
+            Job::builder(f, c.dim)
+                .pop(c.pop)
+                .generations(gens)
+                .strategy(Strategy::Thesis)
+                .precision(precision)
+                .seed(1)
+                .stream(k)
+                .build()
+        })
+        .collect()
+}
+
+fn time_once(c: &Case, gens: u32, engine: Option<&crate::CudaEngine>) -> Result<(f64, f64)> {
+    let jobs = jobs_for(c, gens)?;
+    let start = Instant::now();
+    let err = match (c.backend, engine) {
+        ("cuda", Some(e)) => {
+            let mode = if c.mode == "grid" { Mode::Grid } else { Mode::Batch };
+            if mode == Mode::Grid {
+                e.run(&jobs[0], Mode::Grid)?.error
+            } else {
+                e.run_batch(&jobs)?[0].error
+            }
+        }
+        _ => match jobs[0].precision {
+            Precision::F32 => cpu::run::<f32>(&jobs[0], None).error,
+            Precision::F64 => cpu::run::<f64>(&jobs[0], None).error,
+        },
+    };
+    Ok((start.elapsed().as_secs_f64() * 1e3, err))
+}
+
+/// Measures one case.
+pub fn measure(c: &Case, engine: Option<&crate::CudaEngine>, repeats: usize) -> Result<Record> {
+    let long = c.generations.max(5);
+    let short = (long / 5).max(1);
+    time_once(c, short, engine)?;
+    let mut ts = Vec::new();
+    let mut tl = Vec::new();
+    let mut errs = Vec::new();
+    for _ in 0..repeats.max(1) {
+        ts.push(time_once(c, short, engine)?.0);
+        let (t, e) = time_once(c, long, engine)?;
+        tl.push(t);
+        errs.push(e);
+    }
+    let (t_short, t_long) = (median(&mut ts), median(&mut tl));
+    let per_gen_ms = ((t_long - t_short) / (long - short) as f64).max(1e-9);
+    let elements = c.populations as f64 * c.pop as f64 * c.dim as f64;
+    Ok(Record {
+        case: c.clone(),
+        us_per_gen: per_gen_ms * 1e3,
+        element_gens_per_s: elements / (per_gen_ms * 1e-3),
+        fixed_ms: t_long - per_gen_ms * long as f64,
+        t_short_ms: t_short,
+        t_long_ms: t_long,
+        repeats: repeats.max(1),
+        final_error: median(&mut errs),
+    })
+}
+
+/// A short human table of records.
+pub fn table(records: &[Record]) -> String {
+    let mut s = format!(
+        "{:<30} {:>8} {:>10} {:>12} {:>14} {:>10}\n",
+        "case", "prec", "gens", "us/gen", "elem-gens/s", "fixed ms"
+    );
+    for r in records {
+        s += &format!(
+            "{:<30} {:>8} {:>10} {:>12.2} {:>14.3e} {:>10.1}\n",
+            r.case.name, r.case.precision, r.case.generations, r.us_per_gen, r.element_gens_per_s, r.fixed_ms
+        );
+    }
+    s
+}
