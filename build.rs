@@ -97,7 +97,8 @@ fn run() -> Result<()> {
     for (name, module) in &modules {
         let file = format!("kernel_{name}.ptx");
         std::fs::write(out.join(&file), module).map_err(|e| e.to_string())?;
-        table += &format!("    ({name:?}, include_str!(concat!(env!(\"OUT_DIR\"), \"/{file}\"))),\n");
+        table +=
+            &format!("    ({name:?}, include_str!(concat!(env!(\"OUT_DIR\"), \"/{file}\"))),\n");
     }
     table += "]\n";
     std::fs::write(out.join("kernels.rs"), table).map_err(|e| e.to_string())?;
@@ -138,7 +139,11 @@ enum Kind {
 fn declared_name(text: &str, keyword: &str) -> Option<String> {
     let rest = &text[text.find(keyword)? + keyword.len()..];
     let rest = rest.trim_start();
-    let rest = if rest.starts_with('(') { &rest[rest.find(')')? + 1..] } else { rest };
+    let rest = if rest.starts_with('(') {
+        &rest[rest.find(')')? + 1..]
+    } else {
+        rest
+    };
     let name: String = rest
         .trim_start()
         .chars()
@@ -161,23 +166,47 @@ fn split_ptx(text: &str) -> Result<Vec<(String, String)>> {
         cur.push_str(line);
         cur.push('\n');
         depth += line.matches('{').count() as i32 - line.matches('}').count() as i32;
-        let done = depth == 0 && (t.ends_with(';') || t.ends_with('}') || t.starts_with(".version")
-            || t.starts_with(".target") || t.starts_with(".address_size"));
+        let done = depth == 0
+            && (t.ends_with(';')
+                || t.ends_with('}')
+                || t.starts_with(".version")
+                || t.starts_with(".target")
+                || t.starts_with(".address_size"));
         if !done {
             continue;
         }
         let head = cur.trim_start();
-        let (kind, name) = if head.starts_with(".version") || head.starts_with(".target") || head.starts_with(".address_size") {
+        let (kind, name) = if head.starts_with(".version")
+            || head.starts_with(".target")
+            || head.starts_with(".address_size")
+        {
             (Kind::Header, String::new())
         } else if head.contains(".entry") && head.contains('{') {
-            (Kind::Entry, declared_name(head, ".entry").ok_or("unnamed .entry in the PTX")?)
-        } else if head.starts_with(".func") || head.starts_with(".visible .func") || head.starts_with(".weak .func") {
+            (
+                Kind::Entry,
+                declared_name(head, ".entry").ok_or("unnamed .entry in the PTX")?,
+            )
+        } else if head.starts_with(".func")
+            || head.starts_with(".visible .func")
+            || head.starts_with(".weak .func")
+        {
             let name = declared_name(head, ".func").ok_or("unnamed .func in the PTX")?;
-            (if head.contains('{') { Kind::FuncDef } else { Kind::FuncDecl }, name)
+            (
+                if head.contains('{') {
+                    Kind::FuncDef
+                } else {
+                    Kind::FuncDecl
+                },
+                name,
+            )
         } else {
             (Kind::Global, String::new())
         };
-        items.push(Item { text: std::mem::take(&mut cur), kind, name });
+        items.push(Item {
+            text: std::mem::take(&mut cur),
+            kind,
+            name,
+        });
     }
     if depth != 0 || !cur.trim().is_empty() {
         return Err("the PTX ended inside an item; cannot split it".into());

@@ -1,14 +1,62 @@
-//! Runs the benchmark cases and prints JSON lines and a table (used before the CLI's
-//! `bench` existed; kept as a minimal library example).
+//! Runs the benchmark cases (optionally for several register caps of the kernels) and
+//! prints JSON lines and a table per cap.
+//!
+//! usage: gpucheck [--quick] [--caps 0,64,96] [--only SUBSTRING]
+//! (cap 0: no cap; 1: the engine's default)
 fn main() -> gpude::Result<()> {
-    let quick = std::env::args().any(|a| a == "--quick");
-    let engine = gpude::cuda_engine(0, 4).ok();
-    let mut recs = Vec::new();
-    for c in gpude::bench::standard_cases(engine.is_some(), quick) {
-        let r = gpude::bench::measure(&c, engine.as_ref(), 3)?;
-        println!("{}", serde_json::to_string(&r).expect("json"));
-        recs.push(r);
+    let args: Vec<String> = std::env::args().collect();
+    let quick = args.iter().any(|a| a == "--quick");
+    let opt = |name: &str| {
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|k| args.get(k + 1))
+            .cloned()
+    };
+    let caps: Vec<u32> = opt("--caps")
+        .map(|s| s.split(',').filter_map(|c| c.parse().ok()).collect())
+        .unwrap_or_else(|| vec![1]);
+    let only = opt("--only");
+    let mut tables = String::new();
+    for cap in caps {
+        // SAFETY-free: the variable is read when kernels are first loaded by a new engine.
+        if cap == 1 {
+            unsafe_env::remove("GPUDE_MAXNREG");
+        } else {
+            unsafe_env::set("GPUDE_MAXNREG", &cap.to_string());
+        }
+        let engine = gpude::cuda_engine(0, 4).ok();
+        let mut recs = Vec::new();
+        for c in gpude::bench::standard_cases(engine.is_some(), quick) {
+            if only.as_deref().is_some_and(|o| !c.name.contains(o))
+                || (cap != 1 && c.backend == "cpu")
+            {
+                continue;
+            }
+            let r = gpude::bench::measure(&c, engine.as_ref(), 3)?;
+            println!("{}", serde_json::to_string(&r).expect("json"));
+            recs.push(r);
+        }
+        tables += &format!(
+            "-- register cap: {}\n{}",
+            match cap {
+                0 => "none".to_string(),
+                1 => "default".to_string(),
+                c => c.to_string(),
+            },
+            gpude::bench::table(&recs)
+        );
     }
-    print!("{}", gpude::bench::table(&recs));
+    print!("{tables}");
     Ok(())
+}
+
+mod unsafe_env {
+    pub fn set(k: &str, v: &str) {
+        // SAFETY: single-threaded at this point (no engine or worker threads are running).
+        unsafe { std::env::set_var(k, v) }
+    }
+    pub fn remove(k: &str) {
+        // SAFETY: as above.
+        unsafe { std::env::remove_var(k) }
+    }
 }

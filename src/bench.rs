@@ -62,20 +62,124 @@ pub fn standard_cases(gpu: bool, quick: bool) -> Vec<Case> {
         generations: gens,
         precision: prec.name(),
     };
+    // (name, backend, mode, Np, populations, generations, precision)
+    let table: [(&str, &'static str, &'static str, u32, u32, u32, Precision); 12] = [
+        (
+            "one pop Np=2048 (grid)",
+            "cuda",
+            "grid",
+            2048,
+            1,
+            g(2000),
+            Precision::F32,
+        ),
+        (
+            "one pop Np=2048 (block)",
+            "cuda",
+            "batch",
+            2048,
+            1,
+            g(500),
+            Precision::F32,
+        ),
+        (
+            "one pop Np=8192 (grid)",
+            "cuda",
+            "grid",
+            8192,
+            1,
+            g(2000),
+            Precision::F32,
+        ),
+        (
+            "one pop Np=8192 (steps)",
+            "cuda",
+            "steps",
+            8192,
+            1,
+            g(2000),
+            Precision::F32,
+        ),
+        (
+            "one pop Np=65536 (grid)",
+            "cuda",
+            "grid",
+            65536,
+            1,
+            g(500),
+            Precision::F32,
+        ),
+        (
+            "batch 132 x 2048",
+            "cuda",
+            "batch",
+            2048,
+            132,
+            g(200),
+            Precision::F32,
+        ),
+        (
+            "batch 528 x 256",
+            "cuda",
+            "batch",
+            256,
+            528,
+            g(500),
+            Precision::F32,
+        ),
+        (
+            "one pop Np=8192 (grid) f64",
+            "cuda",
+            "grid",
+            8192,
+            1,
+            g(1000),
+            Precision::F64,
+        ),
+        (
+            "batch 132 x 2048 f64",
+            "cuda",
+            "batch",
+            2048,
+            132,
+            g(100),
+            Precision::F64,
+        ),
+        (
+            "cpu Np=2048",
+            "cpu",
+            "cpu",
+            2048,
+            1,
+            if quick { 10 } else { 50 },
+            Precision::F32,
+        ),
+        (
+            "cpu Np=8192",
+            "cpu",
+            "cpu",
+            8192,
+            1,
+            if quick { 5 } else { 20 },
+            Precision::F32,
+        ),
+        (
+            "cpu Np=8192 f64",
+            "cpu",
+            "cpu",
+            8192,
+            1,
+            if quick { 5 } else { 10 },
+            Precision::F64,
+        ),
+    ];
     let mut v = Vec::new();
-    if gpu {
-        v.push(case("one pop Np=2048 (grid)", "cuda", "grid", 2048, 1, g(2000), Precision::F32));
-        v.push(case("one pop Np=2048 (block)", "cuda", "batch", 2048, 1, g(500), Precision::F32));
-        v.push(case("one pop Np=8192 (grid)", "cuda", "grid", 8192, 1, g(2000), Precision::F32));
-        v.push(case("one pop Np=65536 (grid)", "cuda", "grid", 65536, 1, g(500), Precision::F32));
-        v.push(case("batch 132 x 2048", "cuda", "batch", 2048, 132, g(200), Precision::F32));
-        v.push(case("batch 528 x 256", "cuda", "batch", 256, 528, g(500), Precision::F32));
-        v.push(case("one pop Np=8192 (grid) f64", "cuda", "grid", 8192, 1, g(1000), Precision::F64));
-        v.push(case("batch 132 x 2048 f64", "cuda", "batch", 2048, 132, g(100), Precision::F64));
+    for (name, backend, mode, pop, pops, gens, prec) in table {
+        if backend == "cuda" && !gpu {
+            continue;
+        }
+        v.push(case(name, backend, mode, pop, pops, gens, prec));
     }
-    v.push(case("cpu Np=2048", "cpu", "cpu", 2048, 1, if quick { 10 } else { 50 }, Precision::F32));
-    v.push(case("cpu Np=8192", "cpu", "cpu", 8192, 1, if quick { 5 } else { 20 }, Precision::F32));
-    v.push(case("cpu Np=8192 f64", "cpu", "cpu", 8192, 1, if quick { 5 } else { 10 }, Precision::F64));
     v
 }
 
@@ -101,11 +205,11 @@ fn time_once(c: &Case, gens: u32, engine: Option<&crate::CudaEngine>) -> Result<
     let start = Instant::now();
     let err = match (c.backend, engine) {
         ("cuda", Some(e)) => {
-            let mode = if c.mode == "grid" { Mode::Grid } else { Mode::Batch };
-            if mode == Mode::Grid {
-                e.run(&jobs[0], Mode::Grid)?.error
-            } else {
+            let mode = Mode::parse(c.mode)?;
+            if mode == Mode::Batch {
                 e.run_batch(&jobs)?[0].error
+            } else {
+                e.run(&jobs[0], mode)?.error
             }
         }
         _ => match jobs[0].precision {
@@ -154,7 +258,12 @@ pub fn table(records: &[Record]) -> String {
     for r in records {
         s += &format!(
             "{:<30} {:>8} {:>10} {:>12.2} {:>14.3e} {:>10.1}\n",
-            r.case.name, r.case.precision, r.case.generations, r.us_per_gen, r.element_gens_per_s, r.fixed_ms
+            r.case.name,
+            r.case.precision,
+            r.case.generations,
+            r.us_per_gen,
+            r.element_gens_per_s,
+            r.fixed_ms
         );
     }
     s

@@ -11,22 +11,43 @@ type Test = (&'static str, fn(&CudaEngine));
 
 fn main() {
     let tests: Vec<Test> = vec![
-        ("evaluate_kernel_matches_cpu_bit_for_bit", evaluate_kernel_matches_cpu),
-        ("one_generation_parity_every_strategy", one_generation_parity),
+        (
+            "evaluate_kernel_matches_cpu_bit_for_bit",
+            evaluate_kernel_matches_cpu,
+        ),
+        (
+            "one_generation_parity_every_strategy",
+            one_generation_parity,
+        ),
         ("grid_mode_matches_batch_mode", grid_matches_batch),
-        ("batch_of_mixed_jobs_matches_cpu_runs", mixed_batch_matches_cpu),
+        (
+            "batch_of_mixed_jobs_matches_cpu_runs",
+            mixed_batch_matches_cpu,
+        ),
         ("thirty_seeds_agree_statistically", thirty_seeds_agree),
         ("target_error_stops_early", target_stops_early),
         ("history_is_recorded", history_is_recorded),
-        ("too_large_job_is_refused_before_allocating", too_large_job_is_refused),
+        (
+            "too_large_job_is_refused_before_allocating",
+            too_large_job_is_refused,
+        ),
     ];
-    let filter: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
+    let filter: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
     let t0 = std::time::Instant::now();
     let engine = match gpude::cuda_engine(0, 4) {
         Ok(e) => e,
         Err(e) => {
-            println!("gpu tests: SKIPPED all {} — no usable GPU: {e}", tests.len());
-            println!("test result: ok. 0 passed; 0 failed; {} ignored", tests.len());
+            println!(
+                "gpu tests: SKIPPED all {} — no usable GPU: {e}",
+                tests.len()
+            );
+            println!(
+                "test result: ok. 0 passed; 0 failed; {} ignored",
+                tests.len()
+            );
             return;
         }
     };
@@ -47,7 +68,10 @@ fn main() {
         match catch_unwind(AssertUnwindSafe(|| t(&engine))) {
             Ok(()) => {
                 passed += 1;
-                println!("test {name} ... ok ({:.2} s)", start.elapsed().as_secs_f64());
+                println!(
+                    "test {name} ... ok ({:.2} s)",
+                    start.elapsed().as_secs_f64()
+                );
             }
             Err(_) => {
                 failed += 1;
@@ -55,13 +79,26 @@ fn main() {
             }
         }
     }
-    println!("test result: {}. {passed} passed; {failed} failed; 0 ignored", if failed == 0 { "ok" } else { "FAILED" });
+    println!(
+        "test result: {}. {passed} passed; {failed} failed; 0 ignored",
+        if failed == 0 { "ok" } else { "FAILED" }
+    );
     if failed > 0 {
         std::process::exit(1);
     }
 }
 
-fn job(f: Function, dim: u32, pop: u32, gens: u32, s: Strategy, c: Crossover, b: BoundPolicy, p: Precision, seed: u64) -> Job {
+fn job(
+    f: Function,
+    dim: u32,
+    pop: u32,
+    gens: u32,
+    s: Strategy,
+    c: Crossover,
+    b: BoundPolicy,
+    p: Precision,
+    seed: u64,
+) -> Job {
     Job::builder(f, dim)
         .pop(pop)
         .generations(gens)
@@ -122,7 +159,9 @@ fn evaluate_kernel_matches_cpu(e: &CudaEngine) {
     for info in gpude::FUNCTIONS {
         for dim in [1u32, 2, 3, 5, 30, 128, 130, 300] {
             let (lo, hi) = info.domain;
-            let pts: Vec<f64> = (0..dim as usize * 37).map(|_| lo + next() * (hi - lo)).collect();
+            let pts: Vec<f64> = (0..dim as usize * 37)
+                .map(|_| lo + next() * (hi - lo))
+                .collect();
             for p in [Precision::F32, Precision::F64] {
                 let gpu = match p {
                     Precision::F32 => e.evaluate::<f32>(info.function, dim, &pts),
@@ -134,7 +173,13 @@ fn evaluate_kernel_matches_cpu(e: &CudaEngine) {
                     .map(|x| gpude::evaluate(info.function, p, x).unwrap())
                     .collect();
                 let (worst, same) = compare(&gpu, &cpu);
-                assert_eq!(same, cpu.len(), "{} D={dim} {p:?}: {same}/{} equal, worst rel {worst:e}", info.name, cpu.len());
+                assert_eq!(
+                    same,
+                    cpu.len(),
+                    "{} D={dim} {p:?}: {same}/{} equal, worst rel {worst:e}",
+                    info.name,
+                    cpu.len()
+                );
             }
         }
     }
@@ -143,22 +188,65 @@ fn evaluate_kernel_matches_cpu(e: &CudaEngine) {
 fn one_generation_parity(e: &CudaEngine) {
     let mut cases = Vec::new();
     for s in Strategy::ALL {
-        for (f, dim) in [(Function::Griewank, 128), (Function::Rosenbrock, 30), (Function::Schwefel12, 5)] {
-            cases.push((s, Crossover::Binomial, BoundPolicy::InitOnly, f, dim, Precision::F32));
+        for (f, dim) in [
+            (Function::Griewank, 128),
+            (Function::Rosenbrock, 30),
+            (Function::Schwefel12, 5),
+        ] {
+            cases.push((
+                s,
+                Crossover::Binomial,
+                BoundPolicy::InitOnly,
+                f,
+                dim,
+                Precision::F32,
+            ));
         }
     }
-    for b in [BoundPolicy::Clip, BoundPolicy::Reflect, BoundPolicy::Resample] {
-        cases.push((Strategy::Rand1, Crossover::Exponential, b, Function::Penalized, 37, Precision::F32));
-        cases.push((Strategy::Best2, Crossover::Binomial, b, Function::Ackley, 200, Precision::F64));
+    for b in [
+        BoundPolicy::Clip,
+        BoundPolicy::Reflect,
+        BoundPolicy::Resample,
+    ] {
+        cases.push((
+            Strategy::Rand1,
+            Crossover::Exponential,
+            b,
+            Function::Penalized,
+            37,
+            Precision::F32,
+        ));
+        cases.push((
+            Strategy::Best2,
+            Crossover::Binomial,
+            b,
+            Function::Ackley,
+            200,
+            Precision::F64,
+        ));
     }
-    cases.push((Strategy::Thesis, Crossover::Binomial, BoundPolicy::InitOnly, Function::Weierstrass, 10, Precision::F64));
-    cases.push((Strategy::Thesis, Crossover::Binomial, BoundPolicy::InitOnly, Function::Rastrigin, 64, Precision::F64));
+    cases.push((
+        Strategy::Thesis,
+        Crossover::Binomial,
+        BoundPolicy::InitOnly,
+        Function::Weierstrass,
+        10,
+        Precision::F64,
+    ));
+    cases.push((
+        Strategy::Thesis,
+        Crossover::Binomial,
+        BoundPolicy::InitOnly,
+        Function::Rastrigin,
+        64,
+        Precision::F64,
+    ));
     let mut exact = 0;
     for (k, &(s, c, b, f, dim, p)) in cases.iter().enumerate() {
         for gens in [1u32, 3] {
             let j = job(f, dim, 64, gens, s, c, b, p, 1000 + k as u64);
             let cpu = cpu_population(&j);
-            for mode in [Mode::Batch, Mode::Grid] {
+            for mode in [Mode::Batch, Mode::Grid, Mode::Steps] {
                 let (_, gpu) = e.run_with_population(&j, mode).expect("gpu run");
                 let (wx, sx) = compare(&gpu.x, &cpu.x);
                 let (wf, sf) = compare(&gpu.fit, &cpu.fit);
@@ -173,26 +261,67 @@ fn one_generation_parity(e: &CudaEngine) {
             }
         }
     }
-    println!("  parity: {exact}/{} runs equal bit for bit (tolerance 1e-6 f32, 1e-13 f64)", cases.len() * 4);
+    println!(
+        "  parity: {exact}/{} runs equal bit for bit (tolerance 1e-6 f32, 1e-13 f64)",
+        cases.len() * 6
+    );
 }
 
 fn grid_matches_batch(e: &CudaEngine) {
     for p in [Precision::F32, Precision::F64] {
-        let j = job(Function::Griewank, 128, 2048, 50, Strategy::Thesis, Crossover::Binomial, BoundPolicy::InitOnly, p, 7);
+        let j = job(
+            Function::Griewank,
+            128,
+            2048,
+            50,
+            Strategy::Thesis,
+            Crossover::Binomial,
+            BoundPolicy::InitOnly,
+            p,
+            7,
+        );
         let a = e.run(&j, Mode::Batch).unwrap();
-        let b = e.run(&j, Mode::Grid).unwrap();
-        assert_eq!(a.best_f.to_bits(), b.best_f.to_bits(), "{p:?}: batch {} grid {}", a.best_f, b.best_f);
-        assert_eq!(a.best_x, b.best_x);
         assert_eq!(a.generations, 50);
-        assert_eq!(b.generations, 50);
+        for mode in [Mode::Grid, Mode::Steps] {
+            let b = e.run(&j, mode).unwrap();
+            assert_eq!(
+                a.best_f.to_bits(),
+                b.best_f.to_bits(),
+                "{p:?}: batch {} {mode:?} {}",
+                a.best_f,
+                b.best_f
+            );
+            assert_eq!(a.best_x, b.best_x);
+            assert_eq!(b.generations, 50);
+        }
     }
 }
 
 fn mixed_batch_matches_cpu(e: &CudaEngine) {
     let mut jobs = Vec::new();
     for seed in 0..6u64 {
-        jobs.push(job(Function::Sphere, 20, 96, 40, Strategy::Rand1, Crossover::Binomial, BoundPolicy::Clip, Precision::F32, seed));
-        jobs.push(job(Function::Ackley, 16, 64, 30, Strategy::Thesis, Crossover::Binomial, BoundPolicy::InitOnly, Precision::F64, seed));
+        jobs.push(job(
+            Function::Sphere,
+            20,
+            96,
+            40,
+            Strategy::Rand1,
+            Crossover::Binomial,
+            BoundPolicy::Clip,
+            Precision::F32,
+            seed,
+        ));
+        jobs.push(job(
+            Function::Ackley,
+            16,
+            64,
+            30,
+            Strategy::Thesis,
+            Crossover::Binomial,
+            BoundPolicy::InitOnly,
+            Precision::F64,
+            seed,
+        ));
     }
     let gpu = e.run_batch(&jobs).unwrap();
     assert_eq!(gpu.len(), jobs.len());
@@ -202,7 +331,14 @@ fn mixed_batch_matches_cpu(e: &CudaEngine) {
             Precision::F64 => cpu::run::<f64>(j, None),
         };
         let rel = (g.best_f - c.best_f).abs() / c.best_f.abs().max(1e-30);
-        assert!(rel <= 1e-6, "{:?} seed {}: gpu {} cpu {}", j.problem.function, j.seed, g.best_f, c.best_f);
+        assert!(
+            rel <= 1e-6,
+            "{:?} seed {}: gpu {} cpu {}",
+            j.problem.function,
+            j.seed,
+            g.best_f,
+            c.best_f
+        );
         assert_eq!(g.generations, c.generations);
     }
 }
@@ -221,8 +357,15 @@ fn thirty_seeds_agree(e: &CudaEngine) {
         .collect();
     let gpu = e.run_batch(&jobs).unwrap();
     let mut g: Vec<f64> = gpu.iter().map(|r| r.error).collect();
-    let mut c: Vec<f64> = jobs.iter().map(|j| cpu::run::<f32>(j, None).error).collect();
-    let same = g.iter().zip(&c).filter(|(a, b)| a.to_bits() == b.to_bits()).count();
+    let mut c: Vec<f64> = jobs
+        .iter()
+        .map(|j| cpu::run::<f32>(j, None).error)
+        .collect();
+    let same = g
+        .iter()
+        .zip(&c)
+        .filter(|(a, b)| a.to_bits() == b.to_bits())
+        .count();
     g.sort_by(f64::total_cmp);
     c.sort_by(f64::total_cmp);
     // Two-sample Kolmogorov–Smirnov statistic against its 5 % critical value.
@@ -232,22 +375,42 @@ fn thirty_seeds_agree(e: &CudaEngine) {
         let fc = c.iter().filter(|v| *v <= x).count() as f64 / 30.0;
         d = d.max((fg - fc).abs());
     }
-    println!("  30 seeds: median error gpu {:e} cpu {:e}; KS D = {d:.3}; {same}/30 identical", g[15], c[15]);
+    println!(
+        "  30 seeds: median error gpu {:e} cpu {:e}; KS D = {d:.3}; {same}/30 identical",
+        g[15], c[15]
+    );
     assert!(d < 1.36 * (2.0f64 / 30.0).sqrt(), "KS D = {d}");
 }
 
 fn target_stops_early(e: &CudaEngine) {
-    for mode in [Mode::Batch, Mode::Grid] {
-        let j = Job::builder(Function::Sphere, 16).pop(512).generations(5000).target(1e-3).seed(3).build().unwrap();
+    for mode in [Mode::Batch, Mode::Grid, Mode::Steps] {
+        let j = Job::builder(Function::Sphere, 16)
+            .pop(512)
+            .generations(5000)
+            .target(1e-3)
+            .seed(3)
+            .build()
+            .unwrap();
         let r = e.run(&j, mode).unwrap();
         assert_eq!(r.termination, gpude::Termination::TargetReached, "{mode:?}");
-        assert!(r.error <= 1e-3 && r.generations < 5000, "{mode:?}: {} after {}", r.error, r.generations);
+        assert!(
+            r.error <= 1e-3 && r.generations < 5000,
+            "{mode:?}: {} after {}",
+            r.error,
+            r.generations
+        );
     }
 }
 
 fn history_is_recorded(e: &CudaEngine) {
-    for mode in [Mode::Batch, Mode::Grid] {
-        let j = Job::builder(Function::Rastrigin, 8).pop(256).generations(60).history(true).seed(5).build().unwrap();
+    for mode in [Mode::Batch, Mode::Grid, Mode::Steps] {
+        let j = Job::builder(Function::Rastrigin, 8)
+            .pop(256)
+            .generations(60)
+            .history(true)
+            .seed(5)
+            .build()
+            .unwrap();
         let r = e.run(&j, mode).unwrap();
         let c = cpu::run::<f32>(&j, None);
         let h = r.history.expect("history");
@@ -258,7 +421,11 @@ fn history_is_recorded(e: &CudaEngine) {
 }
 
 fn too_large_job_is_refused(e: &CudaEngine) {
-    let j = Job::builder(Function::Sphere, 1 << 16).pop(1 << 20).generations(1).build().unwrap();
+    let j = Job::builder(Function::Sphere, 1 << 16)
+        .pop(1 << 20)
+        .generations(1)
+        .build()
+        .unwrap();
     match e.run(&j, Mode::Batch) {
         Err(Error::OutOfMemory { needed, free }) => assert!(needed > free),
         other => panic!("expected OutOfMemory, got {other:?}"),

@@ -164,7 +164,11 @@ pub fn draw_indices(key: [u32; 2], p: u32, i: u32, g: u32, n: u32, count: u32, d
     let w0 = block_words(key, sub, block(g, 0));
     // Slot 1 only when a fifth index or jrand (crossover) is used; `count` and `dim`
     // tell: the thesis strategy (2 draws, no crossover) is called with dim = 0.
-    let w1 = if count > 4 || dim > 0 { block_words(key, sub, block(g, 1)) } else { [0; 4] };
+    let w1 = if count > 4 || dim > 0 {
+        block_words(key, sub, block(g, 1))
+    } else {
+        [0; 4]
+    };
     let words = [w0[0], w0[1], w0[2], w0[3], w1[0]];
     // Taken indices, kept sorted; slot 0 holds i.
     let mut taken = [u32::MAX; 6];
@@ -282,7 +286,11 @@ pub fn trial_chunk<T: Real>(
                 match tp.crossover {
                     Crossover::Binomial => uk <= tp.cr || j == jrand,
                     Crossover::Exponential => {
-                        let off = if j >= jrand { j - jrand } else { j + tp.dim - jrand };
+                        let off = if j >= jrand {
+                            j - jrand
+                        } else {
+                            j + tp.dim - jrand
+                        };
                         off < run
                     }
                 }
@@ -381,7 +389,10 @@ mod tests {
                 }
                 let mean = hits.iter().sum::<u32>() as f64 / n as f64;
                 for &h in &hits {
-                    assert!((h as f64 - mean).abs() < 5.0 * mean.sqrt(), "n {n} count {count} {hits:?}");
+                    assert!(
+                        (h as f64 - mean).abs() < 5.0 * mean.sqrt(),
+                        "n {n} count {count} {hits:?}"
+                    );
                 }
             }
         }
@@ -402,7 +413,11 @@ mod tests {
         let hi = [2.0f64; 4];
         let xi = [0.0f64; 4];
         let far = [[50.0f64, -50.0, 1.0, 3.5]; 5];
-        for bounds in [BoundPolicy::Clip, BoundPolicy::Reflect, BoundPolicy::Resample] {
+        for bounds in [
+            BoundPolicy::Clip,
+            BoundPolicy::Reflect,
+            BoundPolicy::Resample,
+        ] {
             let tp = TrialParams {
                 strategy: Strategy::Rand1,
                 crossover: Crossover::Binomial,
@@ -436,7 +451,20 @@ mod tests {
             dim: 4,
         };
         let r = [[1.0f64; 4]; 5];
-        let v = trial_chunk(&tp, 0, 4, &[0.0; 4], &r, &[0.0; 4], &[0.0; 4], &[0.0; 4], &[u32::MAX; 4], 2, 0, || [0; 4]);
+        let v = trial_chunk(
+            &tp,
+            0,
+            4,
+            &[0.0; 4],
+            &r,
+            &[0.0; 4],
+            &[0.0; 4],
+            &[0.0; 4],
+            &[u32::MAX; 4],
+            2,
+            0,
+            || [0; 4],
+        );
         assert_eq!(v, [0.0, 0.0, 1.0, 0.0]);
     }
 
@@ -451,7 +479,20 @@ mod tests {
             dim: 4,
         };
         let r = [[1.0f64; 4]; 5];
-        let v = trial_chunk(&tp, 0, 4, &[0.0; 4], &r, &[0.0; 4], &[0.0; 4], &[0.0; 4], &[0; 4], 3, 2, || [0; 4]);
+        let v = trial_chunk(
+            &tp,
+            0,
+            4,
+            &[0.0; 4],
+            &r,
+            &[0.0; 4],
+            &[0.0; 4],
+            &[0.0; 4],
+            &[0; 4],
+            3,
+            2,
+            || [0; 4],
+        );
         assert_eq!(v, [1.0, 0.0, 0.0, 1.0]);
         // first uniform above Cr at k = 1 → run of 2
         let u = [0u32, u32::MAX, 0, 0];

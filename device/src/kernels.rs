@@ -19,8 +19,7 @@ use core::arch::nvptx::{_block_dim_x, _block_idx_x, _grid_dim_x, _syncthreads, _
 
 use crate::de::{
     BoundPolicy, COMPONENT_SLOT, Crossover, Draws, RESAMPLE_SLOT, Strategy, TrialParams, accepts,
-    better, block, draw_indices, first_exceeding, init_chunk, run_length, subsequence,
-    trial_chunk,
+    better, block, draw_indices, first_exceeding, init_chunk, run_length, subsequence, trial_chunk,
 };
 use crate::functions::{Acc, Function, LaneIn, accumulate, finish, lane_consts, lane_total};
 use crate::lanes::{chunk, group_width, rounds, stride};
@@ -77,6 +76,34 @@ fn atomic_inc(p: *mut u32) -> u32 {
         asm!("atom.global.add.u32 {r}, [{p}], 1;", r = out(reg32) r, p = in(reg64) p);
     }
     r
+}
+
+#[inline(always)]
+fn atomic_add_u64(p: *mut u64, v: u64) {
+    // SAFETY: `p` is a valid global address (the barrier word the host allocated).
+    unsafe {
+        asm!("red.global.add.u64 [{p}], {v};", p = in(reg64) p, v = in(reg64) v);
+    }
+}
+
+/// A barrier across all blocks of a cooperative launch (all co-resident). `epoch`
+/// counts the barriers this block has passed; the counter only grows.
+#[inline(always)]
+unsafe fn grid_sync(counter: *mut u64, nblocks: u32, epoch: &mut u64) {
+    // SAFETY: barriers are reached by every thread of every block the same number of
+    // times (the generation loop is grid-uniform); `counter` is a zeroed global word.
+    unsafe {
+        _syncthreads();
+        *epoch += 1;
+        if _thread_idx_x() == 0 {
+            fence_gpu();
+            atomic_add_u64(counter, 1);
+            let goal = *epoch * nblocks as u64;
+            while core::ptr::read_volatile(counter) < goal {}
+            fence_gpu();
+        }
+        _syncthreads();
+    }
 }
 
 /// The lane-level operations a precision needs: 16-byte-chunk loads and shuffles.
@@ -178,21 +205,33 @@ impl Group {
     fn xor<T: LaneReal>(&self, v: T, m: u32) -> T {
         let w = v.to_words();
         let a = shfl_bfly(w[0], m, self.c_seg);
-        let b = if T::WORDS == 2 { shfl_bfly(w[1], m, self.c_seg) } else { 0 };
+        let b = if T::WORDS == 2 {
+            shfl_bfly(w[1], m, self.c_seg)
+        } else {
+            0
+        };
         T::from_words([a, b])
     }
     #[inline(always)]
     fn up<T: LaneReal>(&self, v: T, d: u32) -> T {
         let w = v.to_words();
         let a = shfl_up(w[0], d, self.c_up);
-        let b = if T::WORDS == 2 { shfl_up(w[1], d, self.c_up) } else { 0 };
+        let b = if T::WORDS == 2 {
+            shfl_up(w[1], d, self.c_up)
+        } else {
+            0
+        };
         T::from_words([a, b])
     }
     #[inline(always)]
     fn idx<T: LaneReal>(&self, v: T, s: u32) -> T {
         let w = v.to_words();
         let a = shfl_idx(w[0], s, self.c_seg);
-        let b = if T::WORDS == 2 { shfl_idx(w[1], s, self.c_seg) } else { 0 };
+        let b = if T::WORDS == 2 {
+            shfl_idx(w[1], s, self.c_seg)
+        } else {
+            0
+        };
         T::from_words([a, b])
     }
     #[inline(always)]
@@ -263,7 +302,16 @@ impl<T: LaneReal> Eval<T> {
     /// Adds one round's chunk `v` (lane-owned components from `j0`, `n` of them).
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
-    fn round(&mut self, gr: &Group, f: Function, v: [T; 4], j0: u32, n: u32, dim: u32, kc: &[T; 4]) {
+    fn round(
+        &mut self,
+        gr: &Group,
+        f: Function,
+        v: [T; 4],
+        j0: u32,
+        n: u32,
+        dim: u32,
+        kc: &[T; 4],
+    ) {
         let prev = if f.needs_prev() {
             let up = gr.up(v[3], 1);
             if gr.lane == 0 { self.carry_last } else { up }
@@ -304,7 +352,16 @@ struct Setup<T> {
 
 impl<T: LaneReal> Setup<T> {
     #[inline(always)]
-    fn new(function: u32, strategy: u32, crossover: u32, bounds: u32, dim: u32, np: u32, f: T, cr: T) -> Self {
+    fn new(
+        function: u32,
+        strategy: u32,
+        crossover: u32,
+        bounds: u32,
+        dim: u32,
+        np: u32,
+        f: T,
+        cr: T,
+    ) -> Self {
         // Unknown codes cannot come from the host's validated jobs; fall back rather
         // than trap.
         Setup {
@@ -356,7 +413,8 @@ unsafe fn init_one<T: LaneReal>(
         if n > 0 {
             let u = block_words(key, sub, block(0, j0 / 4));
             // SAFETY: j0 + 4 ≤ stride; bounds arrays are stride long.
-            let (l4, h4) = unsafe { (T::load4(lo.add(j0 as usize)), T::load4(hi.add(j0 as usize))) };
+            let (l4, h4) =
+                unsafe { (T::load4(lo.add(j0 as usize)), T::load4(hi.add(j0 as usize))) };
             v = init_chunk(&u, n, &l4, &h4);
             if active {
                 // SAFETY: row i of buffer a, chunk j0.
@@ -390,29 +448,32 @@ unsafe fn trial_one<T: LaneReal>(
     flags: *const u32,
     fit_i: T,
     d: &Draws,
+    fl: &[u32; 6],
     kc0: &[T; 4],
 ) -> (T, bool) {
     let dim = s.tp.dim;
     let strat = s.tp.strategy;
     let ndraw = strat.draws();
     let sub = subsequence(pstream, i);
-    // SAFETY: all indices are < np (draw_indices, best_i from the reduction, i clamped).
-    let fi = unsafe { *flags.add(i as usize) };
+    let fi = fl[5];
     let xi_row = row(a, b, fi, i, s.stride);
     let spare = row(a, b, fi ^ 1, i, s.stride);
     let mut rrows = [xi_row; 5];
     let mut k = 0;
     while k < 5 {
         if k < ndraw as usize {
-            let r = d.r[k];
-            // SAFETY: r < np.
-            let fr = unsafe { *flags.add(r as usize) };
-            rrows[k] = row(a, b, fr, r, s.stride);
+            rrows[k] = row(a, b, fl[k], d.r[k], s.stride);
         }
         k += 1;
     }
     // SAFETY: best_i < np.
-    let best_row = row(a, b, unsafe { *flags.add(best_i as usize) }, best_i, s.stride);
+    let best_row = row(
+        a,
+        b,
+        unsafe { *flags.add(best_i as usize) },
+        best_i,
+        s.stride,
+    );
     let nr = rounds(dim);
     // Exponential crossover's run length needs every lane's uniforms first.
     let mut run = dim;
@@ -444,10 +505,26 @@ unsafe fn trial_one<T: LaneReal>(
             // SAFETY: every row pointer addresses a row of `stride ≥ j0 + 4` values.
             let (xi, best, l4, h4) = unsafe {
                 (
-                    if strat.uses_current() || strat.crosses() { T::load4(xi_row.add(off)) } else { [T::ZERO; 4] },
-                    if strat.uses_best() { T::load4(best_row.add(off)) } else { [T::ZERO; 4] },
-                    if matches!(s.tp.bounds, BoundPolicy::InitOnly) { [T::ZERO; 4] } else { T::load4(lo.add(off)) },
-                    if matches!(s.tp.bounds, BoundPolicy::InitOnly) { [T::ZERO; 4] } else { T::load4(hi.add(off)) },
+                    if strat.uses_current() || strat.crosses() {
+                        T::load4(xi_row.add(off))
+                    } else {
+                        [T::ZERO; 4]
+                    },
+                    if strat.uses_best() {
+                        T::load4(best_row.add(off))
+                    } else {
+                        [T::ZERO; 4]
+                    },
+                    if matches!(s.tp.bounds, BoundPolicy::InitOnly) {
+                        [T::ZERO; 4]
+                    } else {
+                        T::load4(lo.add(off))
+                    },
+                    if matches!(s.tp.bounds, BoundPolicy::InitOnly) {
+                        [T::ZERO; 4]
+                    } else {
+                        T::load4(hi.add(off))
+                    },
                 )
             };
             let mut r = [[T::ZERO; 4]; 5];
@@ -459,9 +536,20 @@ unsafe fn trial_one<T: LaneReal>(
                 }
                 k += 1;
             }
-            v = trial_chunk(&s.tp, j0, n, &xi, &r, &best, &l4, &h4, &u, d.jrand, run, || {
-                block_words(key, sub, block(g, RESAMPLE_SLOT + j0 / 4))
-            });
+            v = trial_chunk(
+                &s.tp,
+                j0,
+                n,
+                &xi,
+                &r,
+                &best,
+                &l4,
+                &h4,
+                &u,
+                d.jrand,
+                run,
+                || block_words(key, sub, block(g, RESAMPLE_SLOT + j0 / 4)),
+            );
             if nr > 1 && active {
                 // SAFETY: the spare row of i is read by nobody this generation.
                 unsafe { T::store4(spare.add(off), v) };
@@ -486,9 +574,12 @@ unsafe fn trial_one<T: LaneReal>(
 
 /// Index draws, amortised over a group: every `g` passes, lane `l` draws for the
 /// individual of pass `base + l`; pass `p` then takes lane `p − base`'s draws.
+/// The flags of the drawn rows (and of x_i) come with them, so that the row loads
+/// need not wait on a flag load.
 #[derive(Clone, Copy)]
 struct DrawCache {
     pre: Draws,
+    flags: [u32; 6],
 }
 
 impl DrawCache {
@@ -503,33 +594,56 @@ impl DrawCache {
         g: u32,
         pass: u32,
         individual_of_pass: impl Fn(u32) -> u32,
-    ) -> Draws {
+        flags: *const u32,
+    ) -> (Draws, [u32; 6]) {
         let slot = pass & (gr.g - 1);
         let ndraw = s.tp.strategy.draws();
         let jdim = if s.tp.strategy.crosses() { s.tp.dim } else { 0 };
         if slot == 0 {
             let i = individual_of_pass(pass + gr.lane).min(s.np - 1);
             self.pre = draw_indices(key, pstream, i, g, s.np, ndraw, jdim);
+            // SAFETY: i and the drawn indices are < np, the flags' length.
+            unsafe {
+                let mut k = 0;
+                while k < 5 {
+                    if k < ndraw as usize {
+                        self.flags[k] = *flags.add(self.pre.r[k] as usize);
+                    }
+                    k += 1;
+                }
+                self.flags[5] = *flags.add(i as usize);
+            }
         }
-        let mut d = Draws { r: [0; 5], jrand: 0 };
+        let mut d = Draws {
+            r: [0; 5],
+            jrand: 0,
+        };
+        let mut fl = [0u32; 6];
         let mut k = 0;
         while k < 5 {
             if k < ndraw as usize {
                 d.r[k] = gr.idx_u32(self.pre.r[k], slot);
+                fl[k] = gr.idx_u32(self.flags[k], slot);
             }
             k += 1;
         }
+        fl[5] = gr.idx_u32(self.flags[5], slot);
         if jdim > 0 {
             d.jrand = gr.idx_u32(self.pre.jrand, slot);
         }
-        d
+        (d, fl)
     }
 }
 
 /// Reduces (value, index) over the block; every thread gets the result. Uses
 /// `scratch_f`/`scratch_i` (32 entries of this block) and two barriers.
 #[inline(always)]
-unsafe fn block_best<T: LaneReal>(mut f: T, mut i: u32, scratch_f: *mut T, scratch_i: *mut u32) -> (T, u32) {
+unsafe fn block_best<T: LaneReal>(
+    mut f: T,
+    mut i: u32,
+    scratch_f: *mut T,
+    scratch_i: *mut u32,
+) -> (T, u32) {
     let lane = unsafe { _thread_idx_x() } & 31;
     let warp = unsafe { _thread_idx_x() } / 32;
     let nwarps = unsafe { _block_dim_x() }.div_ceil(32);
@@ -611,7 +725,11 @@ unsafe fn batch<T: LaneReal>(
         let trial_fit = trial_fit.add(pop_off);
         let scratch_f = scratch_f.add(32 * p as usize);
         let scratch_i = scratch_i.add(32 * p as usize);
-        let hist = if hist.is_null() { hist } else { hist.add((p * (gens + 1)) as usize) };
+        let hist = if hist.is_null() {
+            hist
+        } else {
+            hist.add((p * (gens + 1)) as usize)
+        };
 
         let g = group_width(dim);
         let gr = Group::new(g, tid & 31);
@@ -620,7 +738,11 @@ unsafe fn batch<T: LaneReal>(
         let passes = np.div_ceil(groups);
         let kc0 = lane_consts(s.f, chunk(dim, g, 0, gr.lane).0);
         let mut cache = DrawCache {
-            pre: Draws { r: [0; 5], jrand: 0 },
+            pre: Draws {
+                r: [0; 5],
+                jrand: 0,
+            },
+            flags: [0; 6],
         };
 
         // Initialisation.
@@ -662,8 +784,20 @@ unsafe fn batch<T: LaneReal>(
                 let active = i0 < np;
                 let i = if active { i0 } else { np - 1 };
                 let fi = *fit.add(i as usize);
-                let d = cache.get(&s, &gr, key, pstream, gn, pass, |q| q * groups + my_group);
-                let (ft, _) = trial_one(&s, &gr, key, pstream, gn, i, active, bi, lo, hi, a, b, flags, fi, &d, &kc0);
+                let (d, fl) = cache.get(
+                    &s,
+                    &gr,
+                    key,
+                    pstream,
+                    gn,
+                    pass,
+                    |q| q * groups + my_group,
+                    flags,
+                );
+                let (ft, _) = trial_one(
+                    &s, &gr, key, pstream, gn, i, active, bi, lo, hi, a, b, flags, fi, &d, &fl,
+                    &kc0,
+                );
                 if active && gr.lane == 0 {
                     *trial_fit.add(i as usize) = ft;
                 }
@@ -754,7 +888,11 @@ unsafe fn step<T: LaneReal>(
         let np = s.np;
         let dim = s.tp.dim;
         let key = key_of(seed);
-        let gn = if init { 0 } else { *(state.add(STATE_GEN) as *const u32) + 1 };
+        let gn = if init {
+            0
+        } else {
+            *(state.add(STATE_GEN) as *const u32) + 1
+        };
         if !init && *(state.add(STATE_DONE) as *const u32) != 0 {
             return;
         }
@@ -769,7 +907,11 @@ unsafe fn step<T: LaneReal>(
         let passes = np.div_ceil(groups);
         let kc0 = lane_consts(s.f, chunk(dim, g, 0, gr.lane).0);
         let mut cache = DrawCache {
-            pre: Draws { r: [0; 5], jrand: 0 },
+            pre: Draws {
+                r: [0; 5],
+                jrand: 0,
+            },
+            flags: [0; 6],
         };
         let mut lf = T::INFINITY;
         let mut li = u32::MAX;
@@ -782,8 +924,20 @@ unsafe fn step<T: LaneReal>(
                 init_one(&s, &gr, key, pstream, i, active, lo, hi, a, &kc0)
             } else {
                 let fi = *fit.add(i as usize);
-                let d = cache.get(&s, &gr, key, pstream, gn, pass, |q| q * groups + my_group);
-                let (ft, acc) = trial_one(&s, &gr, key, pstream, gn, i, active, best_i, lo, hi, a, b, flags_in, fi, &d, &kc0);
+                let (d, fl) = cache.get(
+                    &s,
+                    &gr,
+                    key,
+                    pstream,
+                    gn,
+                    pass,
+                    |q| q * groups + my_group,
+                    flags_in,
+                );
+                let (ft, acc) = trial_one(
+                    &s, &gr, key, pstream, gn, i, active, best_i, lo, hi, a, b, flags_in, fi, &d,
+                    &fl, &kc0,
+                );
                 if active && gr.lane == 0 {
                     let fl = *flags_in.add(i as usize);
                     *flags_out.add(i as usize) = if acc { fl ^ 1 } else { fl };
@@ -804,7 +958,12 @@ unsafe fn step<T: LaneReal>(
             }
             pass += 1;
         }
-        let (bf, bi) = block_best(lf, li, scratch_f.add(32 * blk as usize), scratch_i.add(32 * blk as usize));
+        let (bf, bi) = block_best(
+            lf,
+            li,
+            scratch_f.add(32 * blk as usize),
+            scratch_i.add(32 * blk as usize),
+        );
         if tid == 0 {
             *part_f.add(blk as usize) = bf;
             *part_i.add(blk as usize) = bi;
@@ -812,7 +971,11 @@ unsafe fn step<T: LaneReal>(
         }
         _syncthreads();
         // The last block to arrive reduces the partials.
-        let last = if tid == 0 { atomic_inc(state.add(STATE_TICKET)) == nblocks - 1 } else { false };
+        let last = if tid == 0 {
+            atomic_inc(state.add(STATE_TICKET)) == nblocks - 1
+        } else {
+            false
+        };
         let scratch_last = scratch_i.add(32 * blk as usize + 31);
         if tid == 0 {
             core::ptr::write_volatile(scratch_last, last as u32);
@@ -834,7 +997,12 @@ unsafe fn step<T: LaneReal>(
             }
             k += nthreads;
         }
-        let (bf, bi) = block_best(lf, li, scratch_f.add(32 * blk as usize), scratch_i.add(32 * blk as usize));
+        let (bf, bi) = block_best(
+            lf,
+            li,
+            scratch_f.add(32 * blk as usize),
+            scratch_i.add(32 * blk as usize),
+        );
         if tid == 0 {
             *best_f = bf;
             *state.add(STATE_BEST) = bi;
@@ -851,8 +1019,170 @@ unsafe fn step<T: LaneReal>(
     }
 }
 
+/// One population over the whole grid, all generations in one cooperative launch; a
+/// grid barrier ends each generation. The blocks' bests of generation g sit in plane
+/// g % 2 of the partials, so every block can reduce them after the barrier while the
+/// next generation writes the other plane.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+unsafe fn persistent<T: LaneReal>(
+    s: Setup<T>,
+    gens: u32,
+    target: T,
+    seed: u64,
+    pstream: u32,
+    lo: *const T,
+    hi: *const T,
+    a: *mut T,
+    b: *mut T,
+    flags: *mut u32,
+    fit: *mut T,
+    part_f: *mut T,
+    part_i: *mut u32,
+    scratch_f: *mut T,
+    scratch_i: *mut u32,
+    sync: *mut u64,
+    state: *mut u32,
+    best_f: *mut T,
+    hist: *mut T,
+) {
+    // SAFETY: the host sizes the buffers: flags 2·np, partials 2·gridDim, scratch
+    // 32·gridDim, state STATE_WORDS, hist gens + 1 (or null); all blocks are co-resident.
+    unsafe {
+        let tid = _thread_idx_x();
+        let blk = _block_idx_x();
+        let nblocks = _grid_dim_x();
+        let nthreads = _block_dim_x();
+        let np = s.np;
+        let dim = s.tp.dim;
+        let key = key_of(seed);
+        let g = group_width(dim);
+        let gr = Group::new(g, tid & 31);
+        let groups_per_block = nthreads / g;
+        let groups = groups_per_block * nblocks;
+        let my_group = blk * groups_per_block + tid / g;
+        let passes = np.div_ceil(groups);
+        let kc0 = lane_consts(s.f, chunk(dim, g, 0, gr.lane).0);
+        let sf = scratch_f.add(32 * blk as usize);
+        let si = scratch_i.add(32 * blk as usize);
+        let mut epoch = 0u64;
+        let mut cache = DrawCache {
+            pre: Draws {
+                r: [0; 5],
+                jrand: 0,
+            },
+            flags: [0; 6],
+        };
+        // Initialisation into buffer a, flags plane 0.
+        let mut lf = T::INFINITY;
+        let mut li = u32::MAX;
+        let mut pass = 0;
+        while pass < passes {
+            let i0 = pass * groups + my_group;
+            let active = i0 < np;
+            let i = if active { i0 } else { np - 1 };
+            let fx = init_one(&s, &gr, key, pstream, i, active, lo, hi, a, &kc0);
+            if active {
+                if gr.lane == 0 {
+                    *fit.add(i as usize) = fx;
+                    *flags.add(i as usize) = 0;
+                }
+                if better(fx, i, lf, li) {
+                    lf = fx;
+                    li = i;
+                }
+            }
+            pass += 1;
+        }
+        let (bf0, bi0) = block_best(lf, li, sf, si);
+        if tid == 0 {
+            *part_f.add(blk as usize) = bf0;
+            *part_i.add(blk as usize) = bi0;
+        }
+        grid_sync(sync, nblocks, &mut epoch);
+        let mut gn = 0u32;
+        let (mut bf, mut bi);
+        loop {
+            // The best after generation gn, from plane gn % 2 of the partials.
+            let plane = ((gn % 2) * nblocks) as usize;
+            let mut lf = T::INFINITY;
+            let mut li = u32::MAX;
+            let mut k = tid;
+            while k < nblocks {
+                let f = core::ptr::read_volatile(part_f.add(plane + k as usize));
+                let i = core::ptr::read_volatile(part_i.add(plane + k as usize));
+                if better(f, i, lf, li) {
+                    lf = f;
+                    li = i;
+                }
+                k += nthreads;
+            }
+            let r = block_best(lf, li, sf, si);
+            bf = r.0;
+            bi = r.1;
+            if blk == 0 && tid == 0 && !hist.is_null() {
+                *hist.add(gn as usize) = bf;
+            }
+            if gn >= gens || bf <= target {
+                break;
+            }
+            gn += 1;
+            let flags_in = flags.add((((gn + 1) % 2) * np) as usize);
+            let flags_out = flags.add(((gn % 2) * np) as usize);
+            let mut lf = T::INFINITY;
+            let mut li = u32::MAX;
+            let mut pass = 0;
+            while pass < passes {
+                let i0 = pass * groups + my_group;
+                let active = i0 < np;
+                let i = if active { i0 } else { np - 1 };
+                let fi = *fit.add(i as usize);
+                let (d, fl) = cache.get(
+                    &s,
+                    &gr,
+                    key,
+                    pstream,
+                    gn,
+                    pass,
+                    |q| q * groups + my_group,
+                    flags_in,
+                );
+                let (ft, acc) = trial_one(
+                    &s, &gr, key, pstream, gn, i, active, bi, lo, hi, a, b, flags_in, fi, &d, &fl,
+                    &kc0,
+                );
+                if active {
+                    let fx = if acc { ft } else { fi };
+                    if gr.lane == 0 {
+                        *flags_out.add(i as usize) = fl[5] ^ (acc as u32);
+                        *fit.add(i as usize) = fx;
+                    }
+                    if better(fx, i, lf, li) {
+                        lf = fx;
+                        li = i;
+                    }
+                }
+                pass += 1;
+            }
+            let (pf, pi) = block_best(lf, li, sf, si);
+            if tid == 0 {
+                let plane = ((gn % 2) * nblocks) as usize;
+                *part_f.add(plane + blk as usize) = pf;
+                *part_i.add(plane + blk as usize) = pi;
+            }
+            grid_sync(sync, nblocks, &mut epoch);
+        }
+        if blk == 0 && tid == 0 {
+            *best_f = bf;
+            *state.add(STATE_BEST) = bi;
+            *state.add(STATE_GEN) = gn;
+            *state.add(STATE_DONE) = 1;
+        }
+    }
+}
+
 macro_rules! kernels {
-    ($t:ty, $func:expr, $thesis:expr, $batch:ident, $step:ident) => {
+    ($t:ty, $func:expr, $thesis:expr, $batch:ident, $step:ident, $grid:ident) => {
         /// One block per population; see [`batch`].
         ///
         /// # Safety
@@ -886,7 +1216,11 @@ macro_rules! kernels {
             hist: *mut $t,
         ) {
             // The thesis variants fix the strategy (and init-only bounds) at compile time.
-            let (strategy, bounds) = if $thesis { (Strategy::Thesis as u32, BoundPolicy::InitOnly as u32) } else { (strategy, bounds) };
+            let (strategy, bounds) = if $thesis {
+                (Strategy::Thesis as u32, BoundPolicy::InitOnly as u32)
+            } else {
+                (strategy, bounds)
+            };
             let s = Setup::<$t>::new($func as u32, strategy, crossover, bounds, dim, np, f, cr);
             // SAFETY: forwarded from this kernel's contract.
             unsafe {
@@ -930,58 +1264,132 @@ macro_rules! kernels {
             hist: *mut $t,
         ) {
             // The thesis variants fix the strategy (and init-only bounds) at compile time.
-            let (strategy, bounds) = if $thesis { (Strategy::Thesis as u32, BoundPolicy::InitOnly as u32) } else { (strategy, bounds) };
+            let (strategy, bounds) = if $thesis {
+                (Strategy::Thesis as u32, BoundPolicy::InitOnly as u32)
+            } else {
+                (strategy, bounds)
+            };
             let s = Setup::<$t>::new($func as u32, strategy, crossover, bounds, dim, np, f, cr);
             // SAFETY: forwarded from this kernel's contract.
             unsafe {
                 step(
-                    s, init != 0, gens, target, seed, pstream, lo, hi, pop_a, pop_b, flags, fit,
-                    part_f, part_i, scratch_f, scratch_i, state, best_f, hist,
+                    s,
+                    init != 0,
+                    gens,
+                    target,
+                    seed,
+                    pstream,
+                    lo,
+                    hi,
+                    pop_a,
+                    pop_b,
+                    flags,
+                    fit,
+                    part_f,
+                    part_i,
+                    scratch_f,
+                    scratch_i,
+                    state,
+                    best_f,
+                    hist,
+                )
+            }
+        }
+
+        /// A whole run of one grid-wide population in one cooperative launch; see
+        /// [`persistent`].
+        ///
+        /// # Safety
+        /// Launched cooperatively by the host with buffers sized as `persistent` requires.
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $grid(
+            strategy: u32,
+            crossover: u32,
+            bounds: u32,
+            dim: u32,
+            np: u32,
+            gens: u32,
+            f: $t,
+            cr: $t,
+            target: $t,
+            seed: u64,
+            pstream: u32,
+            lo: *const $t,
+            hi: *const $t,
+            pop_a: *mut $t,
+            pop_b: *mut $t,
+            flags: *mut u32,
+            fit: *mut $t,
+            part_f: *mut $t,
+            part_i: *mut u32,
+            scratch_f: *mut $t,
+            scratch_i: *mut u32,
+            sync: *mut u64,
+            state: *mut u32,
+            best_f: *mut $t,
+            hist: *mut $t,
+        ) {
+            let (strategy, bounds) = if $thesis {
+                (Strategy::Thesis as u32, BoundPolicy::InitOnly as u32)
+            } else {
+                (strategy, bounds)
+            };
+            let s = Setup::<$t>::new($func as u32, strategy, crossover, bounds, dim, np, f, cr);
+            // SAFETY: forwarded from this kernel's contract.
+            unsafe {
+                persistent(
+                    s, gens, target, seed, pstream, lo, hi, pop_a, pop_b, flags, fit, part_f,
+                    part_i, scratch_f, scratch_i, sync, state, best_f, hist,
                 )
             }
         }
     };
 }
 
-kernels!(f32, Function::Sphere, false, de_batch_f32_sphere, de_step_f32_sphere);
-kernels!(f32, Function::Sphere, true, de_batch_f32_sphere_thesis, de_step_f32_sphere_thesis);
-kernels!(f32, Function::Griewank, false, de_batch_f32_griewank, de_step_f32_griewank);
-kernels!(f32, Function::Griewank, true, de_batch_f32_griewank_thesis, de_step_f32_griewank_thesis);
-kernels!(f32, Function::Rosenbrock, false, de_batch_f32_rosenbrock, de_step_f32_rosenbrock);
-kernels!(f32, Function::Rosenbrock, true, de_batch_f32_rosenbrock_thesis, de_step_f32_rosenbrock_thesis);
-kernels!(f32, Function::Ackley, false, de_batch_f32_ackley, de_step_f32_ackley);
-kernels!(f32, Function::Ackley, true, de_batch_f32_ackley_thesis, de_step_f32_ackley_thesis);
-kernels!(f32, Function::Penalized, false, de_batch_f32_penalized, de_step_f32_penalized);
-kernels!(f32, Function::Penalized, true, de_batch_f32_penalized_thesis, de_step_f32_penalized_thesis);
-kernels!(f32, Function::Rastrigin, false, de_batch_f32_rastrigin, de_step_f32_rastrigin);
-kernels!(f32, Function::Rastrigin, true, de_batch_f32_rastrigin_thesis, de_step_f32_rastrigin_thesis);
-kernels!(f32, Function::Schwefel12, false, de_batch_f32_schwefel12, de_step_f32_schwefel12);
-kernels!(f32, Function::Schwefel12, true, de_batch_f32_schwefel12_thesis, de_step_f32_schwefel12_thesis);
-kernels!(f32, Function::Weierstrass, false, de_batch_f32_weierstrass, de_step_f32_weierstrass);
-kernels!(f32, Function::Weierstrass, true, de_batch_f32_weierstrass_thesis, de_step_f32_weierstrass_thesis);
-kernels!(f64, Function::Sphere, false, de_batch_f64_sphere, de_step_f64_sphere);
-kernels!(f64, Function::Sphere, true, de_batch_f64_sphere_thesis, de_step_f64_sphere_thesis);
-kernels!(f64, Function::Griewank, false, de_batch_f64_griewank, de_step_f64_griewank);
-kernels!(f64, Function::Griewank, true, de_batch_f64_griewank_thesis, de_step_f64_griewank_thesis);
-kernels!(f64, Function::Rosenbrock, false, de_batch_f64_rosenbrock, de_step_f64_rosenbrock);
-kernels!(f64, Function::Rosenbrock, true, de_batch_f64_rosenbrock_thesis, de_step_f64_rosenbrock_thesis);
-kernels!(f64, Function::Ackley, false, de_batch_f64_ackley, de_step_f64_ackley);
-kernels!(f64, Function::Ackley, true, de_batch_f64_ackley_thesis, de_step_f64_ackley_thesis);
-kernels!(f64, Function::Penalized, false, de_batch_f64_penalized, de_step_f64_penalized);
-kernels!(f64, Function::Penalized, true, de_batch_f64_penalized_thesis, de_step_f64_penalized_thesis);
-kernels!(f64, Function::Rastrigin, false, de_batch_f64_rastrigin, de_step_f64_rastrigin);
-kernels!(f64, Function::Rastrigin, true, de_batch_f64_rastrigin_thesis, de_step_f64_rastrigin_thesis);
-kernels!(f64, Function::Schwefel12, false, de_batch_f64_schwefel12, de_step_f64_schwefel12);
-kernels!(f64, Function::Schwefel12, true, de_batch_f64_schwefel12_thesis, de_step_f64_schwefel12_thesis);
-kernels!(f64, Function::Weierstrass, false, de_batch_f64_weierstrass, de_step_f64_weierstrass);
-kernels!(f64, Function::Weierstrass, true, de_batch_f64_weierstrass_thesis, de_step_f64_weierstrass_thesis);
+/// Every kernel: (precision: function => generic batch, step and grid kernels; thesis
+/// batch, step and grid kernels).
+macro_rules! all_kernels {
+    ($t:ty: $($func:ident => $b:ident $s:ident $g:ident, $bt:ident $st:ident $gt:ident;)*) => {
+        $(
+            kernels!($t, Function::$func, false, $b, $s, $g);
+            kernels!($t, Function::$func, true, $bt, $st, $gt);
+        )*
+    };
+}
+
+all_kernels! { f32:
+    Sphere => de_batch_f32_sphere de_step_f32_sphere de_grid_f32_sphere, de_batch_f32_sphere_thesis de_step_f32_sphere_thesis de_grid_f32_sphere_thesis;
+    Griewank => de_batch_f32_griewank de_step_f32_griewank de_grid_f32_griewank, de_batch_f32_griewank_thesis de_step_f32_griewank_thesis de_grid_f32_griewank_thesis;
+    Rosenbrock => de_batch_f32_rosenbrock de_step_f32_rosenbrock de_grid_f32_rosenbrock, de_batch_f32_rosenbrock_thesis de_step_f32_rosenbrock_thesis de_grid_f32_rosenbrock_thesis;
+    Ackley => de_batch_f32_ackley de_step_f32_ackley de_grid_f32_ackley, de_batch_f32_ackley_thesis de_step_f32_ackley_thesis de_grid_f32_ackley_thesis;
+    Penalized => de_batch_f32_penalized de_step_f32_penalized de_grid_f32_penalized, de_batch_f32_penalized_thesis de_step_f32_penalized_thesis de_grid_f32_penalized_thesis;
+    Rastrigin => de_batch_f32_rastrigin de_step_f32_rastrigin de_grid_f32_rastrigin, de_batch_f32_rastrigin_thesis de_step_f32_rastrigin_thesis de_grid_f32_rastrigin_thesis;
+    Schwefel12 => de_batch_f32_schwefel12 de_step_f32_schwefel12 de_grid_f32_schwefel12, de_batch_f32_schwefel12_thesis de_step_f32_schwefel12_thesis de_grid_f32_schwefel12_thesis;
+    Weierstrass => de_batch_f32_weierstrass de_step_f32_weierstrass de_grid_f32_weierstrass, de_batch_f32_weierstrass_thesis de_step_f32_weierstrass_thesis de_grid_f32_weierstrass_thesis;
+}
+all_kernels! { f64:
+    Sphere => de_batch_f64_sphere de_step_f64_sphere de_grid_f64_sphere, de_batch_f64_sphere_thesis de_step_f64_sphere_thesis de_grid_f64_sphere_thesis;
+    Griewank => de_batch_f64_griewank de_step_f64_griewank de_grid_f64_griewank, de_batch_f64_griewank_thesis de_step_f64_griewank_thesis de_grid_f64_griewank_thesis;
+    Rosenbrock => de_batch_f64_rosenbrock de_step_f64_rosenbrock de_grid_f64_rosenbrock, de_batch_f64_rosenbrock_thesis de_step_f64_rosenbrock_thesis de_grid_f64_rosenbrock_thesis;
+    Ackley => de_batch_f64_ackley de_step_f64_ackley de_grid_f64_ackley, de_batch_f64_ackley_thesis de_step_f64_ackley_thesis de_grid_f64_ackley_thesis;
+    Penalized => de_batch_f64_penalized de_step_f64_penalized de_grid_f64_penalized, de_batch_f64_penalized_thesis de_step_f64_penalized_thesis de_grid_f64_penalized_thesis;
+    Rastrigin => de_batch_f64_rastrigin de_step_f64_rastrigin de_grid_f64_rastrigin, de_batch_f64_rastrigin_thesis de_step_f64_rastrigin_thesis de_grid_f64_rastrigin_thesis;
+    Schwefel12 => de_batch_f64_schwefel12 de_step_f64_schwefel12 de_grid_f64_schwefel12, de_batch_f64_schwefel12_thesis de_step_f64_schwefel12_thesis de_grid_f64_schwefel12_thesis;
+    Weierstrass => de_batch_f64_weierstrass de_step_f64_weierstrass de_grid_f64_weierstrass, de_batch_f64_weierstrass_thesis de_step_f64_weierstrass_thesis de_grid_f64_weierstrass_thesis;
+}
 
 /// Evaluates `n` row-major vectors (stride [`stride`]) into `out`; one group per vector.
 ///
 /// # Safety
 /// `x` holds `n · stride(dim)` values, `out` `n`.
 #[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn evaluate_f32(function: u32, dim: u32, n: u32, x: *const f32, out: *mut f32) {
+pub unsafe extern "ptx-kernel" fn evaluate_f32(
+    function: u32,
+    dim: u32,
+    n: u32,
+    x: *const f32,
+    out: *mut f32,
+) {
     // SAFETY: forwarded.
     unsafe { evaluate_rows(function, dim, n, x, out) }
 }
@@ -991,7 +1399,13 @@ pub unsafe extern "ptx-kernel" fn evaluate_f32(function: u32, dim: u32, n: u32, 
 /// # Safety
 /// As [`evaluate_f32`].
 #[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn evaluate_f64(function: u32, dim: u32, n: u32, x: *const f64, out: *mut f64) {
+pub unsafe extern "ptx-kernel" fn evaluate_f64(
+    function: u32,
+    dim: u32,
+    n: u32,
+    x: *const f64,
+    out: *mut f64,
+) {
     // SAFETY: forwarded.
     unsafe { evaluate_rows(function, dim, n, x, out) }
 }
@@ -1016,7 +1430,11 @@ unsafe fn evaluate_rows<T: LaneReal>(function: u32, dim: u32, n: u32, x: *const 
             let mut c = 0;
             while c < rounds(dim) {
                 let (j0, cnt) = chunk(dim, g, c, gr.lane);
-                let v = if cnt > 0 { T::load4(x.add((i * st + j0) as usize)) } else { [T::ZERO; 4] };
+                let v = if cnt > 0 {
+                    T::load4(x.add((i * st + j0) as usize))
+                } else {
+                    [T::ZERO; 4]
+                };
                 ev.round(&gr, f, v, j0, cnt, dim, &lane_consts(f, j0));
                 c += 1;
             }

@@ -110,7 +110,8 @@ pub fn scan_inclusive<T: Real>(x: &mut [T]) {
     let g = x.len();
     let mut d = 1;
     while d < g {
-        let old: [T; MAX_GROUP as usize] = core::array::from_fn(|i| x.get(i).copied().unwrap_or(T::ZERO));
+        let old: [T; MAX_GROUP as usize] =
+            core::array::from_fn(|i| x.get(i).copied().unwrap_or(T::ZERO));
         for l in d..g {
             x[l] = old[l - d] + old[l];
         }

@@ -22,7 +22,7 @@ pub mod kernels;
 
 pub use de::{BoundPolicy, Crossover, Strategy};
 pub use functions::Function;
-pub use philox::{philox4x32_10, Philox4x32};
+pub use philox::{Philox4x32, philox4x32_10};
 pub use real::Real;
 
 #[cfg(target_arch = "nvptx64")]

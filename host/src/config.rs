@@ -41,7 +41,10 @@ pub const STRATEGIES: [(&str, Strategy); 6] = [
     ("rand2", Strategy::Rand2),
     ("best2", Strategy::Best2),
 ];
-pub const CROSSOVERS: [(&str, Crossover); 2] = [("bin", Crossover::Binomial), ("exp", Crossover::Exponential)];
+pub const CROSSOVERS: [(&str, Crossover); 2] = [
+    ("bin", Crossover::Binomial),
+    ("exp", Crossover::Exponential),
+];
 pub const BOUND_POLICIES: [(&str, BoundPolicy); 4] = [
     ("init-only", BoundPolicy::InitOnly),
     ("clip", BoundPolicy::Clip),
@@ -63,13 +66,22 @@ fn lookup<V: Copy>(kind: &'static str, table: &[(&str, V)], name: &str) -> Resul
 }
 
 fn name_of<V: Copy + PartialEq>(table: &[(&'static str, V)], v: V) -> &'static str {
-    table.iter().find(|(_, x)| *x == v).map(|(k, _)| *k).unwrap_or("?")
+    table
+        .iter()
+        .find(|(_, x)| *x == v)
+        .map(|(k, _)| *k)
+        .unwrap_or("?")
 }
 
 /// Parses a strategy name: `thesis`, `rand1`, … (`rand1bin`, `rand/1/bin` and the like
 /// also name a crossover, returned second).
 pub fn parse_strategy(name: &str) -> Result<(Strategy, Option<Crossover>)> {
-    let n: String = name.trim().to_ascii_lowercase().chars().filter(|c| *c != '/').collect();
+    let n: String = name
+        .trim()
+        .to_ascii_lowercase()
+        .chars()
+        .filter(|c| *c != '/')
+        .collect();
     for (cname, c) in CROSSOVERS {
         if let Some(base) = n.strip_suffix(cname) {
             if let Ok(s) = lookup("strategy", &STRATEGIES, base) {
@@ -320,7 +332,11 @@ impl JobBuilder {
             }
         }
         if generations == u32::MAX {
-            return Err(Error::invalid("generations", generations, format!("at most {}", u32::MAX - 1)));
+            return Err(Error::invalid(
+                "generations",
+                generations,
+                format!("at most {}", u32::MAX - 1),
+            ));
         }
         Ok(Job {
             problem,

@@ -78,7 +78,14 @@ pub fn initial<T: Real>(job: &Job) -> Population<T> {
 }
 
 /// Individual `i`'s trial in generation `g` and its value.
-pub fn trial<T: Real>(job: &Job, pop: &Population<T>, best: usize, g: u32, i: usize, out: &mut [T]) -> T {
+pub fn trial<T: Real>(
+    job: &Job,
+    pop: &Population<T>,
+    best: usize,
+    g: u32,
+    i: usize,
+    out: &mut [T],
+) -> T {
     let d = pop.dim;
     let np = job.pop;
     let key = key_of(job.seed);
@@ -135,7 +142,13 @@ pub fn trial<T: Real>(job: &Job, pop: &Population<T>, best: usize, g: u32, i: us
 
 /// One synchronous generation: every trial from the current population, then greedy
 /// selection. Returns the new best index.
-pub fn generation<T: Real>(job: &Job, pop: &mut Population<T>, best: usize, g: u32, scratch: &mut Vec<T>) -> usize {
+pub fn generation<T: Real>(
+    job: &Job,
+    pop: &mut Population<T>,
+    best: usize,
+    g: u32,
+    scratch: &mut Vec<T>,
+) -> usize {
     let d = pop.dim;
     scratch.resize(pop.x.len(), T::ZERO);
     let mut tfit = vec![T::ZERO; pop.fit.len()];

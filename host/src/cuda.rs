@@ -10,8 +10,8 @@ use crate::error::{Error, Result};
 use crate::result::{RunResult, termination};
 use cudarc::driver::sys::CUfunction_attribute_enum;
 use cudarc::driver::{
-    CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DeviceRepr, DriverError, LaunchConfig,
-    PushKernelArg, ValidAsZeroBits,
+    CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DeviceRepr, DriverError,
+    LaunchConfig, PushKernelArg, ValidAsZeroBits,
 };
 use gpude_device::lanes::{group_width, stride};
 use gpude_device::{Function, Real};
@@ -41,8 +41,11 @@ pub enum Mode {
     Auto,
     /// One block per population, all generations in one launch.
     Batch,
-    /// One population over the whole GPU, one launch per generation.
+    /// One population over the whole GPU: one cooperative launch for the whole run,
+    /// a grid barrier between generations.
     Grid,
+    /// One population over the whole GPU, one launch per generation (for comparison).
+    Steps,
 }
 
 impl Mode {
@@ -51,10 +54,11 @@ impl Mode {
             "auto" => Ok(Mode::Auto),
             "batch" | "block" => Ok(Mode::Batch),
             "grid" | "whole-gpu" => Ok(Mode::Grid),
+            "steps" => Ok(Mode::Steps),
             _ => Err(Error::UnknownName {
                 kind: "GPU mode",
                 name: s.into(),
-                known: "auto, batch, grid".into(),
+                known: "auto, batch, grid, steps".into(),
             }),
         }
     }
@@ -63,6 +67,7 @@ impl Mode {
             Mode::Auto => "auto",
             Mode::Batch => "batch",
             Mode::Grid => "grid",
+            Mode::Steps => "steps",
         }
     }
 }
@@ -96,7 +101,8 @@ pub struct CudaEngine {
 /// The kernel of `kind` (`batch` or `step`) for a job: the thesis strategy with
 /// init-only bounds has its own specialised kernels.
 fn kernel_name<T: Real>(kind: &str, job: &Job) -> String {
-    let special = job.strategy == gpude_device::Strategy::Thesis && job.bounds == gpude_device::BoundPolicy::InitOnly;
+    let special = job.strategy == gpude_device::Strategy::Thesis
+        && job.bounds == gpude_device::BoundPolicy::InitOnly;
     format!(
         "de_{kind}_{}_{}{}",
         T::NAME,
@@ -127,23 +133,37 @@ impl GpuReal for f64 {}
 impl CudaEngine {
     /// Opens GPU `device` with the kernels (name, PTX module) and makes `streams`
     /// streams. Each kernel's module is compiled by the driver when first used.
-    pub fn new(kernels: &'static [(&'static str, &'static str)], device: usize, streams: usize) -> Result<Self> {
+    pub fn new(
+        kernels: &'static [(&'static str, &'static str)],
+        device: usize,
+        streams: usize,
+    ) -> Result<Self> {
         if !driver_present() {
             return Err(Error::CudaUnavailable(
                 "no NVIDIA driver library (libcuda.so) was found".into(),
             ));
         }
-        let n = CudaContext::device_count().map_err(|e| Error::CudaUnavailable(format!("{e:?}")))?;
+        let n =
+            CudaContext::device_count().map_err(|e| Error::CudaUnavailable(format!("{e:?}")))?;
         if n <= 0 {
             return Err(Error::CudaUnavailable("the driver reports no GPU".into()));
         }
         if device >= n as usize {
-            return Err(Error::invalid("device", device, format!("0 ..= {} ({n} GPUs)", n - 1)));
+            return Err(Error::invalid(
+                "device",
+                device,
+                format!("0 ..= {} ({n} GPUs)", n - 1),
+            ));
         }
         if streams == 0 || streams > 128 {
             return Err(Error::invalid("streams", streams, "1 ..= 128"));
         }
         let ctx = CudaContext::new(device).map_err(cuda_err("opening the device"))?;
+        // SAFETY: every buffer the engine makes is allocated, used and freed on one
+        // stream (a launch's buffers live on the stream it runs on, and are read back
+        // with a synchronising copy before they are dropped), so cudarc's per-use events
+        // would only add host time to every launch.
+        unsafe { ctx.disable_event_tracking() };
         let mut ss = vec![ctx.default_stream()];
         for _ in 1..streams {
             ss.push(ctx.new_stream().map_err(cuda_err("creating a stream"))?);
@@ -183,10 +203,17 @@ impl CudaEngine {
         if let Some((_, f)) = cache.get(name) {
             return Ok(f.clone());
         }
-        let ptx = self.kernels.get(name).ok_or_else(|| Error::MissingKernel { name: name.into() })?;
+        let ptx = self
+            .kernels
+            .get(name)
+            .ok_or_else(|| Error::MissingKernel { name: name.into() })?;
+        let ptx = match register_cap(name) {
+            Some(cap) => with_register_cap(ptx, cap),
+            None => ptx.to_string(),
+        };
         let module = self
             .ctx
-            .load_module(cudarc::nvrtc::Ptx::from_src(*ptx))
+            .load_module(cudarc::nvrtc::Ptx::from_src(ptx))
             .map_err(cuda_err(format!("loading the module of {name}")))?;
         let f = module
             .load_function(name)
@@ -210,7 +237,10 @@ impl CudaEngine {
     }
 
     fn check_memory(&self, needed: u64) -> Result<()> {
-        let (free, _) = self.ctx.mem_get_info().map_err(cuda_err("reading free memory"))?;
+        let (free, _) = self
+            .ctx
+            .mem_get_info()
+            .map_err(cuda_err("reading free memory"))?;
         // Leave room for the module, the streams and the driver.
         let usable = (free as u64).saturating_sub(64 << 20);
         if needed > usable {
@@ -230,6 +260,10 @@ impl CudaEngine {
         };
         match mode {
             Mode::Grid => match job.precision {
+                crate::Precision::F32 => self.persistent::<f32>(job, false).map(|r| r.0),
+                crate::Precision::F64 => self.persistent::<f64>(job, false).map(|r| r.0),
+            },
+            Mode::Steps => match job.precision {
                 crate::Precision::F32 => self.grid::<f32>(job, false).map(|r| r.0),
                 crate::Precision::F64 => self.grid::<f64>(job, false).map(|r| r.0),
             },
@@ -238,14 +272,22 @@ impl CudaEngine {
     }
 
     /// Runs one job and reads its final population back (for parity checks).
-    pub fn run_with_population(&self, job: &Job, mode: Mode) -> Result<(RunResult, FinalPopulation)> {
+    pub fn run_with_population(
+        &self,
+        job: &Job,
+        mode: Mode,
+    ) -> Result<(RunResult, FinalPopulation)> {
         let mode = match mode {
             Mode::Auto => self.auto_mode(job),
             m => m,
         };
         match (mode, job.precision) {
-            (Mode::Grid, crate::Precision::F32) => self.grid::<f32>(job, true).map(|(r, p)| (r, p.expect("asked for"))),
-            (Mode::Grid, crate::Precision::F64) => self.grid::<f64>(job, true).map(|(r, p)| (r, p.expect("asked for"))),
+            (Mode::Grid, crate::Precision::F32) => self
+                .grid::<f32>(job, true)
+                .map(|(r, p)| (r, p.expect("asked for"))),
+            (Mode::Grid, crate::Precision::F64) => self
+                .grid::<f64>(job, true)
+                .map(|(r, p)| (r, p.expect("asked for"))),
             (_, crate::Precision::F32) => {
                 let l = self.launch_batch::<f32>(&[job], self.streams[0].clone())?;
                 let pop = l.population(0, job)?;
@@ -263,7 +305,11 @@ impl CudaEngine {
     /// (more individuals than a few warps' worth per thread group) spreads over the GPU.
     pub fn auto_mode(&self, job: &Job) -> Mode {
         let groups_per_block = 1024 / group_width(job.dim());
-        if job.pop > 8 * groups_per_block { Mode::Grid } else { Mode::Batch }
+        if job.pop > 8 * groups_per_block {
+            Mode::Grid
+        } else {
+            Mode::Batch
+        }
     }
 
     /// Runs many jobs: compatible ones (equal but for seed and stream) share a launch,
@@ -299,19 +345,31 @@ impl CudaEngine {
                 results[k] = Some(r);
             }
         }
-        Ok(results.into_iter().map(|r| r.expect("every job ran")).collect())
+        Ok(results
+            .into_iter()
+            .map(|r| r.expect("every job ran"))
+            .collect())
     }
 
-    fn launch_batch<T: GpuReal>(&self, jobs: &[&Job], stream: Arc<CudaStream>) -> Result<BatchLaunch<T>> {
+    fn launch_batch<T: GpuReal>(
+        &self,
+        jobs: &[&Job],
+        stream: Arc<CudaStream>,
+    ) -> Result<BatchLaunch<T>> {
         let job = jobs[0];
         let p = jobs.len();
         let dim = job.dim();
         let st = stride(dim) as usize;
         let np = job.pop as usize;
         let gens = job.generations;
-        let hist_len = if job.history { (gens as usize + 1) * p } else { 0 };
+        let hist_len = if job.history {
+            (gens as usize + 1) * p
+        } else {
+            0
+        };
         let t = std::mem::size_of::<T>() as u64;
-        let needed = t * (2 * (p * np * st) + 2 * p * np + 32 * p + p * st + p + 2 * st + hist_len) as u64
+        let needed = t
+            * (2 * (p * np * st) + 2 * p * np + 32 * p + p * st + p + 2 * st + hist_len) as u64
             + 4 * (p * np + 32 * p + 2 * p) as u64
             + 12 * p as u64;
         self.check_memory(needed)?;
@@ -323,7 +381,9 @@ impl CudaEngine {
             .min(((np as u32 * g).div_ceil(32) * 32).max(32));
         let ctx = |what: &str| format!("{name}: {what}");
         let alloc = |n: usize| -> Result<CudaSlice<T>> {
-            stream.alloc_zeros::<T>(n.max(1)).map_err(cuda_err(ctx("allocating")))
+            stream
+                .alloc_zeros::<T>(n.max(1))
+                .map_err(cuda_err(ctx("allocating")))
         };
         let padded = |v: &[f64]| -> Vec<T> {
             let mut out: Vec<T> = v.iter().map(|&x| T::of(x)).collect();
@@ -339,19 +399,32 @@ impl CudaEngine {
         let hi_d = stream.clone_htod(&padded(&job.problem.upper)).map_err(up)?;
         let mut pop_a = alloc(p * np * st)?;
         let mut pop_b = alloc(p * np * st)?;
-        let mut flags = stream.alloc_zeros::<u32>(p * np).map_err(cuda_err(ctx("allocating")))?;
+        let mut flags = stream
+            .alloc_zeros::<u32>(p * np)
+            .map_err(cuda_err(ctx("allocating")))?;
         let mut fit = alloc(p * np)?;
         let mut trial_fit = alloc(p * np)?;
         let mut scratch_f = alloc(32 * p)?;
-        let mut scratch_i = stream.alloc_zeros::<u32>(32 * p).map_err(cuda_err(ctx("allocating")))?;
+        let mut scratch_i = stream
+            .alloc_zeros::<u32>(32 * p)
+            .map_err(cuda_err(ctx("allocating")))?;
         let mut best_x = alloc(p * st)?;
         let mut best_f = alloc(p)?;
-        let mut best_idx = stream.alloc_zeros::<u32>(p).map_err(cuda_err(ctx("allocating")))?;
-        let mut gens_done = stream.alloc_zeros::<u32>(p).map_err(cuda_err(ctx("allocating")))?;
-        let mut hist = if hist_len > 0 { Some(alloc(hist_len)?) } else { None };
+        let mut best_idx = stream
+            .alloc_zeros::<u32>(p)
+            .map_err(cuda_err(ctx("allocating")))?;
+        let mut gens_done = stream
+            .alloc_zeros::<u32>(p)
+            .map_err(cuda_err(ctx("allocating")))?;
+        let mut hist = if hist_len > 0 {
+            Some(alloc(hist_len)?)
+        } else {
+            None
+        };
         let target = T::of(job.target_value().unwrap_or(f64::NEG_INFINITY));
         let (fv, crv) = (T::of(job.f), T::of(job.cr));
-        let (strategy, crossover, bounds) = (job.strategy as u32, job.crossover as u32, job.bounds as u32);
+        let (strategy, crossover, bounds) =
+            (job.strategy as u32, job.crossover as u32, job.bounds as u32);
         let (dim_u, np_u) = (dim, np as u32);
         let null: u64 = 0;
         // Every buffer above is sized for `p` populations of `np` rows of `st` values,
@@ -410,11 +483,17 @@ impl CudaEngine {
             best_f,
             gens_done,
             hist,
-            _keep: (seeds_d, streams_d, lo_d, hi_d, trial_fit, scratch_f, scratch_i, best_idx),
+            _keep: (
+                seeds_d, streams_d, lo_d, hi_d, trial_fit, scratch_f, scratch_i, best_idx,
+            ),
         })
     }
 
-    fn grid<T: GpuReal>(&self, job: &Job, keep: bool) -> Result<(RunResult, Option<FinalPopulation>)> {
+    fn grid<T: GpuReal>(
+        &self,
+        job: &Job,
+        keep: bool,
+    ) -> Result<(RunResult, Option<FinalPopulation>)> {
         let dim = job.dim();
         let st = stride(dim) as usize;
         let np = job.pop as usize;
@@ -431,15 +510,20 @@ impl CudaEngine {
         let nblocks = groups_needed.min(per_sm * self.sm_count).max(1) as usize;
         let hist_len = if job.history { gens as usize + 1 } else { 0 };
         let t = std::mem::size_of::<T>() as u64;
-        let needed = t * (2 * np * st + np + nblocks * 33 + 2 * st + hist_len + 1) as u64 + 4 * (2 * np + 33 * nblocks + 4) as u64;
+        let needed = t * (2 * np * st + np + nblocks * 33 + 2 * st + hist_len + 1) as u64
+            + 4 * (2 * np + 33 * nblocks + 4) as u64;
         self.check_memory(needed)?;
         let stream = self.streams[0].clone();
         let ctx = |what: &str| format!("{name}: {what}");
         let alloc = |n: usize| -> Result<CudaSlice<T>> {
-            stream.alloc_zeros::<T>(n.max(1)).map_err(cuda_err(ctx("allocating")))
+            stream
+                .alloc_zeros::<T>(n.max(1))
+                .map_err(cuda_err(ctx("allocating")))
         };
         let allocu = |n: usize| -> Result<CudaSlice<u32>> {
-            stream.alloc_zeros::<u32>(n.max(1)).map_err(cuda_err(ctx("allocating")))
+            stream
+                .alloc_zeros::<u32>(n.max(1))
+                .map_err(cuda_err(ctx("allocating")))
         };
         let padded = |v: &[f64]| -> Vec<T> {
             let mut out: Vec<T> = v.iter().map(|&x| T::of(x)).collect();
@@ -459,10 +543,15 @@ impl CudaEngine {
         let mut scratch_i = allocu(32 * nblocks)?;
         let mut state = allocu(STATE_WORDS)?;
         let mut best_f = alloc(1)?;
-        let mut hist = if hist_len > 0 { Some(alloc(hist_len)?) } else { None };
+        let mut hist = if hist_len > 0 {
+            Some(alloc(hist_len)?)
+        } else {
+            None
+        };
         let target = T::of(job.target_value().unwrap_or(f64::NEG_INFINITY));
         let (fv, crv) = (T::of(job.f), T::of(job.cr));
-        let (strategy, crossover, bounds) = (job.strategy as u32, job.crossover as u32, job.bounds as u32);
+        let (strategy, crossover, bounds) =
+            (job.strategy as u32, job.crossover as u32, job.bounds as u32);
         let (dim_u, np_u) = (dim, np as u32);
         let (seed, pstream) = (job.seed, job.stream);
         let null: u64 = 0;
@@ -511,17 +600,24 @@ impl CudaEngine {
             unsafe { b.launch(cfg) }.map_err(cuda_err(ctx("launching")))?;
             launched += 1;
             if job.target.is_some() && launched % check_every == 0 {
-                let s = stream.clone_dtoh(&state).map_err(cuda_err(ctx("reading state")))?;
+                let s = stream
+                    .clone_dtoh(&state)
+                    .map_err(cuda_err(ctx("reading state")))?;
                 if s[STATE_DONE] != 0 {
                     break;
                 }
             }
         }
-        let s = stream.clone_dtoh(&state).map_err(cuda_err(ctx("running")))?;
+        let s = stream
+            .clone_dtoh(&state)
+            .map_err(cuda_err(ctx("running")))?;
         let elapsed = start.elapsed();
         let gn = s[STATE_GEN];
         let bi = s[STATE_BEST] as usize;
-        let bf = stream.clone_dtoh(&best_f).map_err(cuda_err(ctx("reading back")))?[0].to_f64();
+        let bf = stream
+            .clone_dtoh(&best_f)
+            .map_err(cuda_err(ctx("reading back")))?[0]
+            .to_f64();
         let plane = (gn as usize % 2) * np;
         let fl = stream
             .clone_dtoh(&flags.slice(plane + bi..plane + bi + 1))
@@ -532,16 +628,191 @@ impl CudaEngine {
             .map_err(cuda_err(ctx("reading back")))?;
         let history = match hist {
             Some(h) => {
-                let v = stream.clone_dtoh(&h).map_err(cuda_err(ctx("reading back")))?;
+                let v = stream
+                    .clone_dtoh(&h)
+                    .map_err(cuda_err(ctx("reading back")))?;
                 Some(v[..=gn as usize].iter().map(|x| x.to_f64()).collect())
             }
             None => None,
         };
         let population = if keep {
-            let a = stream.clone_dtoh(&pop_a).map_err(cuda_err(ctx("reading back")))?;
-            let b = stream.clone_dtoh(&pop_b).map_err(cuda_err(ctx("reading back")))?;
-            let fl = stream.clone_dtoh(&flags).map_err(cuda_err(ctx("reading back")))?;
-            let f = stream.clone_dtoh(&fit).map_err(cuda_err(ctx("reading back")))?;
+            let a = stream
+                .clone_dtoh(&pop_a)
+                .map_err(cuda_err(ctx("reading back")))?;
+            let b = stream
+                .clone_dtoh(&pop_b)
+                .map_err(cuda_err(ctx("reading back")))?;
+            let fl = stream
+                .clone_dtoh(&flags)
+                .map_err(cuda_err(ctx("reading back")))?;
+            let f = stream
+                .clone_dtoh(&fit)
+                .map_err(cuda_err(ctx("reading back")))?;
+            Some(gather(&a, &b, &fl[plane..plane + np], &f, dim as usize, st))
+        } else {
+            None
+        };
+        let result = RunResult {
+            best_x: DVector::from_iterator(dim as usize, x.iter().map(|v| v.to_f64())),
+            best_f: bf,
+            error: bf - job.info().min,
+            generations: gn,
+            evaluations: job.evaluations(gn),
+            termination: termination(job, gn, bf),
+            elapsed,
+            history,
+            backend: "cuda",
+            seed: job.seed,
+            stream: job.stream,
+        };
+        Ok((result, population))
+    }
+
+    fn persistent<T: GpuReal>(
+        &self,
+        job: &Job,
+        keep: bool,
+    ) -> Result<(RunResult, Option<FinalPopulation>)> {
+        let dim = job.dim();
+        let st = stride(dim) as usize;
+        let np = job.pop as usize;
+        let gens = job.generations;
+        let name = kernel_name::<T>("grid", job);
+        let func = self.function(&name)?;
+        let g = group_width(dim);
+        let threads = self.max_threads(&func, &name)?.min(256);
+        let per_sm = func
+            .occupancy_max_active_blocks_per_multiprocessor(threads, 0, None)
+            .map_err(cuda_err(format!("{name}: occupancy")))?;
+        if per_sm == 0 {
+            return Err(Error::Cuda {
+                context: name,
+                message: format!("no block of {threads} threads fits on a multiprocessor"),
+            });
+        }
+        // Every block must be resident at once (the grid barrier waits for all of them).
+        let groups_needed = (np as u32).div_ceil(threads / g);
+        let nblocks = groups_needed.min(per_sm * self.sm_count).max(1) as usize;
+        let hist_len = if job.history { gens as usize + 1 } else { 0 };
+        let t = std::mem::size_of::<T>() as u64;
+        let needed = t * (2 * np * st + np + nblocks * 34 + 2 * st + hist_len + 1) as u64
+            + 4 * (2 * np + 34 * nblocks + 4) as u64
+            + 8;
+        self.check_memory(needed)?;
+        let stream = self.streams[0].clone();
+        let ctx = |what: &str| format!("{name}: {what}");
+        let alloc = |n: usize| -> Result<CudaSlice<T>> {
+            stream
+                .alloc_zeros::<T>(n.max(1))
+                .map_err(cuda_err(ctx("allocating")))
+        };
+        let allocu = |n: usize| -> Result<CudaSlice<u32>> {
+            stream
+                .alloc_zeros::<u32>(n.max(1))
+                .map_err(cuda_err(ctx("allocating")))
+        };
+        let padded = |v: &[f64]| -> Vec<T> {
+            let mut out: Vec<T> = v.iter().map(|&x| T::of(x)).collect();
+            out.resize(st, T::ZERO);
+            out
+        };
+        let up = |e| cuda_err(ctx("uploading"))(e);
+        let lo_d = stream.clone_htod(&padded(&job.problem.lower)).map_err(up)?;
+        let hi_d = stream.clone_htod(&padded(&job.problem.upper)).map_err(up)?;
+        let mut pop_a = alloc(np * st)?;
+        let mut pop_b = alloc(np * st)?;
+        let mut flags = allocu(2 * np)?;
+        let mut fit = alloc(np)?;
+        let mut part_f = alloc(2 * nblocks)?;
+        let mut part_i = allocu(2 * nblocks)?;
+        let mut scratch_f = alloc(32 * nblocks)?;
+        let mut scratch_i = allocu(32 * nblocks)?;
+        let mut sync = stream
+            .alloc_zeros::<u64>(1)
+            .map_err(cuda_err(ctx("allocating")))?;
+        let mut state = allocu(STATE_WORDS)?;
+        let mut best_f = alloc(1)?;
+        let mut hist = if hist_len > 0 {
+            Some(alloc(hist_len)?)
+        } else {
+            None
+        };
+        let target = T::of(job.target_value().unwrap_or(f64::NEG_INFINITY));
+        let (fv, crv) = (T::of(job.f), T::of(job.cr));
+        let (strategy, crossover, bounds) =
+            (job.strategy as u32, job.crossover as u32, job.bounds as u32);
+        let (dim_u, np_u) = (dim, np as u32);
+        let (seed, pstream) = (job.seed, job.stream);
+        let null: u64 = 0;
+        let cfg = LaunchConfig {
+            grid_dim: (nblocks as u32, 1, 1),
+            block_dim: (threads, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let start = Instant::now();
+        let mut b = stream.launch_builder(&func);
+        b.arg(&strategy)
+            .arg(&crossover)
+            .arg(&bounds)
+            .arg(&dim_u)
+            .arg(&np_u)
+            .arg(&gens)
+            .arg(&fv)
+            .arg(&crv)
+            .arg(&target)
+            .arg(&seed)
+            .arg(&pstream)
+            .arg(&lo_d)
+            .arg(&hi_d)
+            .arg(&mut pop_a)
+            .arg(&mut pop_b)
+            .arg(&mut flags)
+            .arg(&mut fit)
+            .arg(&mut part_f)
+            .arg(&mut part_i)
+            .arg(&mut scratch_f)
+            .arg(&mut scratch_i)
+            .arg(&mut sync)
+            .arg(&mut state)
+            .arg(&mut best_f);
+        match hist.as_mut() {
+            Some(h) => b.arg(h),
+            None => b.arg(&null),
+        };
+        // SAFETY: the arguments match the kernel's signature in the device crate; flags
+        // hold 2·np words, the partials 2·nblocks, scratch 32·nblocks, the state
+        // STATE_WORDS words and the history gens + 1 values, as the kernel indexes; the
+        // cooperative launch refuses a grid whose blocks cannot all be resident, which
+        // the grid barrier needs (nblocks ≤ occupancy × multiprocessors above).
+        unsafe { b.launch_cooperative(cfg) }.map_err(cuda_err(ctx("launching (cooperative)")))?;
+        let s = stream
+            .clone_dtoh(&state)
+            .map_err(cuda_err(ctx("running")))?;
+        let elapsed = start.elapsed();
+        let read = |e| cuda_err(ctx("reading back"))(e);
+        let gn = s[STATE_GEN];
+        let bi = s[STATE_BEST] as usize;
+        let bf = stream.clone_dtoh(&best_f).map_err(read)?[0].to_f64();
+        let plane = (gn as usize % 2) * np;
+        let fl = stream
+            .clone_dtoh(&flags.slice(plane + bi..plane + bi + 1))
+            .map_err(read)?[0];
+        let src = if fl == 0 { &pop_a } else { &pop_b };
+        let x = stream
+            .clone_dtoh(&src.slice(bi * st..bi * st + dim as usize))
+            .map_err(read)?;
+        let history = match hist {
+            Some(h) => {
+                let v = stream.clone_dtoh(&h).map_err(read)?;
+                Some(v[..=gn as usize].iter().map(|x| x.to_f64()).collect())
+            }
+            None => None,
+        };
+        let population = if keep {
+            let a = stream.clone_dtoh(&pop_a).map_err(read)?;
+            let b = stream.clone_dtoh(&pop_b).map_err(read)?;
+            let fl = stream.clone_dtoh(&flags).map_err(read)?;
+            let f = stream.clone_dtoh(&fit).map_err(read)?;
             Some(gather(&a, &b, &fl[plane..plane + np], &f, dim as usize, st))
         } else {
             None
@@ -565,7 +836,11 @@ impl CudaEngine {
     /// Evaluates row-major points (`n × dim`) on the GPU, as the kernels do.
     pub fn evaluate<T: GpuReal>(&self, f: Function, dim: u32, points: &[f64]) -> Result<Vec<f64>> {
         if dim == 0 || points.len() % dim as usize != 0 {
-            return Err(Error::invalid("points", points.len(), format!("a multiple of the dimension {dim}")));
+            return Err(Error::invalid(
+                "points",
+                points.len(),
+                format!("a multiple of the dimension {dim}"),
+            ));
         }
         let n = points.len() / dim as usize;
         if n == 0 {
@@ -581,8 +856,12 @@ impl CudaEngine {
         let name = format!("evaluate_{}", T::NAME);
         let func = self.function(&name)?;
         let stream = &self.streams[0];
-        let x_d = stream.clone_htod(&x).map_err(cuda_err(format!("{name}: uploading")))?;
-        let mut out = stream.alloc_zeros::<T>(n).map_err(cuda_err(format!("{name}: allocating")))?;
+        let x_d = stream
+            .clone_htod(&x)
+            .map_err(cuda_err(format!("{name}: uploading")))?;
+        let mut out = stream
+            .alloc_zeros::<T>(n)
+            .map_err(cuda_err(format!("{name}: allocating")))?;
         let threads = 256u32;
         let blocks = ((n as u32 * group_width(dim)).div_ceil(threads)).max(1);
         let (fc, nn) = (f as u32, n as u32);
@@ -598,8 +877,32 @@ impl CudaEngine {
             })
         }
         .map_err(cuda_err(format!("{name}: launching")))?;
-        let v = stream.clone_dtoh(&out).map_err(cuda_err(format!("{name}: running")))?;
+        let v = stream
+            .clone_dtoh(&out)
+            .map_err(cuda_err(format!("{name}: running")))?;
         Ok(v.into_iter().map(|x| x.to_f64()).collect())
+    }
+}
+
+/// The register cap of a kernel: `GPUDE_MAXNREG` (16 ..= 255; 0 for none) when set,
+/// else 64 for the single-precision DE kernels (measured faster on an H100: more
+/// resident warps hide the random-row loads; see docs/PERFORMANCE.md) and none for the
+/// rest (double precision spills under a cap).
+fn register_cap(name: &str) -> Option<u32> {
+    if let Ok(v) = std::env::var("GPUDE_MAXNREG") {
+        return v.trim().parse().ok().filter(|n| (16..=255).contains(n));
+    }
+    (name.starts_with("de_") && name.contains("_f32_")).then_some(64)
+}
+
+/// The module with a `.maxnreg` directive before its entry's body.
+fn with_register_cap(ptx: &str, cap: u32) -> String {
+    let at = ptx
+        .find(".entry")
+        .and_then(|e| ptx[e..].find("\n{\n").map(|p| e + p + 1));
+    match at {
+        Some(pos) => format!("{}.maxnreg {cap}\n{}", &ptx[..pos], &ptx[pos..]),
+        None => ptx.to_string(),
     }
 }
 
@@ -647,7 +950,14 @@ struct BatchLaunch<T: GpuReal> {
 }
 
 /// Rows of a double-buffered population, each from the buffer its flag names.
-fn gather<T: GpuReal>(a: &[T], b: &[T], flags: &[u32], fit: &[T], dim: usize, st: usize) -> FinalPopulation {
+fn gather<T: GpuReal>(
+    a: &[T],
+    b: &[T],
+    flags: &[u32],
+    fit: &[T],
+    dim: usize,
+    st: usize,
+) -> FinalPopulation {
     let mut x = Vec::with_capacity(flags.len() * dim);
     for (i, &f) in flags.iter().enumerate() {
         let src = if f == 0 { a } else { b };
@@ -665,19 +975,40 @@ impl<T: GpuReal> BatchLaunch<T> {
         let err = |what: &str| cuda_err(format!("{}: {what}", self.name));
         let np = job.pop as usize;
         let n = np * self.st;
-        let a = self.stream.clone_dtoh(&self.pop_a.slice(k * n..(k + 1) * n)).map_err(err("reading back"))?;
-        let b = self.stream.clone_dtoh(&self.pop_b.slice(k * n..(k + 1) * n)).map_err(err("reading back"))?;
-        let fl = self.stream.clone_dtoh(&self.flags.slice(k * np..(k + 1) * np)).map_err(err("reading back"))?;
-        let f = self.stream.clone_dtoh(&self.fit.slice(k * np..(k + 1) * np)).map_err(err("reading back"))?;
+        let a = self
+            .stream
+            .clone_dtoh(&self.pop_a.slice(k * n..(k + 1) * n))
+            .map_err(err("reading back"))?;
+        let b = self
+            .stream
+            .clone_dtoh(&self.pop_b.slice(k * n..(k + 1) * n))
+            .map_err(err("reading back"))?;
+        let fl = self
+            .stream
+            .clone_dtoh(&self.flags.slice(k * np..(k + 1) * np))
+            .map_err(err("reading back"))?;
+        let f = self
+            .stream
+            .clone_dtoh(&self.fit.slice(k * np..(k + 1) * np))
+            .map_err(err("reading back"))?;
         Ok(gather(&a, &b, &fl, &f, job.dim() as usize, self.st))
     }
 
     fn finish(self, jobs: &[&Job]) -> Result<Vec<RunResult>> {
         let err = |what: &str| cuda_err(format!("{}: {what}", self.name));
-        let gens_done = self.stream.clone_dtoh(&self.gens_done).map_err(err("running"))?;
+        let gens_done = self
+            .stream
+            .clone_dtoh(&self.gens_done)
+            .map_err(err("running"))?;
         let elapsed: Duration = self.start.elapsed();
-        let best_x = self.stream.clone_dtoh(&self.best_x).map_err(err("reading back"))?;
-        let best_f = self.stream.clone_dtoh(&self.best_f).map_err(err("reading back"))?;
+        let best_x = self
+            .stream
+            .clone_dtoh(&self.best_x)
+            .map_err(err("reading back"))?;
+        let best_f = self
+            .stream
+            .clone_dtoh(&self.best_f)
+            .map_err(err("reading back"))?;
         let hist = match &self.hist {
             Some(h) => Some(self.stream.clone_dtoh(h).map_err(err("reading back"))?),
             None => None,
@@ -690,16 +1021,24 @@ impl<T: GpuReal> BatchLaunch<T> {
                 let gn = gens_done[k];
                 let bf = best_f[k].to_f64();
                 RunResult {
-                    best_x: DVector::from_iterator(dim, best_x[k * self.st..k * self.st + dim].iter().map(|v| v.to_f64())),
+                    best_x: DVector::from_iterator(
+                        dim,
+                        best_x[k * self.st..k * self.st + dim]
+                            .iter()
+                            .map(|v| v.to_f64()),
+                    ),
                     best_f: bf,
                     error: bf - job.info().min,
                     generations: gn,
                     evaluations: job.evaluations(gn),
                     termination: termination(job, gn, bf),
                     elapsed,
-                    history: hist
-                        .as_ref()
-                        .map(|h| h[k * hl..k * hl + gn as usize + 1].iter().map(|v| v.to_f64()).collect()),
+                    history: hist.as_ref().map(|h| {
+                        h[k * hl..k * hl + gn as usize + 1]
+                            .iter()
+                            .map(|v| v.to_f64())
+                            .collect()
+                    }),
                     backend: "cuda",
                     seed: job.seed,
                     stream: job.stream,

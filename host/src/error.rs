@@ -41,7 +41,11 @@ pub enum Error {
 pub type Result<T> = std::result::Result<T, Error>;
 
 impl Error {
-    pub(crate) fn invalid(name: &'static str, value: impl ToString, allowed: impl ToString) -> Self {
+    pub(crate) fn invalid(
+        name: &'static str,
+        value: impl ToString,
+        allowed: impl ToString,
+    ) -> Self {
         Error::InvalidParameter {
             name,
             value: value.to_string(),

@@ -74,7 +74,10 @@ impl Solver {
     /// Opens the backend with the kernels (name, PTX module). With `Cuda`, a missing
     /// driver or GPU is an error; with `Auto`, it selects the CPU and records why in
     /// `fallback_reason`.
-    pub fn new(kernels: &'static [(&'static str, &'static str)], opts: &SolverOptions) -> Result<Solver> {
+    pub fn new(
+        kernels: &'static [(&'static str, &'static str)],
+        opts: &SolverOptions,
+    ) -> Result<Solver> {
         let mut s = Solver {
             cuda: None,
             mode: opts.mode,
@@ -115,8 +118,8 @@ impl Solver {
     /// Runs many jobs, one result each, in order.
     pub fn run_batch(&self, jobs: &[Job]) -> Result<Vec<RunResult>> {
         match &self.cuda {
-            Some(e) if self.mode != Mode::Grid => e.run_batch(jobs),
-            Some(e) => jobs.iter().map(|j| e.run(j, Mode::Grid)).collect(),
+            Some(e) if !matches!(self.mode, Mode::Grid | Mode::Steps) => e.run_batch(jobs),
+            Some(e) => jobs.iter().map(|j| e.run(j, self.mode)).collect(),
             None => Ok(jobs
                 .iter()
                 .map(|j| match j.precision {

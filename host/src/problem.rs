@@ -111,7 +111,11 @@ impl FunctionInfo {
         Err(Error::UnknownName {
             kind: "function",
             name: name.to_string(),
-            known: FUNCTIONS.iter().map(|i| i.name).collect::<Vec<_>>().join(", "),
+            known: FUNCTIONS
+                .iter()
+                .map(|i| i.name)
+                .collect::<Vec<_>>()
+                .join(", "),
         })
     }
 }
@@ -152,10 +156,18 @@ impl Problem {
         }
         for (j, (&lo, &hi)) in lower.iter().zip(&upper).enumerate() {
             if !lo.is_finite() {
-                return Err(Error::invalid("lower bound", format!("{lo} (component {j})"), "a finite number"));
+                return Err(Error::invalid(
+                    "lower bound",
+                    format!("{lo} (component {j})"),
+                    "a finite number",
+                ));
             }
             if !hi.is_finite() {
-                return Err(Error::invalid("upper bound", format!("{hi} (component {j})"), "a finite number"));
+                return Err(Error::invalid(
+                    "upper bound",
+                    format!("{hi} (component {j})"),
+                    "a finite number",
+                ));
             }
             if lo >= hi {
                 return Err(Error::invalid(
@@ -183,7 +195,8 @@ impl Problem {
     /// True when every component has the same interval.
     pub fn uniform_bounds(&self) -> Option<(f64, f64)> {
         let (lo, hi) = (self.lower[0], self.upper[0]);
-        (self.lower.iter().all(|&l| l == lo) && self.upper.iter().all(|&u| u == hi)).then_some((lo, hi))
+        (self.lower.iter().all(|&l| l == lo) && self.upper.iter().all(|&u| u == hi))
+            .then_some((lo, hi))
     }
 }
 

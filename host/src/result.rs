@@ -62,7 +62,9 @@ fn ser_secs<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error>
 pub(crate) fn termination(job: &crate::Job, generations: u32, best_f: f64) -> Termination {
     match job.target_value() {
         Some(t) if best_f <= t => Termination::TargetReached,
-        _ if job.budget_from_evaluations && generations >= job.generations => Termination::MaxEvaluations,
+        _ if job.budget_from_evaluations && generations >= job.generations => {
+            Termination::MaxEvaluations
+        }
         _ => Termination::MaxGenerations,
     }
 }

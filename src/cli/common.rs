@@ -1,0 +1,565 @@
+//! What several subcommands share: the job flags, the backend flags, the job
+//! description of batch files, and number formatting.
+
+use super::{CliError, Result};
+use gpude::host::config::{
+    bounds_name, crossover_name, parse_bounds, parse_crossover, parse_strategy, strategy_name,
+};
+use gpude::{Backend, FunctionInfo, Job, Mode, Precision, Solver, SolverOptions};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::time::Duration;
+
+/// The most independent runs of one job.
+pub const MAX_REPETITIONS: u32 = 1 << 16;
+
+/// The flags that describe one job.
+#[derive(Debug, Clone, clap::Args)]
+pub struct JobArgs {
+    /// Objective function (see `gpude functions`).
+    #[arg(long, value_name = "NAME")]
+    pub function: String,
+
+    /// Dimension D (may be left out when --lower/--upper list every component).
+    #[arg(long, short = 'D', value_name = "D", allow_negative_numbers = true)]
+    pub dim: Option<u32>,
+
+    /// Population size Np [default: 10·D, at least 32].
+    #[arg(long, value_name = "NP", allow_negative_numbers = true)]
+    pub pop: Option<u32>,
+
+    /// Most generations [default: 1000].
+    #[arg(
+        long,
+        visible_alias = "generations",
+        value_name = "G",
+        allow_negative_numbers = true
+    )]
+    pub gens: Option<u32>,
+
+    /// Evaluation budget (Np + Np·G ≤ budget); with --gens the smaller limit wins.
+    #[arg(
+        long,
+        visible_alias = "max-evaluations",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
+    pub max_evals: Option<u64>,
+
+    /// Stop once the error (best f − minimum) is at most this.
+    #[arg(long, value_name = "ERR", allow_negative_numbers = true)]
+    pub target: Option<f64>,
+
+    /// Mutation strategy: thesis, rand1, best1, current-to-best1, rand2, best2 (a
+    /// crossover suffix is allowed: rand1bin, rand/1/exp).
+    #[arg(long, value_name = "NAME")]
+    pub strategy: Option<String>,
+
+    /// Crossover of the classic strategies: bin or exp [default: bin].
+    #[arg(long, value_name = "KIND")]
+    pub crossover: Option<String>,
+
+    /// Bound handling: init-only, clip, reflect or resample [default: init-only].
+    #[arg(long, value_name = "POLICY")]
+    pub bounds: Option<String>,
+
+    /// Lower bound(s) of the domain: one number for every component, or one per
+    /// component separated by commas [default: the function's usual domain].
+    #[arg(long, value_name = "LO[,LO…]", allow_hyphen_values = true)]
+    pub lower: Option<String>,
+
+    /// Upper bound(s) of the domain, as --lower.
+    #[arg(long, value_name = "HI[,HI…]", allow_hyphen_values = true)]
+    pub upper: Option<String>,
+
+    /// Scale factor F of the classic strategies, in (0, 2] [default: 0.5].
+    #[arg(
+        short = 'F',
+        long = "f",
+        value_name = "F",
+        allow_negative_numbers = true
+    )]
+    pub f: Option<f64>,
+
+    /// Crossover rate Cr, in [0, 1] [default: 0.9].
+    #[arg(long, value_name = "CR", allow_negative_numbers = true)]
+    pub cr: Option<f64>,
+
+    /// Random seed [default: 0].
+    #[arg(long, value_name = "SEED", allow_negative_numbers = true)]
+    pub seed: Option<u64>,
+
+    /// Arithmetic: f32 or f64 [default: f32].
+    #[arg(long, value_name = "P")]
+    pub precision: Option<String>,
+}
+
+impl JobArgs {
+    /// The job description these flags give, with `repetitions` runs.
+    pub fn spec(&self, repetitions: u32) -> Result<JobSpec> {
+        Ok(JobSpec {
+            function: self.function.clone(),
+            dim: self.dim,
+            lower: self
+                .lower
+                .as_deref()
+                .map(|s| Bound::parse("--lower", s))
+                .transpose()?,
+            upper: self
+                .upper
+                .as_deref()
+                .map(|s| Bound::parse("--upper", s))
+                .transpose()?,
+            pop: self.pop,
+            generations: self.gens,
+            max_evals: self.max_evals,
+            target: self.target,
+            strategy: self.strategy.clone(),
+            crossover: self.crossover.clone(),
+            bounds: self.bounds.clone(),
+            f: self.f,
+            cr: self.cr,
+            seed: self.seed,
+            precision: self.precision.clone(),
+            repetitions: Some(repetitions),
+        })
+    }
+}
+
+/// The flags that choose where jobs run.
+#[derive(Debug, Clone, clap::Args)]
+pub struct BackendArgs {
+    /// Where to run: auto (the GPU if there is one, else the CPU), cpu or cuda.
+    #[arg(long, default_value = "auto", value_name = "B")]
+    pub backend: String,
+
+    /// GPU layout: auto, batch (one block per population), grid (the whole GPU, one
+    /// launch per run) or steps (the whole GPU, one launch per generation).
+    #[arg(long, default_value = "auto", value_name = "M")]
+    pub mode: String,
+
+    /// GPU index.
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub device: usize,
+
+    /// CUDA streams to spread launches over.
+    #[arg(long, default_value_t = 4, value_name = "N")]
+    pub streams: usize,
+}
+
+impl BackendArgs {
+    /// Opens the backend these flags name.
+    pub fn open(&self) -> Result<Solver> {
+        let opts = SolverOptions {
+            backend: Backend::parse(&self.backend)?,
+            device: self.device,
+            streams: self.streams,
+            mode: Mode::parse(&self.mode)?,
+        };
+        Ok(Solver::new(&opts)?)
+    }
+}
+
+/// Domain bounds: one value for every component, or one per component.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Bound {
+    One(f64),
+    Each(Vec<f64>),
+}
+
+impl Bound {
+    /// Parses `v` or `v1,v2,…`.
+    pub fn parse(flag: &str, s: &str) -> Result<Bound> {
+        let vals = s
+            .split(',')
+            .map(|t| {
+                let t = t.trim();
+                t.parse::<f64>()
+                    .map_err(|_| CliError::usage(format!("{flag}: {t:?} is not a number")))
+            })
+            .collect::<Result<Vec<f64>>>()?;
+        Ok(match vals.as_slice() {
+            [v] => Bound::One(*v),
+            _ => Bound::Each(vals),
+        })
+    }
+
+    fn len(&self) -> Option<usize> {
+        match self {
+            Bound::One(_) => None,
+            Bound::Each(v) => Some(v.len()),
+        }
+    }
+
+    fn expand(&self, dim: usize) -> Vec<f64> {
+        match self {
+            Bound::One(v) => vec![*v; dim],
+            Bound::Each(v) => v.clone(),
+        }
+    }
+}
+
+/// One job as a batch file writes it (and as `run --json` reports the settings used).
+/// Left-out settings take gpude's defaults.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JobSpec {
+    pub function: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dim: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lower: Option<Bound>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub upper: Option<Bound>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pop: Option<u32>,
+    #[serde(default, alias = "gens", skip_serializing_if = "Option::is_none")]
+    pub generations: Option<u32>,
+    #[serde(
+        default,
+        alias = "max_evaluations",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub max_evals: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub strategy: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub crossover: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bounds: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub f: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cr: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub precision: Option<String>,
+    #[serde(default, alias = "runs", skip_serializing_if = "Option::is_none")]
+    pub repetitions: Option<u32>,
+}
+
+impl JobSpec {
+    /// Independent runs asked for (1 when left out).
+    pub fn repetitions(&self) -> Result<u32> {
+        let n = self.repetitions.unwrap_or(1);
+        if n == 0 || n > MAX_REPETITIONS {
+            return Err(CliError::usage(format!(
+                "number of runs = {n} is not allowed: 1 ..= {MAX_REPETITIONS}"
+            )));
+        }
+        Ok(n)
+    }
+
+    /// The validated jobs: one per repetition, streams 0, 1, … of the same seed.
+    pub fn jobs(&self, history: bool) -> Result<Vec<Job>> {
+        let n = self.repetitions()?;
+        let first = self.builder()?.history(history).build()?;
+        Ok((0..n)
+            .map(|s| {
+                let mut j = first.clone();
+                j.stream = s;
+                j
+            })
+            .collect())
+    }
+
+    /// A builder with every setting given here.
+    fn builder(&self) -> Result<gpude::JobBuilder> {
+        let info = FunctionInfo::parse(&self.function)?;
+        let listed = self
+            .lower
+            .as_ref()
+            .and_then(Bound::len)
+            .or(self.upper.as_ref().and_then(Bound::len));
+        let dim = match (self.dim, listed) {
+            (Some(d), _) => d,
+            (None, Some(n)) => u32::try_from(n).unwrap_or(u32::MAX),
+            (None, None) => {
+                return Err(CliError::usage(
+                    "the dimension is missing: give dim (--dim), or the bounds of every component",
+                ));
+            }
+        };
+        let mut b = Job::builder(info.function, dim);
+        if self.lower.is_some() || self.upper.is_some() {
+            let d = dim as usize;
+            let (lo, hi) = info.domain;
+            let lower = self
+                .lower
+                .as_ref()
+                .map_or_else(|| vec![lo; d], |v| v.expand(d));
+            let upper = self
+                .upper
+                .as_ref()
+                .map_or_else(|| vec![hi; d], |v| v.expand(d));
+            if upper.len() != d {
+                return Err(CliError::usage(format!(
+                    "upper bounds = {} values is not allowed: one per component ({d})",
+                    upper.len()
+                )));
+            }
+            b = b.domain_box(lower, upper);
+        }
+        if let Some(s) = &self.strategy {
+            let (strategy, implied) = parse_strategy(s)?;
+            b = b.strategy(strategy);
+            if let Some(c) = implied {
+                if let Some(given) = &self.crossover
+                    && parse_crossover(given)? != c
+                {
+                    return Err(CliError::usage(format!(
+                        "strategy {s:?} implies crossover {}, which conflicts with crossover {given:?}",
+                        crossover_name(c)
+                    )));
+                }
+                b = b.crossover(c);
+            }
+        }
+        if let Some(c) = &self.crossover {
+            b = b.crossover(parse_crossover(c)?);
+        }
+        if let Some(p) = &self.bounds {
+            b = b.bounds(parse_bounds(p)?);
+        }
+        if let Some(p) = &self.precision {
+            b = b.precision(Precision::parse(p)?);
+        }
+        if let Some(v) = self.pop {
+            b = b.pop(v);
+        }
+        if let Some(v) = self.generations {
+            b = b.generations(v);
+        }
+        if let Some(v) = self.max_evals {
+            b = b.max_evaluations(v);
+        }
+        if let Some(v) = self.target {
+            b = b.target(v);
+        }
+        if let Some(v) = self.f {
+            b = b.f(v);
+        }
+        if let Some(v) = self.cr {
+            b = b.cr(v);
+        }
+        if let Some(v) = self.seed {
+            b = b.seed(v);
+        }
+        Ok(b)
+    }
+
+    /// Every setting of `job` spelled out (reading it back gives the same job);
+    /// `budget` is the evaluation budget as given, when the job's generations came
+    /// from one.
+    pub fn resolved(job: &Job, repetitions: u32, budget: Option<u64>) -> JobSpec {
+        let (lower, upper) = match job.problem.uniform_bounds() {
+            Some((lo, hi)) => (Bound::One(lo), Bound::One(hi)),
+            None => (
+                Bound::Each(job.problem.lower.clone()),
+                Bound::Each(job.problem.upper.clone()),
+            ),
+        };
+        JobSpec {
+            function: job.info().name.to_string(),
+            dim: Some(job.dim()),
+            lower: Some(lower),
+            upper: Some(upper),
+            pop: Some(job.pop),
+            generations: (!job.budget_from_evaluations).then_some(job.generations),
+            max_evals: job
+                .budget_from_evaluations
+                .then(|| budget.unwrap_or_else(|| job.evaluations(job.generations))),
+            target: job.target,
+            strategy: Some(strategy_name(job.strategy).to_string()),
+            crossover: Some(crossover_name(job.crossover).to_string()),
+            bounds: Some(bounds_name(job.bounds).to_string()),
+            f: Some(job.f),
+            cr: Some(job.cr),
+            seed: Some(job.seed),
+            precision: Some(job.precision.name().to_string()),
+            repetitions: Some(repetitions),
+        }
+    }
+}
+
+/// A short description of a job's algorithm: `rand1/bin, F = 0.5, Cr = 0.9, clip`.
+pub fn describe_strategy(job: &Job) -> String {
+    let s = strategy_name(job.strategy);
+    let b = bounds_name(job.bounds);
+    if job.strategy.crosses() {
+        format!(
+            "{s}/{}, F = {}, Cr = {}, bounds {b}",
+            crossover_name(job.crossover),
+            job.f,
+            job.cr
+        )
+    } else {
+        format!("{s}, bounds {b}")
+    }
+}
+
+/// The domain of a job: `[-600, 600]^30` or the first components.
+pub fn describe_domain(job: &Job) -> String {
+    match job.problem.uniform_bounds() {
+        Some((lo, hi)) => format!("[{lo}, {hi}]^{}", job.dim()),
+        None => {
+            let parts: Vec<String> = job
+                .problem
+                .lower
+                .iter()
+                .zip(&job.problem.upper)
+                .take(3)
+                .map(|(l, u)| format!("[{l}, {u}]"))
+                .collect();
+            let more = if job.dim() > 3 { " × …" } else { "" };
+            format!("{}{more}", parts.join(" × "))
+        }
+    }
+}
+
+/// Statistics of the errors of several runs.
+#[derive(Debug, Clone, Serialize)]
+pub struct Summary {
+    pub runs: usize,
+    pub mean_error: f64,
+    pub median_error: f64,
+    pub best_error: f64,
+    pub worst_error: f64,
+    /// Runs whose error is at most `threshold`.
+    pub successes: usize,
+    pub threshold: f64,
+}
+
+impl Summary {
+    pub fn of(errors: &[f64], threshold: f64) -> Summary {
+        let mut v = errors.to_vec();
+        v.sort_by(f64::total_cmp);
+        let n = v.len();
+        let median = match n {
+            0 => f64::NAN,
+            _ if n % 2 == 1 => v[n / 2],
+            _ => 0.5 * (v[n / 2 - 1] + v[n / 2]),
+        };
+        Summary {
+            runs: n,
+            mean_error: if n == 0 {
+                f64::NAN
+            } else {
+                v.iter().sum::<f64>() / n as f64
+            },
+            median_error: median,
+            best_error: v.first().copied().unwrap_or(f64::NAN),
+            worst_error: v.last().copied().unwrap_or(f64::NAN),
+            successes: v.iter().filter(|&&e| e <= threshold).count(),
+            threshold,
+        }
+    }
+
+    /// Two lines for people.
+    pub fn describe(&self) -> String {
+        format!(
+            "error over {} runs: mean {}, median {}, best {}, worst {}\nsuccesses: {}/{} with error ≤ {}\n",
+            self.runs,
+            num(self.mean_error),
+            num(self.median_error),
+            num(self.best_error),
+            num(self.worst_error),
+            self.successes,
+            self.runs,
+            num(self.threshold)
+        )
+    }
+}
+
+/// A number in at most 7 significant digits, in scientific notation when very small
+/// or large.
+pub fn num(v: f64) -> String {
+    if v == 0.0 || !v.is_finite() {
+        return format!("{v}");
+    }
+    let a = v.abs();
+    if (1e-3..1e7).contains(&a) {
+        let digits = 6 - a.log10().floor() as i32;
+        let s = format!("{v:.*}", digits.max(0) as usize);
+        if s.contains('.') {
+            s.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            s
+        }
+    } else {
+        let s = format!("{v:.6e}");
+        match s.split_once('e') {
+            Some((m, e)) if m.contains('.') => {
+                format!("{}e{e}", m.trim_end_matches('0').trim_end_matches('.'))
+            }
+            _ => s,
+        }
+    }
+}
+
+/// A number in the fewest digits that read back exactly: plain notation for ordinary
+/// magnitudes, scientific for tiny or huge ones.
+pub fn exact<T: Copy + fmt::Display + fmt::LowerExp + Into<f64>>(v: T) -> String {
+    let a = v.into().abs();
+    if a == 0.0 || !a.is_finite() || (1e-5..1e16).contains(&a) {
+        format!("{v}")
+    } else {
+        format!("{v:e}")
+    }
+}
+
+/// A duration in ms below a second, else in s.
+pub fn duration(d: Duration) -> String {
+    let s = d.as_secs_f64();
+    if s < 1.0 {
+        format!("{:.1} ms", s * 1e3)
+    } else {
+        format!("{s:.3} s")
+    }
+}
+
+/// Formats rows as columns separated by two spaces; the first row is the header.
+/// Columns listed in `left` are left-aligned, the others right-aligned.
+pub fn table(rows: &[Vec<String>], left: &[usize]) -> String {
+    let cols = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let width: Vec<usize> = (0..cols)
+        .map(|c| {
+            rows.iter()
+                .filter_map(|r| r.get(c))
+                .map(|s| s.chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut out = String::new();
+    for r in rows {
+        let mut line = String::new();
+        for (c, cell) in r.iter().enumerate() {
+            if c > 0 {
+                line.push_str("  ");
+            }
+            let pad = width[c] - cell.chars().count();
+            if left.contains(&c) {
+                line.push_str(cell);
+                line.push_str(&" ".repeat(pad));
+            } else {
+                line.push_str(&" ".repeat(pad));
+                line.push_str(cell);
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// Serializes a value as pretty JSON with a final newline.
+pub fn to_json<T: Serialize>(v: &T) -> Result<String> {
+    serde_json::to_string_pretty(v)
+        .map(|s| s + "\n")
+        .map_err(|e| CliError::runtime(format!("writing JSON: {e}")))
+}

@@ -1,0 +1,186 @@
+//! `gpude eval`: evaluate a function at points from a file or stdin.
+//!
+//! Input is either rows of numbers (one point per line, separated by commas or
+//! whitespace; blank lines and lines starting with `#` are skipped) or JSON (an array of
+//! points, or one point as an array of numbers), recognised by a leading `[`. Values
+//! that overflow print as `inf` (as `null` in JSON output).
+
+use super::common;
+use super::{CliError, Result};
+use gpude::{FunctionInfo, Precision};
+use serde_json::Value;
+use std::io::Read;
+use std::path::PathBuf;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Function to evaluate (see `gpude functions`).
+    #[arg(long, value_name = "NAME")]
+    pub function: String,
+
+    /// File of points; `-` or nothing reads stdin.
+    #[arg(value_name = "FILE")]
+    pub path: Option<PathBuf>,
+
+    /// Arithmetic: f32 or f64.
+    #[arg(long, default_value = "f64", value_name = "P")]
+    pub precision: String,
+
+    /// Print the values as a JSON array.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// A point and where it came from (`line 3`, `point 2`).
+struct Point {
+    place: String,
+    x: Vec<f64>,
+}
+
+pub fn run(args: Args) -> Result<String> {
+    let info = FunctionInfo::parse(&args.function)?;
+    let precision = Precision::parse(&args.precision)?;
+    let (text, source) = read_input(args.path.as_ref())?;
+    let points = parse_points(&text).map_err(|e| e.context(&source))?;
+    let mut values = Vec::with_capacity(points.len());
+    for p in &points {
+        let v = gpude::evaluate(info.function, precision, &p.x)
+            .map_err(|e| CliError::from(e).context(format!("{source}: {}", p.place)))?;
+        values.push(v);
+    }
+    if args.json {
+        return match precision {
+            Precision::F32 => {
+                common::to_json(&values.iter().map(|&v| v as f32).collect::<Vec<f32>>())
+            }
+            Precision::F64 => common::to_json(&values),
+        };
+    }
+    let mut out = String::new();
+    for v in values {
+        out.push_str(&match precision {
+            Precision::F32 => common::exact(v as f32),
+            Precision::F64 => common::exact(v),
+        });
+        out.push('\n');
+    }
+    Ok(out)
+}
+
+/// The input text and a name for it in messages.
+fn read_input(path: Option<&PathBuf>) -> Result<(String, String)> {
+    match path {
+        Some(p) if p.as_os_str() != "-" => {
+            let text = std::fs::read_to_string(p)
+                .map_err(|e| CliError::usage(format!("cannot read {}: {e}", p.display())))?;
+            Ok((text, p.display().to_string()))
+        }
+        _ => {
+            let mut text = String::new();
+            std::io::stdin()
+                .read_to_string(&mut text)
+                .map_err(|e| CliError::usage(format!("cannot read stdin: {e}")))?;
+            Ok((text, "stdin".to_string()))
+        }
+    }
+}
+
+fn parse_points(text: &str) -> Result<Vec<Point>> {
+    if text.trim_start().starts_with(['[', '{']) {
+        parse_json(text)
+    } else {
+        parse_rows(text)
+    }
+}
+
+fn parse_rows(text: &str) -> Result<Vec<Point>> {
+    let mut points = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let place = format!("line {}", i + 1);
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let fields: Vec<&str> = if line.contains(',') {
+            line.split(',').map(str::trim).collect()
+        } else {
+            line.split_whitespace().collect()
+        };
+        let mut x = Vec::with_capacity(fields.len());
+        for (j, t) in fields.iter().enumerate() {
+            if t.is_empty() {
+                return Err(CliError::usage(format!(
+                    "{place}: value {} is empty",
+                    j + 1
+                )));
+            }
+            let v = t.parse::<f64>().map_err(|_| {
+                CliError::usage(format!("{place}: {t:?} (value {}) is not a number", j + 1))
+            })?;
+            x.push(v);
+        }
+        points.push(Point { place, x });
+    }
+    Ok(points)
+}
+
+fn parse_json(text: &str) -> Result<Vec<Point>> {
+    let v: Value =
+        serde_json::from_str(text).map_err(|e| CliError::usage(format!("invalid JSON: {e}")))?;
+    let Value::Array(items) = v else {
+        return Err(CliError::usage("JSON input must be an array"));
+    };
+    if items.is_empty() {
+        return Ok(Vec::new());
+    }
+    if items[0].is_number() {
+        let x = numbers(&items, "point 1")?;
+        return Ok(vec![Point {
+            place: "point 1".into(),
+            x,
+        }]);
+    }
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| {
+            let place = format!("point {}", i + 1);
+            match item {
+                Value::Array(a) => Ok(Point {
+                    x: numbers(a, &place)?,
+                    place,
+                }),
+                other => Err(CliError::usage(format!(
+                    "{place}: {} is not an array of numbers (give an array of points, or one point as an array of numbers)",
+                    short(other)
+                ))),
+            }
+        })
+        .collect()
+}
+
+fn numbers(items: &[Value], place: &str) -> Result<Vec<f64>> {
+    items
+        .iter()
+        .enumerate()
+        .map(|(j, v)| {
+            v.as_f64().ok_or_else(|| {
+                CliError::usage(format!(
+                    "{place}: value {} = {} is not a number",
+                    j + 1,
+                    short(v)
+                ))
+            })
+        })
+        .collect()
+}
+
+/// A JSON value in at most 40 characters.
+fn short(v: &Value) -> String {
+    let s = v.to_string();
+    if s.chars().count() > 40 {
+        format!("{}…", s.chars().take(39).collect::<String>())
+    } else {
+        s
+    }
+}

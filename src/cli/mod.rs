@@ -1,0 +1,148 @@
+//! The `gpude` command line: one module per subcommand.
+//!
+//! To add a subcommand, add a variant to [`Command`] holding its argument struct, a
+//! module with a `run(args) -> Result<String>` function, and one arm in [`dispatch`].
+
+mod batch;
+mod common;
+mod eval;
+mod functions;
+mod info;
+mod run;
+
+use clap::{Parser, Subcommand};
+use std::fmt;
+use std::io::Write;
+use std::process::ExitCode;
+
+/// Differential Evolution on NVIDIA GPUs (with a CPU engine when no GPU is there).
+#[derive(Debug, Parser)]
+#[command(name = "gpude", version, about, propagate_version = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Optimise one function (optionally several independent runs).
+    Run(Box<run::Args>),
+    /// Evaluate a function at points read from a file or stdin.
+    Eval(eval::Args),
+    /// List the benchmark functions with their domains and optima.
+    Functions(functions::Args),
+    /// Show build information and the GPU, if any.
+    Info(info::Args),
+    /// Run a list of jobs from a JSON or TOML file.
+    Batch(batch::Args),
+}
+
+/// Exit code for bad input: flags, values, files.
+pub const EXIT_USAGE: u8 = 2;
+/// Exit code for failures while running: CUDA errors, I/O while writing.
+pub const EXIT_RUNTIME: u8 = 1;
+
+/// An error to report as `error: <message>` with an exit code.
+#[derive(Debug)]
+pub struct CliError {
+    pub code: u8,
+    pub message: String,
+}
+
+impl CliError {
+    /// Bad input (exit code 2).
+    pub fn usage(message: impl Into<String>) -> Self {
+        CliError {
+            code: EXIT_USAGE,
+            message: message.into(),
+        }
+    }
+
+    /// A failure while running (exit code 1).
+    pub fn runtime(message: impl Into<String>) -> Self {
+        CliError {
+            code: EXIT_RUNTIME,
+            message: message.into(),
+        }
+    }
+
+    /// The same error with `context: ` in front of its message.
+    pub fn context(mut self, context: impl fmt::Display) -> Self {
+        self.message = format!("{context}: {}", self.message);
+        self
+    }
+}
+
+impl fmt::Display for CliError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl From<gpude::Error> for CliError {
+    fn from(e: gpude::Error) -> Self {
+        use gpude::Error as E;
+        let code = match &e {
+            E::InvalidParameter { .. } | E::UnknownName { .. } | E::Input { .. } => EXIT_USAGE,
+            E::CudaUnavailable(_)
+            | E::OutOfMemory { .. }
+            | E::Cuda { .. }
+            | E::MissingKernel { .. }
+            | E::Io(_) => EXIT_RUNTIME,
+        };
+        CliError {
+            code,
+            message: e.to_string(),
+        }
+    }
+}
+
+/// What a subcommand returns: its whole standard output.
+pub type Result<T> = std::result::Result<T, CliError>;
+
+/// Parses the command line, runs the subcommand and reports errors.
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            // Help and version go to stdout with code 0; errors to stderr with code 2.
+            let _ = e.print();
+            return ExitCode::from(e.exit_code().clamp(0, 255) as u8);
+        }
+    };
+    match dispatch(cli.command) {
+        Ok(out) => write_stdout(&out),
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(e.code)
+        }
+    }
+}
+
+/// Runs one subcommand to completion.
+pub fn dispatch(command: Command) -> Result<String> {
+    match command {
+        Command::Run(a) => run::run(*a),
+        Command::Eval(a) => eval::run(a),
+        Command::Functions(a) => functions::run(a),
+        Command::Info(a) => info::run(a),
+        Command::Batch(a) => batch::run(a),
+    }
+}
+
+/// Writes the output; a closed pipe (`gpude functions | head -1`) is not an error.
+fn write_stdout(out: &str) -> ExitCode {
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(out.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: writing the output: {e}");
+            ExitCode::from(EXIT_RUNTIME)
+        }
+    }
+}

@@ -1,0 +1,766 @@
+//! Tests of the `gpude` binary, on the CPU backend.
+
+use serde_json::Value;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+const BIN: &str = env!("CARGO_BIN_EXE_gpude");
+
+fn gpude(args: &[&str]) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .output()
+        .expect("the gpude binary runs")
+}
+
+fn gpude_stdin(args: &[&str], input: &str) -> Output {
+    let mut child = Command::new(BIN)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the gpude binary runs");
+    child
+        .stdin
+        .take()
+        .expect("stdin is piped")
+        .write_all(input.as_bytes())
+        .expect("stdin takes the input");
+    child.wait_with_output().expect("gpude finishes")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Stdout of a command that must succeed.
+fn ok(o: Output) -> String {
+    assert!(
+        o.status.success(),
+        "exit {:?}\nstdout:\n{}\nstderr:\n{}",
+        o.status.code(),
+        stdout(&o),
+        stderr(&o)
+    );
+    stdout(&o)
+}
+
+fn ok_json(o: Output) -> Value {
+    let s = ok(o);
+    serde_json::from_str(&s).unwrap_or_else(|e| panic!("not JSON ({e}):\n{s}"))
+}
+
+/// Checks that a command fails cleanly with `code` and a message containing `needle`.
+fn fails(o: Output, code: i32, needle: &str) {
+    let err = stderr(&o);
+    assert_eq!(
+        o.status.code(),
+        Some(code),
+        "stderr:\n{err}\nstdout:\n{}",
+        stdout(&o)
+    );
+    assert!(err.starts_with("error: "), "stderr:\n{err}");
+    assert!(err.contains(needle), "{needle:?} not in stderr:\n{err}");
+    assert!(!err.contains("panicked"), "stderr:\n{err}");
+}
+
+/// A fresh path in the test scratch folder.
+fn scratch(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli-tests");
+    std::fs::create_dir_all(&dir).expect("scratch folder");
+    dir.join(name)
+}
+
+fn path_str(p: &Path) -> &str {
+    p.to_str().expect("UTF-8 path")
+}
+
+fn values(s: &str) -> Vec<f64> {
+    s.lines()
+        .map(|l| {
+            l.trim()
+                .parse::<f64>()
+                .unwrap_or_else(|_| panic!("not a number: {l:?}"))
+        })
+        .collect()
+}
+
+/// A small sphere run (30 generations unless `extra` sets --gens).
+fn run_small(extra: &[&str]) -> Output {
+    let mut args = vec![
+        "run",
+        "--backend",
+        "cpu",
+        "--function",
+        "sphere",
+        "--dim",
+        "6",
+        "--pop",
+        "32",
+    ];
+    if !extra.contains(&"--gens") {
+        args.extend(["--gens", "30"]);
+    }
+    args.extend(extra);
+    gpude(&args)
+}
+
+// ---- run ----
+
+#[test]
+fn run_griewank_converges() {
+    let v = ok_json(gpude(&[
+        "run",
+        "--function",
+        "griewank",
+        "--dim",
+        "30",
+        "--pop",
+        "256",
+        "--gens",
+        "500",
+        "--backend",
+        "cpu",
+        "--seed",
+        "1",
+        "--json",
+    ]));
+    let r = &v["results"][0];
+    let err = r["error"].as_f64().expect("error is a number");
+    assert!(err < 1e-3, "error {err}");
+    assert_eq!(r["generations"], 500);
+    assert_eq!(r["best_x"].as_array().expect("best_x").len(), 30);
+}
+
+#[test]
+fn run_human_output() {
+    let s = ok(run_small(&["--seed", "4"]));
+    for key in [
+        "backend",
+        "cpu",
+        "sphere",
+        "D = 6",
+        "Np = 32",
+        "thesis",
+        "best f",
+        "error",
+        "generations  30",
+        "evaluations  992",
+        "termination",
+        "elapsed",
+        "best x",
+    ] {
+        assert!(s.contains(key), "{key:?} not in:\n{s}");
+    }
+}
+
+#[test]
+fn run_json_fields() {
+    let v = ok_json(run_small(&[
+        "--json",
+        "--strategy",
+        "rand1bin",
+        "--bounds",
+        "clip",
+        "-F",
+        "0.7",
+    ]));
+    assert_eq!(v["backend"], "cpu");
+    let job = &v["job"];
+    assert_eq!(job["function"], "sphere");
+    assert_eq!(job["dim"], 6);
+    assert_eq!(job["pop"], 32);
+    assert_eq!(job["generations"], 30);
+    assert_eq!(job["strategy"], "rand1");
+    assert_eq!(job["crossover"], "bin");
+    assert_eq!(job["bounds"], "clip");
+    assert_eq!(job["f"], 0.7);
+    assert_eq!(job["lower"], -100.0);
+    assert_eq!(job["upper"], 100.0);
+    let results = v["results"].as_array().expect("results");
+    assert_eq!(results.len(), 1);
+    let r = &results[0];
+    for key in [
+        "best_x",
+        "best_f",
+        "error",
+        "generations",
+        "evaluations",
+        "termination",
+        "elapsed",
+        "backend",
+        "seed",
+        "stream",
+    ] {
+        assert!(r.get(key).is_some(), "{key} missing in {r}");
+    }
+    assert_eq!(r["evaluations"], 32 * 31);
+    assert_eq!(r["termination"], "max_generations");
+    assert_eq!(v["summary"]["runs"], 1);
+}
+
+#[test]
+fn run_same_seed_same_result_other_seed_differs() {
+    let best = |seed: &str| {
+        ok_json(run_small(&["--json", "--seed", seed]))["results"][0]["best_f"]
+            .as_f64()
+            .expect("best_f")
+    };
+    let a = best("11");
+    let b = best("11");
+    let c = best("12");
+    assert_eq!(a.to_bits(), b.to_bits());
+    assert_ne!(a, c);
+}
+
+#[test]
+fn run_several_runs() {
+    let v = ok_json(run_small(&["--json", "--runs", "3"]));
+    let results = v["results"].as_array().expect("results");
+    assert_eq!(results.len(), 3);
+    let streams: Vec<u64> = results
+        .iter()
+        .map(|r| r["stream"].as_u64().expect("stream"))
+        .collect();
+    assert_eq!(streams, [0, 1, 2]);
+    assert_ne!(results[0]["best_f"], results[1]["best_f"]);
+    assert_eq!(v["summary"]["runs"], 3);
+    assert_eq!(v["job"]["repetitions"], 3);
+
+    let s = ok(run_small(&["--runs", "3"]));
+    assert!(s.contains("error over 3 runs"), "{s}");
+    assert!(s.contains("successes: 0/3"), "{s}");
+}
+
+#[test]
+fn run_target_stops_early() {
+    let v = ok_json(run_small(&["--json", "--target", "1e6", "--gens", "100"]));
+    let r = &v["results"][0];
+    assert_eq!(r["termination"], "target_reached");
+    assert!(r["generations"].as_u64().expect("generations") < 100);
+}
+
+#[test]
+fn run_history_file() {
+    let path = scratch("history-one.csv");
+    ok(run_small(&["--history", path_str(&path), "--gens", "20"]));
+    let text = std::fs::read_to_string(&path).expect("history written");
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "generation,best");
+    assert_eq!(lines.len() - 1, 21, "{text}");
+    let vals: Vec<f64> = lines[1..]
+        .iter()
+        .enumerate()
+        .map(|(g, l)| {
+            let (g_col, v) = l.split_once(',').expect("two columns");
+            assert_eq!(g_col, g.to_string());
+            v.parse().expect("a number")
+        })
+        .collect();
+    assert!(
+        vals.windows(2).all(|w| w[1] <= w[0]),
+        "best never rises: {vals:?}"
+    );
+
+    let path = scratch("history-two.csv");
+    ok(run_small(&[
+        "--history",
+        path_str(&path),
+        "--gens",
+        "5",
+        "--runs",
+        "2",
+    ]));
+    let text = std::fs::read_to_string(&path).expect("history written");
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "generation,run_0,run_1");
+    assert_eq!(lines.len() - 1, 6, "{text}");
+    assert!(lines[1..].iter().all(|l| l.split(',').count() == 3));
+}
+
+#[test]
+fn run_bounds_per_component() {
+    let v = ok_json(gpude(&[
+        "run",
+        "--backend",
+        "cpu",
+        "--function",
+        "sphere",
+        "--lower=-1,-2,-3",
+        "--upper",
+        "4",
+        "--gens",
+        "2",
+        "--json",
+    ]));
+    assert_eq!(v["job"]["dim"], 3);
+    assert_eq!(v["job"]["lower"], serde_json::json!([-1.0, -2.0, -3.0]));
+    assert_eq!(v["job"]["upper"], serde_json::json!([4.0, 4.0, 4.0]));
+}
+
+// ---- bad input ----
+
+#[test]
+fn run_rejects_bad_input() {
+    let run = |extra: &[&str]| {
+        let mut args = vec!["run", "--backend", "cpu"];
+        args.extend(extra);
+        gpude(&args)
+    };
+    fails(
+        run(&["--function", "sphere", "--dim", "0"]),
+        2,
+        "dimension = 0",
+    );
+    fails(
+        run(&[
+            "--function",
+            "sphere",
+            "--dim",
+            "5",
+            "--pop",
+            "2",
+            "--strategy",
+            "rand1",
+        ]),
+        2,
+        "population size = 2",
+    );
+    fails(
+        run(&[
+            "--function",
+            "sphere",
+            "--dim",
+            "5",
+            "--lower",
+            "5",
+            "--upper",
+            "1",
+        ]),
+        2,
+        "[5, 1]",
+    );
+    fails(
+        run(&["--function", "sphere", "--dim", "5", "--lower", "nan"]),
+        2,
+        "NaN",
+    );
+    fails(
+        run(&["--function", "sphere", "--dim", "5", "--f", "3"]),
+        2,
+        "F = 3",
+    );
+    fails(
+        run(&["--function", "sphere", "--dim", "5", "--cr", "1.5"]),
+        2,
+        "Cr = 1.5",
+    );
+    fails(
+        run(&["--function", "nosuch", "--dim", "5"]),
+        2,
+        "\"nosuch\"",
+    );
+    fails(
+        run(&["--function", "sphere", "--dim", "5", "--strategy", "rand9"]),
+        2,
+        "\"rand9\"",
+    );
+    fails(
+        run(&["--function", "sphere", "--dim", "5", "--bounds", "wrap"]),
+        2,
+        "\"wrap\"",
+    );
+    fails(
+        run(&["--function", "sphere", "--dim", "5", "--precision", "f16"]),
+        2,
+        "\"f16\"",
+    );
+    fails(
+        run(&["--function", "sphere", "--dim", "5", "--runs", "0"]),
+        2,
+        "runs = 0",
+    );
+    fails(
+        run(&["--function", "sphere", "--dim", "5", "--lower", "abc"]),
+        2,
+        "\"abc\"",
+    );
+    fails(
+        run(&["--function", "sphere", "--dim", "5", "--lower=-1,-2"]),
+        2,
+        "2 values",
+    );
+    fails(run(&["--function", "sphere", "--dim", "-3"]), 2, "-3");
+    fails(
+        run(&["--function", "sphere", "--dim", "5", "--max-evals", "10"]),
+        2,
+        "evaluation budget = 10",
+    );
+    fails(
+        run(&[
+            "--function",
+            "sphere",
+            "--dim",
+            "5",
+            "--history",
+            "/nonexistent-dir/h.csv",
+        ]),
+        2,
+        "/nonexistent-dir/h.csv",
+    );
+}
+
+// ---- eval ----
+
+fn griewank(x: &[f64]) -> f64 {
+    let s: f64 = x.iter().map(|v| v * v).sum::<f64>() / 4000.0;
+    let p: f64 = x
+        .iter()
+        .enumerate()
+        .map(|(j, v)| (v / ((j + 1) as f64).sqrt()).cos())
+        .product();
+    s - p + 1.0
+}
+
+fn rosenbrock(x: &[f64]) -> f64 {
+    x.windows(2)
+        .map(|w| (1.0 - w[0]).powi(2) + 100.0 * (w[1] - w[0] * w[0]).powi(2))
+        .sum()
+}
+
+fn rastrigin(x: &[f64]) -> f64 {
+    10.0 * x.len() as f64
+        + x.iter()
+            .map(|v| v * v - 10.0 * (2.0 * std::f64::consts::PI * v).cos())
+            .sum::<f64>()
+}
+
+#[test]
+fn eval_exact_values() {
+    assert_eq!(
+        ok(gpude_stdin(&["eval", "--function", "sphere"], "1,2,3\n")),
+        "14\n"
+    );
+    assert_eq!(
+        ok(gpude_stdin(
+            &["eval", "--function", "rosenbrock", "-"],
+            "1 1 1\n"
+        )),
+        "0\n"
+    );
+    assert_eq!(
+        ok(gpude_stdin(
+            &["eval", "--function", "griewank"],
+            "0 0 0 0\n"
+        )),
+        "0\n"
+    );
+}
+
+type Formula = fn(&[f64]) -> f64;
+
+#[test]
+fn eval_matches_formulas() {
+    let pts = [
+        vec![0.5, -1.25, 3.0],
+        vec![10.0, 20.0, -30.0, 7.5],
+        vec![1.1, 0.9],
+    ];
+    let csv: String = pts
+        .iter()
+        .map(|p| {
+            p.iter()
+                .map(|v| v.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+                + "\n"
+        })
+        .collect();
+    let formulas: [(&str, Formula); 3] = [
+        ("griewank", griewank),
+        ("rosenbrock", rosenbrock),
+        ("rastrigin", rastrigin),
+    ];
+    for (name, f) in formulas {
+        let got = values(&ok(gpude_stdin(&["eval", "--function", name], &csv)));
+        assert_eq!(got.len(), pts.len());
+        for (p, g) in pts.iter().zip(&got) {
+            let want = f(p);
+            assert!(
+                (g - want).abs() <= 1e-12 * want.abs().max(1.0),
+                "{name}{p:?}: {g} vs {want}"
+            );
+        }
+    }
+}
+
+#[test]
+fn eval_file_json_and_csv() {
+    let csv = scratch("points.csv");
+    std::fs::write(&csv, "# x y z\n1,2,3\n\n0.5\t0.5  0.5\n").expect("write");
+    let got = values(&ok(gpude(&[
+        "eval",
+        "--function",
+        "sphere",
+        path_str(&csv),
+    ])));
+    assert_eq!(got, [14.0, 0.75]);
+
+    let json = scratch("points.json");
+    std::fs::write(&json, "[[1, 2, 3], [0.5, 0.5, 0.5]]").expect("write");
+    let got = values(&ok(gpude(&[
+        "eval",
+        "--function",
+        "sphere",
+        path_str(&json),
+    ])));
+    assert_eq!(got, [14.0, 0.75]);
+
+    // One point as a flat array, JSON out.
+    let v = ok_json(gpude_stdin(
+        &["eval", "--function", "sphere", "--json"],
+        " [1, 2, 3]",
+    ));
+    assert_eq!(v, serde_json::json!([14.0]));
+
+    // f32 arithmetic prints in f32.
+    assert_eq!(
+        ok(gpude_stdin(
+            &["eval", "--function", "sphere", "--precision", "f32"],
+            "0.1\n"
+        )),
+        "0.010000001\n"
+    );
+}
+
+#[test]
+fn eval_rejects_malformed_input() {
+    let bad = scratch("bad-points.csv");
+    std::fs::write(&bad, "1,2,3\n4,x5,6\n").expect("write");
+    fails(
+        gpude(&["eval", "--function", "sphere", path_str(&bad)]),
+        2,
+        "line 2",
+    );
+    fails(
+        gpude(&["eval", "--function", "sphere", path_str(&bad)]),
+        2,
+        "\"x5\"",
+    );
+    fails(
+        gpude_stdin(&["eval", "--function", "sphere"], "1,,2\n"),
+        2,
+        "line 1",
+    );
+    fails(
+        gpude_stdin(&["eval", "--function", "sphere"], "1 nan 2\n"),
+        2,
+        "NaN",
+    );
+    fails(
+        gpude_stdin(&["eval", "--function", "sphere"], "[[1, 2], [3, \"a\"]]"),
+        2,
+        "point 2",
+    );
+    fails(
+        gpude_stdin(&["eval", "--function", "sphere"], "[[1, 2"),
+        2,
+        "invalid JSON",
+    );
+    fails(
+        gpude_stdin(&["eval", "--function", "nosuch"], "1\n"),
+        2,
+        "\"nosuch\"",
+    );
+    fails(
+        gpude(&["eval", "--function", "sphere", "/nonexistent/points.csv"]),
+        2,
+        "/nonexistent/points.csv",
+    );
+}
+
+// ---- functions, info ----
+
+#[test]
+fn functions_lists_all() {
+    let names = [
+        "sphere",
+        "griewank",
+        "rosenbrock",
+        "ackley",
+        "f4",
+        "rastrigin",
+        "schwefel12",
+        "weierstrass",
+    ];
+    let s = ok(gpude(&["functions"]));
+    for n in names {
+        assert!(s.contains(n), "{n} not in:\n{s}");
+    }
+    let v = ok_json(gpude(&["functions", "--json"]));
+    let list = v.as_array().expect("an array");
+    assert_eq!(list.len(), 8);
+    let got: Vec<&str> = list
+        .iter()
+        .map(|e| e["name"].as_str().expect("name"))
+        .collect();
+    assert_eq!(got, names);
+    assert_eq!(list[1]["domain"], serde_json::json!([-600.0, 600.0]));
+    assert_eq!(list[2]["argmin"], 1.0);
+}
+
+#[test]
+fn info_works() {
+    let v = ok_json(gpude(&["info", "--json"]));
+    assert_eq!(v["version"], env!("CARGO_PKG_VERSION"));
+    assert!(v["ptx_arch"].as_str().expect("arch").starts_with("sm_"));
+    assert!(v["kernels"].as_u64().expect("kernels") > 0);
+    let s = ok(gpude(&["info"]));
+    assert!(s.contains("PTX"), "{s}");
+    if v["gpu"].is_null() {
+        assert!(s.contains("CPU only"), "{s}");
+    }
+}
+
+// ---- batch ----
+
+#[test]
+fn batch_json() {
+    let file = scratch("jobs.json");
+    std::fs::write(
+        &file,
+        r#"[
+  {"function": "sphere", "dim": 4, "pop": 32, "generations": 20, "seed": 3, "repetitions": 2},
+  {"function": "rastrigin", "dim": 3, "pop": 40, "max_evals": 400, "strategy": "rand1bin",
+   "f": 0.6, "cr": 0.8, "bounds": "clip", "precision": "f64", "lower": -5, "upper": [5, 5, 5]}
+]"#,
+    )
+    .expect("write");
+    let v = ok_json(gpude(&[
+        "batch",
+        path_str(&file),
+        "--backend",
+        "cpu",
+        "--json",
+    ]));
+    let jobs = v["jobs"].as_array().expect("jobs");
+    assert_eq!(jobs.len(), 2);
+    assert_eq!(jobs[0]["results"].as_array().expect("results").len(), 2);
+    assert_eq!(jobs[0]["results"][1]["stream"], 1);
+    assert_eq!(jobs[1]["results"][0]["generations"], 9);
+    assert_eq!(jobs[1]["job"]["precision"], "f64");
+
+    // The same job alone gives the same result.
+    let alone = ok_json(gpude(&[
+        "run",
+        "--backend",
+        "cpu",
+        "--function",
+        "sphere",
+        "--dim",
+        "4",
+        "--pop",
+        "32",
+        "--gens",
+        "20",
+        "--seed",
+        "3",
+        "--json",
+    ]));
+    assert_eq!(
+        alone["results"][0]["best_f"],
+        jobs[0]["results"][0]["best_f"]
+    );
+
+    let s = ok(gpude(&["batch", path_str(&file), "--backend", "cpu"]));
+    assert!(s.contains("rastrigin"), "{s}");
+    assert_eq!(
+        s.lines()
+            .filter(|l| l.trim_start().starts_with(['0', '1']))
+            .count(),
+        3,
+        "{s}"
+    );
+}
+
+#[test]
+fn batch_toml() {
+    let file = scratch("jobs.toml");
+    std::fs::write(
+        &file,
+        "[[jobs]]\nfunction = \"griewank\"\ndim = 4\npop = 32\ngenerations = 10\nruns = 3\n\n\
+         [[jobs]]\nfunction = \"ackley\"\ndim = 3\npop = 32\ngens = 5\n",
+    )
+    .expect("write");
+    let v = ok_json(gpude(&[
+        "batch",
+        path_str(&file),
+        "--backend",
+        "cpu",
+        "--json",
+    ]));
+    let jobs = v["jobs"].as_array().expect("jobs");
+    assert_eq!(jobs.len(), 2);
+    assert_eq!(jobs[0]["results"].as_array().expect("results").len(), 3);
+    assert_eq!(jobs[1]["results"][0]["generations"], 5);
+    assert_eq!(jobs[1]["job"]["function"], "ackley");
+}
+
+#[test]
+fn batch_rejects_bad_files() {
+    let file = scratch("unknown-key.json");
+    std::fs::write(
+        &file,
+        r#"[{"function": "sphere", "dim": 4, "popsize": 32}]"#,
+    )
+    .expect("write");
+    fails(
+        gpude(&["batch", path_str(&file), "--backend", "cpu"]),
+        2,
+        "popsize",
+    );
+
+    let file = scratch("unknown-key.toml");
+    std::fs::write(
+        &file,
+        "[[jobs]]\nfunction = \"sphere\"\ndim = 4\nmutation = 0.5\n",
+    )
+    .expect("write");
+    fails(
+        gpude(&["batch", path_str(&file), "--backend", "cpu"]),
+        2,
+        "mutation",
+    );
+
+    let file = scratch("bad-value.json");
+    std::fs::write(
+        &file,
+        r#"{"jobs": [{"function": "sphere", "dim": 4}, {"function": "sphere", "dim": 0}]}"#,
+    )
+    .expect("write");
+    fails(
+        gpude(&["batch", path_str(&file), "--backend", "cpu"]),
+        2,
+        "job 1: dimension = 0",
+    );
+
+    let file = scratch("broken.json");
+    std::fs::write(&file, "[{\"function\": ").expect("write");
+    fails(
+        gpude(&["batch", path_str(&file), "--backend", "cpu"]),
+        2,
+        "invalid JSON",
+    );
+
+    fails(
+        gpude(&["batch", "/nonexistent/jobs.toml"]),
+        2,
+        "/nonexistent/jobs.toml",
+    );
+}
