@@ -577,7 +577,6 @@ fn optima_give_zero() {
 }
 
 #[test]
-#[ignore = "library: Ackley's finish rounds -20·1 - e before adding 20 + e; f(0) = 4.4e-16 in f64"]
 fn ackley_at_zero_is_exactly_zero_in_f64() {
     // The minimum value is 0; a run that finds the minimiser should report error 0.
     for &d in &DIMS {

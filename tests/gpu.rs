@@ -88,6 +88,7 @@ fn main() {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn job(
     f: Function,
     dim: u32,

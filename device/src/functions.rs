@@ -21,7 +21,8 @@ pub enum Function {
     Griewank = 1,
     /// `Σ_{j<D} (1 − x_j)² + 100 (x_{j+1} − x_j²)²`
     Rosenbrock = 2,
-    /// `−20 exp(−0.2 √(Σx_j²/D)) − exp(Σ cos(2πx_j)/D) + 20 + e`
+    /// `−20 exp(−0.2 √(Σx_j²/D)) − exp(Σ cos(2πx_j)/D) + 20 + e`, evaluated as
+    /// `(20 − 20 exp(…)) + (e − exp(…))`
     Ackley = 3,
     /// The thesis's f4, the penalised function (minimum at (1, …, 1)).
     Penalized = 4,
@@ -241,7 +242,9 @@ pub fn finish<T: Real>(f: Function, acc: Acc<T>, dim: u32) -> T {
             let d = T::of_u32(dim);
             let t1 = (-T::of(0.2) * (acc.a / d).sqrt()).exp();
             let t2 = (acc.b / d).exp();
-            -T::of(20.0) * t1 - t2 + T::of(20.0) + T::E
+            // Grouped, with e from the same exp, so that both differences vanish
+            // exactly at the optimum.
+            (T::of(20.0) - T::of(20.0) * t1) + (T::ONE.exp() - t2)
         }
         Function::Penalized => T::of(0.1) * acc.a + acc.b,
         _ => acc.a,

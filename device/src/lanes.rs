@@ -52,6 +52,8 @@ pub const fn chunk(dim: u32, g: u32, c: u32, l: u32) -> (u32, u32) {
 }
 
 /// The objective value of `x`, computed exactly as a group of lanes on the GPU does.
+#[allow(clippy::needless_range_loop)] // lane-indexed, as the warp runs it
+#[inline(always)]
 pub fn evaluate<T: Real>(f: Function, x: &[T]) -> T {
     let dim = x.len() as u32;
     let g = group_width(dim);
@@ -106,6 +108,7 @@ pub fn evaluate<T: Real>(f: Function, x: &[T]) -> T {
 }
 
 /// Hillis–Steele inclusive scan, in the order the warp-shuffle scan adds.
+#[inline(always)]
 pub fn scan_inclusive<T: Real>(x: &mut [T]) {
     let g = x.len();
     let mut d = 1;
@@ -120,6 +123,7 @@ pub fn scan_inclusive<T: Real>(x: &mut [T]) {
 }
 
 /// The xor-butterfly combination of the lanes' sums, as the warp does it.
+#[inline(always)]
 pub fn butterfly<T: Real>(acc: &mut [Acc<T>], f: Function) -> Acc<T> {
     let g = acc.len();
     let mut m = g / 2;

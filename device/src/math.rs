@@ -14,9 +14,10 @@
 //! which leaves the quadrant and a 64-bit fraction (error below 2⁻⁶⁶).
 
 const FRAC_2_PI_F: f32 = 0.636_619_75;
-const P1: f32 = 1.570_796_4;
-const P2: f32 = -4.371_138_8e-8;
-const P3: f32 = -1.715_124_5e-15;
+/// π/2 split into three f32 parts (P1 is π/2 rounded, P2 and P3 the next bits).
+const P1: f32 = f32::from_bits(0x3fc90fdb);
+const P2: f32 = f32::from_bits(0xb33bbd2e);
+const P3: f32 = f32::from_bits(0xa6f72ced);
 const PIO2_HI: f64 = 1.570_796_326_734_125_6;
 const PIO2_LO: f64 = 6.077_100_506_506_192e-11;
 const FAST_LIMIT: f32 = 6_434.0;

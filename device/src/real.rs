@@ -99,7 +99,7 @@ impl Real for f32 {
     }
     #[inline(always)]
     fn is_nan(self) -> bool {
-        self != self
+        Self::is_nan(self)
     }
     #[inline(always)]
     fn to_bits64(self) -> u64 {
@@ -152,7 +152,7 @@ impl Real for f64 {
     }
     #[inline(always)]
     fn is_nan(self) -> bool {
-        self != self
+        Self::is_nan(self)
     }
     #[inline(always)]
     fn to_bits64(self) -> u64 {

@@ -83,10 +83,11 @@ pub fn parse_strategy(name: &str) -> Result<(Strategy, Option<Crossover>)> {
         .filter(|c| *c != '/')
         .collect();
     for (cname, c) in CROSSOVERS {
-        if let Some(base) = n.strip_suffix(cname) {
-            if let Ok(s) = lookup("strategy", &STRATEGIES, base) {
-                return Ok((s, Some(c)));
-            }
+        if let Some(Ok(s)) = n
+            .strip_suffix(cname)
+            .map(|b| lookup("strategy", &STRATEGIES, b))
+        {
+            return Ok((s, Some(c)));
         }
     }
     lookup("strategy", &STRATEGIES, &n)
@@ -212,8 +213,14 @@ pub const MAX_POP: u32 = 1 << 24;
 impl JobBuilder {
     /// The same initial interval in every component.
     pub fn domain(mut self, lo: f64, hi: f64) -> Self {
-        self.lower = Some(vec![lo; self.dim as usize]);
-        self.upper = Some(vec![hi; self.dim as usize]);
+        // An invalid dimension is reported by `build`; do not allocate for it here.
+        let n = if self.dim <= crate::problem::MAX_DIM {
+            self.dim as usize
+        } else {
+            0
+        };
+        self.lower = Some(vec![lo; n]);
+        self.upper = Some(vec![hi; n]);
         self
     }
     /// One initial interval per component.
@@ -277,6 +284,13 @@ impl JobBuilder {
     }
 
     pub fn build(self) -> Result<Job> {
+        if self.dim == 0 || self.dim > crate::problem::MAX_DIM {
+            return Err(Error::invalid(
+                "dimension",
+                self.dim,
+                format!("1 ..= {}", crate::problem::MAX_DIM),
+            ));
+        }
         let problem = match (self.lower, self.upper) {
             (Some(l), Some(u)) => {
                 if l.len() != self.dim as usize {
@@ -310,10 +324,10 @@ impl JobBuilder {
         if !(self.cr.is_finite() && (0.0..=1.0).contains(&self.cr)) {
             return Err(Error::invalid("Cr", self.cr, "a number in [0, 1]"));
         }
-        if let Some(t) = self.target {
-            if !(t.is_finite() && t >= 0.0) {
-                return Err(Error::invalid("target error", t, "a finite number ≥ 0"));
-            }
+        if let Some(t) = self.target
+            && !(t.is_finite() && t >= 0.0)
+        {
+            return Err(Error::invalid("target error", t, "a finite number ≥ 0"));
         }
         let mut generations = self.generations.unwrap_or(1000);
         let mut from_evals = false;

@@ -25,6 +25,9 @@ pub struct Population<T> {
     pub dim: usize,
     pub x: Vec<T>,
     pub fit: Vec<T>,
+    /// The initial domain in this precision (the bound policies use it).
+    pub lo: Vec<T>,
+    pub hi: Vec<T>,
 }
 
 impl<T: Real> Population<T> {
@@ -43,6 +46,7 @@ impl<T: Real> Population<T> {
     }
 }
 
+#[inline(always)]
 fn chunk4<T: Real>(s: &[T], j0: usize) -> [T; 4] {
     let mut v = [T::ZERO; 4];
     for (k, x) in s[j0..(j0 + 4).min(s.len())].iter().enumerate() {
@@ -72,12 +76,19 @@ pub fn initial<T: Real>(job: &Job) -> Population<T> {
                 let v = init_chunk(&u, n as u32, &chunk4(&lo, j0), &chunk4(&hi, j0));
                 row[j0..j0 + n].copy_from_slice(&v[..n]);
             }
-            *fx = evaluate(f, row);
+            *fx = evaluate_fast(f, row);
         });
-    Population { dim: d, x, fit }
+    Population {
+        dim: d,
+        x,
+        fit,
+        lo,
+        hi,
+    }
 }
 
 /// Individual `i`'s trial in generation `g` and its value.
+#[inline(always)]
 pub fn trial<T: Real>(
     job: &Job,
     pop: &Population<T>,
@@ -110,8 +121,7 @@ pub fn trial<T: Real>(
         }
         run = run_length(first, d as u32);
     }
-    let lo: Vec<T> = job.problem.lower.iter().map(|&v| T::of(v)).collect();
-    let hi: Vec<T> = job.problem.upper.iter().map(|&v| T::of(v)).collect();
+    let (lo, hi) = (&pop.lo, &pop.hi);
     let xi = pop.row(i);
     let xb = pop.row(best);
     let nd = job.strategy.draws() as usize;
@@ -128,8 +138,8 @@ pub fn trial<T: Real>(
             &chunk4(xi, j0),
             &r,
             &chunk4(xb, j0),
-            &chunk4(&lo, j0),
-            &chunk4(&hi, j0),
+            &chunk4(lo, j0),
+            &chunk4(hi, j0),
             &words(j0),
             draws.jrand,
             run,
@@ -138,6 +148,54 @@ pub fn trial<T: Real>(
         out[j0..j0 + n].copy_from_slice(&v[..n]);
     }
     evaluate(job.problem.function, out)
+}
+
+/// [`trial`], compiled with hardware FMA when the processor has it. The device maths
+/// use fused multiply-adds (the f32 trigonometry); without the instruction they are
+/// calls to `fmaf`. Both round correctly, so the results are the same bits.
+fn trial_fast<T: Real>(
+    job: &Job,
+    pop: &Population<T>,
+    best: usize,
+    g: u32,
+    i: usize,
+    out: &mut [T],
+) -> T {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("fma") {
+        // SAFETY: the processor has FMA (checked just above).
+        return unsafe { trial_fma(job, pop, best, g, i, out) };
+    }
+    trial(job, pop, best, g, i, out)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "fma")]
+fn trial_fma<T: Real>(
+    job: &Job,
+    pop: &Population<T>,
+    best: usize,
+    g: u32,
+    i: usize,
+    out: &mut [T],
+) -> T {
+    trial(job, pop, best, g, i, out)
+}
+
+/// [`evaluate`] with hardware FMA when there is one (see [`trial_fast`]).
+fn evaluate_fast<T: Real>(f: Function, x: &[T]) -> T {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("fma") {
+        // SAFETY: the processor has FMA (checked just above).
+        return unsafe { evaluate_fma(f, x) };
+    }
+    evaluate(f, x)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "fma")]
+fn evaluate_fma<T: Real>(f: Function, x: &[T]) -> T {
+    evaluate(f, x)
 }
 
 /// One synchronous generation: every trial from the current population, then greedy
@@ -158,7 +216,7 @@ pub fn generation<T: Real>(
             .par_chunks_mut(d)
             .zip(tfit.par_iter_mut())
             .enumerate()
-            .for_each(|(i, (out, tf))| *tf = trial(job, pop_ref, best, g, i, out));
+            .for_each(|(i, (out, tf))| *tf = trial_fast(job, pop_ref, best, g, i, out));
     }
     pop.x
         .par_chunks_mut(d)
@@ -216,5 +274,5 @@ pub fn run<T: Real>(job: &Job, observer: Option<Observer>) -> RunResult {
 /// Evaluates one point in precision `T` exactly as the engines do.
 pub fn evaluate_point<T: Real>(f: Function, x: &[f64]) -> f64 {
     let v: Vec<T> = x.iter().map(|&c| T::of(c)).collect();
-    evaluate(f, &v).to_f64()
+    evaluate_fast(f, &v).to_f64()
 }

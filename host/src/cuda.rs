@@ -599,7 +599,7 @@ impl CudaEngine {
             // STATE_WORDS words and the history gens + 1 values, as the kernel indexes.
             unsafe { b.launch(cfg) }.map_err(cuda_err(ctx("launching")))?;
             launched += 1;
-            if job.target.is_some() && launched % check_every == 0 {
+            if job.target.is_some() && launched.is_multiple_of(check_every) {
                 let s = stream
                     .clone_dtoh(&state)
                     .map_err(cuda_err(ctx("reading state")))?;
@@ -835,7 +835,7 @@ impl CudaEngine {
 
     /// Evaluates row-major points (`n × dim`) on the GPU, as the kernels do.
     pub fn evaluate<T: GpuReal>(&self, f: Function, dim: u32, points: &[f64]) -> Result<Vec<f64>> {
-        if dim == 0 || points.len() % dim as usize != 0 {
+        if dim == 0 || !points.len().is_multiple_of(dim as usize) {
             return Err(Error::invalid(
                 "points",
                 points.len(),

@@ -4,6 +4,7 @@
 //! module with a `run(args) -> Result<String>` function, and one arm in [`dispatch`].
 
 mod batch;
+mod bench;
 mod common;
 mod eval;
 mod functions;
@@ -36,6 +37,8 @@ pub enum Command {
     Info(info::Args),
     /// Run a list of jobs from a JSON or TOML file.
     Batch(batch::Args),
+    /// Benchmark the engines (thesis variant, Griewank, D = 128); JSON with --json.
+    Bench(bench::Args),
 }
 
 /// Exit code for bad input: flags, values, files.
@@ -128,6 +131,7 @@ pub fn dispatch(command: Command) -> Result<String> {
         Command::Functions(a) => functions::run(a),
         Command::Info(a) => info::run(a),
         Command::Batch(a) => batch::run(a),
+        Command::Bench(a) => bench::run(a),
     }
 }
 

@@ -1,0 +1,104 @@
+//! `gpude bench`: the standard benchmark cases (thesis variant, Griewank, D = 128),
+//! as a table or JSON.
+
+use super::{CliError, Result};
+use clap::Args as ClapArgs;
+use serde::Serialize;
+
+#[derive(Debug, ClapArgs)]
+pub struct Args {
+    /// Fewer generations per case (a quick look; not for recorded numbers).
+    #[arg(long)]
+    pub quick: bool,
+
+    /// Only the cases whose name contains this text.
+    #[arg(long, value_name = "TEXT")]
+    pub only: Option<String>,
+
+    /// Timed repetitions per case and generation count (the median is kept).
+    #[arg(long, default_value_t = 3, value_name = "N")]
+    pub repeats: usize,
+
+    /// Where to run: auto (GPU cases when a GPU is there, CPU cases always), cpu.
+    #[arg(long, default_value = "auto", value_name = "B")]
+    pub backend: String,
+
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+
+    /// Also write the JSON to this file.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<std::path::PathBuf>,
+}
+
+#[derive(Serialize)]
+struct Report<'a> {
+    gpude: &'static str,
+    ptx_arch: &'static str,
+    device: Option<String>,
+    multiprocessors: Option<u32>,
+    cpu_threads: usize,
+    command: String,
+    records: &'a [gpude::bench::Record],
+}
+
+pub fn run(args: Args) -> Result<String> {
+    if args.repeats == 0 || args.repeats > 100 {
+        return Err(CliError::usage(format!(
+            "--repeats = {} is not allowed: 1 ..= 100",
+            args.repeats
+        )));
+    }
+    let engine = match args.backend.trim().to_ascii_lowercase().as_str() {
+        "auto" => gpude::cuda_engine(0, 4).ok(),
+        "cpu" => None,
+        "cuda" | "gpu" => Some(gpude::cuda_engine(0, 4)?),
+        other => {
+            return Err(CliError::usage(format!(
+                "unknown backend {other:?}; known: auto, cpu, cuda"
+            )));
+        }
+    };
+    let cases: Vec<_> = gpude::bench::standard_cases(engine.is_some(), args.quick)
+        .into_iter()
+        .filter(|c| args.only.as_deref().is_none_or(|o| c.name.contains(o)))
+        .collect();
+    if cases.is_empty() {
+        return Err(CliError::usage(format!(
+            "no benchmark case matches --only {:?}",
+            args.only.unwrap_or_default()
+        )));
+    }
+    let mut records = Vec::new();
+    for c in &cases {
+        if !args.json {
+            eprintln!("bench: {} …", c.name);
+        }
+        records.push(gpude::bench::measure(c, engine.as_ref(), args.repeats)?);
+    }
+    let report = Report {
+        gpude: env!("CARGO_PKG_VERSION"),
+        ptx_arch: gpude::PTX_ARCH,
+        device: engine.as_ref().map(|e| e.device_name().to_string()),
+        multiprocessors: engine.as_ref().map(|e| e.multiprocessors()),
+        cpu_threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+        command: std::env::args().collect::<Vec<_>>().join(" "),
+        records: &records,
+    };
+    let json = serde_json::to_string_pretty(&report)
+        .map_err(|e| CliError::runtime(format!("cannot write JSON: {e}")))?;
+    if let Some(path) = &args.out {
+        std::fs::write(path, &json)
+            .map_err(|e| CliError::usage(format!("{}: {e}", path.display())))?;
+    }
+    if args.json {
+        Ok(json + "\n")
+    } else {
+        let head = match &report.device {
+            Some(d) => format!("device: {d}\n"),
+            None => "device: none (CPU cases only)\n".to_string(),
+        };
+        Ok(head + &gpude::bench::table(&records))
+    }
+}
