@@ -1,24 +1,68 @@
 #!/usr/bin/env bash
-# Runs on the GPU machine from the repository root, with gpu-bundle/ carried along:
-# GPU tests, sanitizers, benchmarks; logs under $OUT; a short table last.
+# Runs on the GPU machine from the repository root, with gpu-bundle/ carried along
+# (scripts/gpu-bundle.sh builds it): GPU tests, sanitizers, the CLI on CUDA for every
+# strategy, function and precision, a batch file, and the benchmarks. Logs under $OUT;
+# a short summary last.  usage: gpu-run.sh [all|tests|sanitize|cli|bench]
 set -uo pipefail
 B=gpu-bundle
 OUT=${OUT:-/tmp/gpude-out}
 mkdir -p "$OUT"
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv | tee "$OUT/gpu.txt"
 step=${1:-all}
+summary=()
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee "$OUT/gpu.txt"
+
 if [[ $step == all || $step == tests ]]; then
   echo "== gpu tests"
   $B/gpu-tests 2>&1 | tee "$OUT/tests.log"
+  summary+=("tests: $(grep 'test result' "$OUT/tests.log")")
 fi
+
 if [[ $step == all || $step == sanitize ]]; then
   echo "== compute-sanitizer"
-  for tool in memcheck racecheck; do
-    compute-sanitizer --tool $tool --error-exitcode 9 $B/gpu-tests history target 2>&1 | tail -4 | tee -a "$OUT/sanitizer.log"
-    echo "$tool exit: ${PIPESTATUS[0]}" | tee -a "$OUT/sanitizer.log"
+  for tool in memcheck racecheck synccheck; do
+    compute-sanitizer --tool $tool --error-exitcode 9 $B/gpu-tests history target mixed > "$OUT/sanitizer-$tool.log" 2>&1
+    rc=$?
+    tail -3 "$OUT/sanitizer-$tool.log"
+    summary+=("sanitizer $tool: exit $rc, $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/sanitizer-$tool.log" | tail -1)")
   done
 fi
+
+if [[ $step == all || $step == cli ]]; then
+  echo "== CLI on CUDA: every strategy x function x precision"
+  ok=0; bad=0
+  for p in f32 f64; do
+    for s in thesis rand1bin rand1exp best1 current-to-best1 rand2 best2; do
+      for f in sphere griewank rosenbrock ackley f4 rastrigin schwefel12 weierstrass; do
+        for m in batch grid; do
+          if line=$($B/gpude run --backend cuda --mode $m --function $f --dim 20 --pop 96 --gens 40 --strategy $s --bounds clip --precision $p --json 2>&1); then
+            ok=$((ok + 1))
+          else
+            bad=$((bad + 1)); echo "FAILED: $p $s $f $m: $line"
+          fi
+        done
+      done
+    done
+  done
+  summary+=("cli runs on cuda: $ok ok, $bad failed")
+  $B/gpude run --backend cuda --function griewank --dim 128 --pop 2048 --gens 1000 --strategy thesis --seed 1 | tee "$OUT/thesis-griewank.txt"
+  printf '[[jobs]]\nfunction = "ackley"\ndim = 64\npop = 512\ngenerations = 300\nruns = 8\n[[jobs]]\nfunction = "rosenbrock"\ndim = 30\npop = 256\ngenerations = 500\nstrategy = "rand1bin"\nprecision = "f64"\nruns = 4\n' > "$OUT/jobs.toml"
+  $B/gpude batch --backend cuda "$OUT/jobs.toml" | tee "$OUT/batch.txt" | tail -16
+  summary+=("batch file on cuda: exit ${PIPESTATUS[0]}")
+  $B/gpude run --backend cuda --function sphere --dim 4096 --pop 16000000 --gens 1 2>&1 | tail -1; echo "exit code $?"
+fi
+
 if [[ $step == all || $step == bench ]]; then
   echo "== bench"
-  $B/gpucheck ${QUICK:-} 2>&1 | tee "$OUT/bench.log"
+  $B/gpude bench --json --out "$OUT/bench.json" > /dev/null 2> "$OUT/bench.err"
+  python3 - "$OUT/bench.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+print(f"device: {r['device']}")
+print(f"{'case':30} {'us/gen':>10} {'G elem-gens/s':>14}")
+for x in r["records"]:
+    print(f"{x['name']:30} {x['us_per_gen']:10.2f} {x['element_gens_per_s']/1e9:14.2f}")
+PY
 fi
+
+echo "== summary"
+printf '%s\n' "${summary[@]}"

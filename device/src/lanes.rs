@@ -55,6 +55,14 @@ pub const fn chunk(dim: u32, g: u32, c: u32, l: u32) -> (u32, u32) {
 #[allow(clippy::needless_range_loop)] // lane-indexed, as the warp runs it
 #[inline(always)]
 pub fn evaluate<T: Real>(f: Function, x: &[T]) -> T {
+    evaluate_with(f, x, |j0| lane_consts(f, j0))
+}
+
+/// [`evaluate`] with the per-chunk constants of [`lane_consts`] supplied by the caller
+/// (`kc(j0)`), so that an engine evaluating many vectors computes them once.
+#[allow(clippy::needless_range_loop)] // lane-indexed, as the warp runs it
+#[inline(always)]
+pub fn evaluate_with<T: Real>(f: Function, x: &[T], kc: impl Fn(u32) -> [T; 4]) -> T {
     let dim = x.len() as u32;
     let g = group_width(dim);
     let gu = g as usize;
@@ -99,8 +107,7 @@ pub fn evaluate<T: Real>(f: Function, x: &[T]) -> T {
             carry_sum = carry_sum + incl[gu - 1];
         }
         for l in 0..gu {
-            let kc = lane_consts(f, ins[l].j0);
-            accumulate(f, &mut acc[l], &ins[l], dim, &kc);
+            accumulate(f, &mut acc[l], &ins[l], dim, &kc(ins[l].j0));
         }
         carry_last = ins[gu - 1].v[3];
     }

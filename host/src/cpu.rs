@@ -8,7 +8,8 @@ use gpude_device::de::{
     COMPONENT_SLOT, Crossover, RESAMPLE_SLOT, TrialParams, accepts, better, block, draw_indices,
     first_exceeding, init_chunk, run_length, subsequence, trial_chunk,
 };
-use gpude_device::lanes::evaluate;
+use gpude_device::functions::lane_consts;
+use gpude_device::lanes::{evaluate, evaluate_with};
 use gpude_device::philox::{block_words, key_of};
 use gpude_device::{Function, Real};
 use nalgebra::DVector;
@@ -28,6 +29,8 @@ pub struct Population<T> {
     /// The initial domain in this precision (the bound policies use it).
     pub lo: Vec<T>,
     pub hi: Vec<T>,
+    /// The function's per-chunk constants (see `lane_consts`), computed once.
+    pub kc: Vec<[T; 4]>,
 }
 
 impl<T: Real> Population<T> {
@@ -53,6 +56,13 @@ fn chunk4<T: Real>(s: &[T], j0: usize) -> [T; 4] {
         v[k] = *x;
     }
     v
+}
+
+/// The per-chunk constants of `f` for dimension `d`.
+fn chunk_consts<T: Real>(f: Function, d: usize) -> Vec<[T; 4]> {
+    (0..d.div_ceil(4))
+        .map(|q| lane_consts(f, 4 * q as u32))
+        .collect()
 }
 
 /// The initial population of `job` (generation 0 of its streams).
@@ -84,6 +94,7 @@ pub fn initial<T: Real>(job: &Job) -> Population<T> {
         fit,
         lo,
         hi,
+        kc: chunk_consts(f, d),
     }
 }
 
@@ -97,23 +108,64 @@ pub fn trial<T: Real>(
     i: usize,
     out: &mut [T],
 ) -> T {
+    trial_as(job, Spec::of(job), pop, best, g, i, out)
+}
+
+/// What selects the code path of a trial; the engine passes constants for the common
+/// cases so that the compiler drops the other paths (as the GPU kernels do).
+#[derive(Clone, Copy)]
+pub struct Spec {
+    pub function: Function,
+    pub strategy: gpude_device::Strategy,
+    pub bounds: gpude_device::BoundPolicy,
+}
+
+impl Spec {
+    pub fn of(job: &Job) -> Spec {
+        Spec {
+            function: job.problem.function,
+            strategy: job.strategy,
+            bounds: job.bounds,
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn trial_as<T: Real>(
+    job: &Job,
+    spec: Spec,
+    pop: &Population<T>,
+    best: usize,
+    g: u32,
+    i: usize,
+    out: &mut [T],
+) -> T {
     let d = pop.dim;
     let np = job.pop;
     let key = key_of(job.seed);
     let tp = TrialParams {
-        strategy: job.strategy,
+        strategy: spec.strategy,
         crossover: job.crossover,
-        bounds: job.bounds,
+        bounds: spec.bounds,
         f: T::of(job.f),
         cr: T::of(job.cr),
         dim: d as u32,
     };
-    let jdim = if job.strategy.crosses() { d as u32 } else { 0 };
-    let draws = draw_indices(key, job.stream, i as u32, g, np, job.strategy.draws(), jdim);
+    let jdim = if spec.strategy.crosses() { d as u32 } else { 0 };
+    let draws = draw_indices(
+        key,
+        job.stream,
+        i as u32,
+        g,
+        np,
+        spec.strategy.draws(),
+        jdim,
+    );
     let sub = subsequence(job.stream, i as u32);
     let words = |j0: usize| block_words(key, sub, block(g, COMPONENT_SLOT + (j0 / 4) as u32));
     let mut run = d as u32;
-    if job.strategy.crosses() && job.crossover == Crossover::Exponential {
+    if spec.strategy.crosses() && job.crossover == Crossover::Exponential {
         let mut first = u32::MAX;
         for j0 in (0..d).step_by(4) {
             let n = (d - j0).min(4) as u32;
@@ -124,7 +176,7 @@ pub fn trial<T: Real>(
     let (lo, hi) = (&pop.lo, &pop.hi);
     let xi = pop.row(i);
     let xb = pop.row(best);
-    let nd = job.strategy.draws() as usize;
+    let nd = spec.strategy.draws() as usize;
     for j0 in (0..d).step_by(4) {
         let n = (d - j0).min(4);
         let mut r = [[T::ZERO; 4]; 5];
@@ -147,13 +199,20 @@ pub fn trial<T: Real>(
         );
         out[j0..j0 + n].copy_from_slice(&v[..n]);
     }
-    evaluate(job.problem.function, out)
+    // Idle lanes past the last chunk ask too; they own no component.
+    evaluate_with(spec.function, out, |j0| {
+        pop.kc.get(j0 as usize / 4).copied().unwrap_or([T::ZERO; 4])
+    })
 }
 
-/// [`trial`], compiled with hardware FMA when the processor has it. The device maths
-/// use fused multiply-adds (the f32 trigonometry); without the instruction they are
-/// calls to `fmaf`. Both round correctly, so the results are the same bits.
-fn trial_fast<T: Real>(
+/// [`trial`] specialised: the function fixed at compile time, and with `THESIS` the
+/// thesis strategy with init-only bounds; compiled with hardware FMA when the processor
+/// has it. The device maths use fused multiply-adds (the f32 trigonometry); without the
+/// instruction they are calls to `fmaf`. Both round correctly, so the results are the
+/// same bits.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn trial_spec<T: Real, const F: u32, const THESIS: bool>(
     job: &Job,
     pop: &Population<T>,
     best: usize,
@@ -164,14 +223,33 @@ fn trial_fast<T: Real>(
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("fma") {
         // SAFETY: the processor has FMA (checked just above).
-        return unsafe { trial_fma(job, pop, best, g, i, out) };
+        return unsafe { trial_fma::<T, F, THESIS>(job, pop, best, g, i, out) };
     }
-    trial(job, pop, best, g, i, out)
+    trial_as(job, spec_of::<F, THESIS>(job), pop, best, g, i, out)
+}
+
+/// The spec with the compile-time parts filled in.
+#[inline(always)]
+fn spec_of<const F: u32, const THESIS: bool>(job: &Job) -> Spec {
+    Spec {
+        function: Function::from_u32(F).unwrap_or(Function::Sphere),
+        strategy: if THESIS {
+            gpude_device::Strategy::Thesis
+        } else {
+            job.strategy
+        },
+        bounds: if THESIS {
+            gpude_device::BoundPolicy::InitOnly
+        } else {
+            job.bounds
+        },
+    }
 }
 
 #[cfg(target_arch = "x86_64")]
+#[allow(clippy::too_many_arguments)]
 #[target_feature(enable = "fma")]
-fn trial_fma<T: Real>(
+fn trial_fma<T: Real, const F: u32, const THESIS: bool>(
     job: &Job,
     pop: &Population<T>,
     best: usize,
@@ -179,7 +257,30 @@ fn trial_fma<T: Real>(
     i: usize,
     out: &mut [T],
 ) -> T {
-    trial(job, pop, best, g, i, out)
+    trial_as(job, spec_of::<F, THESIS>(job), pop, best, g, i, out)
+}
+
+/// [`trial`] through the specialised path for this job's function and strategy.
+fn trial_fast<T: Real>(
+    job: &Job,
+    pop: &Population<T>,
+    best: usize,
+    g: u32,
+    i: usize,
+    out: &mut [T],
+) -> T {
+    let thesis = job.strategy == gpude_device::Strategy::Thesis
+        && job.bounds == gpude_device::BoundPolicy::InitOnly;
+    macro_rules! go {
+        ($($f:literal)*) => {
+            match (job.problem.function as u32, thesis) {
+                $(($f, true) => trial_spec::<T, $f, true>(job, pop, best, g, i, out),
+                  ($f, false) => trial_spec::<T, $f, false>(job, pop, best, g, i, out),)*
+                _ => trial(job, pop, best, g, i, out),
+            }
+        };
+    }
+    go!(0 1 2 3 4 5 6 7)
 }
 
 /// [`evaluate`] with hardware FMA when there is one (see [`trial_fast`]).
