@@ -14,6 +14,7 @@
 //! CPU engine runs the same arithmetic.
 
 pub mod bench;
+pub mod reproduce;
 
 pub use gpude_device as device;
 pub use gpude_host as host;

@@ -9,6 +9,7 @@ mod common;
 mod eval;
 mod functions;
 mod info;
+mod reproduce;
 mod run;
 
 use clap::{Parser, Subcommand};
@@ -39,6 +40,9 @@ pub enum Command {
     Batch(batch::Args),
     /// Benchmark the engines (thesis variant, Griewank, D = 128); JSON with --json.
     Bench(bench::Args),
+    /// Rerun a published experiment and report it beside the published numbers
+    /// (`reproduce thesis`: the thesis's chapter 5).
+    Reproduce(reproduce::Args),
 }
 
 /// Exit code for bad input: flags, values, files.
@@ -132,6 +136,7 @@ pub fn dispatch(command: Command) -> Result<String> {
         Command::Info(a) => info::run(a),
         Command::Batch(a) => batch::run(a),
         Command::Bench(a) => bench::run(a),
+        Command::Reproduce(a) => reproduce::run(a),
     }
 }
 

@@ -1,0 +1,151 @@
+//! `gpude reproduce thesis`: reruns the experiments of the thesis's chapter 5 and writes a
+//! report with the thesis's numbers beside ours.
+
+use super::common::{BackendArgs, num};
+use super::{CliError, Result};
+use gpude::reproduce::{self, Case, CaseResult, Options};
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    pub what: What,
+}
+
+/// What to reproduce.
+#[derive(Debug, clap::Subcommand)]
+pub enum What {
+    /// The thesis's chapter 5: the variant on Griewank, Rosenbrock, f4 and Ackley at
+    /// D = 128, 35 runs per case, and Table 5.6 (original DE against the variant).
+    Thesis(Box<ThesisArgs>),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ThesisArgs {
+    /// Independent runs per case: one seed, random streams 0 … N−1 [default: 35; 3 with
+    /// --quick].
+    #[arg(long, value_name = "N")]
+    pub runs: Option<u32>,
+
+    /// The functions: a comma list of griewank, rosenbrock, f4, ackley [default: all].
+    #[arg(long, value_name = "LIST")]
+    pub functions: Option<String>,
+
+    /// Arithmetic: f32 (as the thesis), f64, or both (every case in each).
+    #[arg(long, default_value = "f32", value_name = "P")]
+    pub precision: String,
+
+    #[command(flatten)]
+    pub backend: BackendArgs,
+
+    /// Folder for REPORT.md, runs.json, histories.json and the plots (made if missing;
+    /// files in it are replaced).
+    #[arg(long, default_value = "reproduction", value_name = "DIR")]
+    pub out: PathBuf,
+
+    /// Small sizes for a check in seconds: D = 16, Np ∈ {64, 128}, g_max ÷ 20, 3 runs.
+    #[arg(long)]
+    pub quick: bool,
+
+    /// Random seed of every case.
+    #[arg(long, default_value_t = 1, value_name = "SEED")]
+    pub seed: u64,
+
+    /// Leave out Table 5.6 (the original DE runs).
+    #[arg(long)]
+    pub no_table56: bool,
+}
+
+pub fn run(args: Args) -> Result<String> {
+    match args.what {
+        What::Thesis(a) => thesis(*a),
+    }
+}
+
+fn thesis(args: ThesisArgs) -> Result<String> {
+    let mut options = Options::thesis();
+    options.quick = args.quick;
+    options.seed = args.seed;
+    options.table56 = !args.no_table56;
+    options.runs = args.runs.unwrap_or(if args.quick {
+        reproduce::QUICK_RUNS
+    } else {
+        reproduce::thesis::RUNS
+    });
+    if let Some(list) = &args.functions {
+        options.functions = Options::parse_functions(list)?;
+    }
+    options.precisions = Options::parse_precisions(&args.precision)?;
+    options.validate()?;
+
+    // A folder that cannot be made should not cost the runs.
+    std::fs::create_dir_all(&args.out).map_err(|e| {
+        CliError::usage(format!(
+            "cannot create the output folder {}: {e}",
+            args.out.display()
+        ))
+    })?;
+
+    let solver = args.backend.open()?;
+    if let Some(why) = solver.fallback_reason() {
+        eprintln!("reproduce: no GPU ({why}); running on the CPU");
+    }
+    let context = reproduce::Context::new(&solver, command_line(), &args.backend.mode);
+    let cases = options.cases().len();
+    let mut done = 0usize;
+    let mut progress = |case: &Case, result: Option<&CaseResult>| match result {
+        None => {
+            done += 1;
+            eprintln!(
+                "reproduce: [{done}/{cases}] {} (D = {}, g_max = {}, {} runs) …",
+                case.id(),
+                case.dim,
+                case.g_max,
+                options.runs
+            );
+        }
+        Some(r) => eprintln!(
+            "reproduce:   {:.3} s; success {:.2} %, mean error {}",
+            r.batch_wall_s,
+            r.stats.success_pct,
+            num(r.stats.mean_error)
+        ),
+    };
+    let r = reproduce::reproduce(&solver, &options, context, &mut progress)?;
+    let written = reproduce::write(&args.out, &r)
+        .map_err(|e| CliError::from(e).context(format!("writing {}", args.out.display())))?;
+
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{} cases, {} runs on {}; wrote:",
+        r.results.len(),
+        r.results.iter().map(|c| c.runs.len()).sum::<usize>(),
+        r.context.backend
+    );
+    for p in [&written.report, &written.runs, &written.histories]
+        .into_iter()
+        .chain(&written.plots)
+    {
+        let _ = writeln!(out, "  {}", p.display());
+    }
+    Ok(out)
+}
+
+/// The command line as typed, quoted for a POSIX shell where needed.
+fn command_line() -> String {
+    std::env::args()
+        .map(|a| {
+            let plain = !a.is_empty()
+                && a.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c));
+            if plain {
+                a
+            } else {
+                format!("'{}'", a.replace('\'', r"'\''"))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}

@@ -1,0 +1,1700 @@
+//! Reruns the experiments of the thesis's chapter 5 and writes them beside the thesis's
+//! published numbers (`gpude reproduce thesis`).
+//!
+//! The cases: the thesis variant ("EDCP": [`Strategy::Thesis`], the domain used only for
+//! the initial population) at D = 128 on Griewank, Rosenbrock and f4 with
+//! Np ∈ {2048, 4096, 8192} and on Ackley with Np up to 65535, 35 independent runs each
+//! (one seed, random streams 0 … 34, all in one batch); and Table 5.6, the original DE
+//! (rand/1/bin, F = 0.3, Cr = 0.5) against the variant at each function's largest Np with
+//! the same number of evaluations.
+//!
+//! [`reproduce`] runs the cases; [`write`] writes `runs.json`, `histories.json`,
+//! `REPORT.md` and one convergence plot per function (`plot_<function>.png` and `.svg`).
+
+use crate::{
+    BoundPolicy, Crossover, Error, Function, FunctionInfo, Job, Precision, Result, RunResult,
+    Solver, Strategy,
+};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use serde::Serialize;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+/// The thesis's published figures: S. J. Domínguez González, MSc thesis, UMSNH 2011,
+/// chapter 5 (the GPU version "EDCP" on a Tesla C2050, single precision, D = 128,
+/// 35 runs per case, success = final error ≤ 1e-10).
+pub mod thesis {
+    use crate::Function;
+
+    /// The dimension of every experiment.
+    pub const DIM: u32 = 128;
+    /// Independent runs per case.
+    pub const RUNS: u32 = 35;
+    /// A run succeeds when its final error is at most this.
+    pub const SUCCESS_ERROR: f64 = 1e-10;
+
+    /// One population size of one function.
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    pub struct Case {
+        pub np: u32,
+        /// Mean total time of one run in seconds (section 5.1, Figures 5.1(a)–5.4(a)).
+        pub time_s: f64,
+        /// Mean final error over the 35 runs, where the text states it (Figures 5.9,
+        /// 5.14, 5.18 and 5.23 are described only at some sizes).
+        pub mean_error: Option<f64>,
+        /// Runs with error ≤ 1e-10, in percent (Figures 5.8, 5.13, 5.22; Ackley: 0 % in
+        /// every case, section 5.2.4).
+        pub success_pct: f64,
+    }
+
+    /// One function's rows of Table 5.6: the original DE against EDCP.
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    pub struct Comparison {
+        /// The population size of the comparison (the function's largest).
+        pub np: u32,
+        /// The evaluations as Table 5.6 prints them (for Griewank 8,299,192, where
+        /// Np + Np·g_max gives 8,200,192).
+        pub evaluations_printed: u64,
+        pub original_time_s: f64,
+        pub original_error: f64,
+        pub edcp_time_s: f64,
+        pub edcp_error: f64,
+    }
+
+    /// One test function of chapter 5.
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    pub struct Experiment {
+        pub function: Function,
+        /// The name in titles.
+        pub title: &'static str,
+        pub g_max: u32,
+        /// The initial domain, the same interval in every component.
+        pub domain: (f64, f64),
+        pub cases: &'static [Case],
+        pub table56: Comparison,
+    }
+
+    const fn case(np: u32, time_s: f64, mean_error: Option<f64>, success_pct: f64) -> Case {
+        Case {
+            np,
+            time_s,
+            mean_error,
+            success_pct,
+        }
+    }
+
+    /// The four experiments in the thesis's order (sections 5.2.2 – 5.2.5).
+    pub const EXPERIMENTS: [Experiment; 4] = [
+        Experiment {
+            function: Function::Griewank,
+            title: "Griewank",
+            g_max: 1000,
+            domain: (-600.0, 600.0),
+            cases: &[
+                case(2048, 1.192, Some(0.000986), 85.71),
+                case(4096, 2.030, None, 94.29),
+                case(8192, 4.071, Some(0.000211), 97.14),
+            ],
+            table56: Comparison {
+                np: 8192,
+                evaluations_printed: 8_299_192,
+                original_time_s: 5.43684,
+                original_error: 0.04316,
+                edcp_time_s: 5.14613,
+                edcp_error: 0.00041,
+            },
+        },
+        Experiment {
+            function: Function::Rosenbrock,
+            title: "Rosenbrock",
+            g_max: 18000,
+            domain: (-600.0, 600.0),
+            cases: &[
+                case(2048, 25.607, Some(0.569521), 82.86),
+                case(4096, 40.107, Some(0.569520), 82.86),
+                case(8192, 74.375, Some(0.341711), 91.43),
+            ],
+            table56: Comparison {
+                np: 8192,
+                evaluations_printed: 147_464_192,
+                original_time_s: 92.017630,
+                original_error: 114.25053,
+                edcp_time_s: 79.20554,
+                edcp_error: 0.35437,
+            },
+        },
+        Experiment {
+            function: Function::Ackley,
+            title: "Ackley",
+            g_max: 3000,
+            domain: (-32.0, 32.0),
+            cases: &[
+                case(2048, 3.105, Some(0.000017), 0.0),
+                case(4096, 5.267, None, 0.0),
+                case(8192, 10.723, None, 0.0),
+                case(16384, 22.761, None, 0.0),
+                case(32768, 46.352, None, 0.0),
+                case(65535, 93.452, Some(0.000007), 0.0),
+            ],
+            table56: Comparison {
+                np: 65535,
+                evaluations_printed: 196_670_535,
+                original_time_s: 152.13696,
+                original_error: 21.11168,
+                edcp_time_s: 139.83214,
+                edcp_error: 0.000007,
+            },
+        },
+        Experiment {
+            function: Function::Penalized,
+            title: "f4",
+            g_max: 2000,
+            domain: (-600.0, 600.0),
+            cases: &[
+                case(2048, 2.382, Some(3.784998e-13), 100.0),
+                case(4096, 4.032, Some(2.144040e-13), 100.0),
+                case(8192, 8.061, Some(2.144040e-13), 100.0),
+            ],
+            table56: Comparison {
+                np: 8192,
+                evaluations_printed: 16_392_192,
+                original_time_s: 11.29543,
+                original_error: 4.00148,
+                edcp_time_s: 9.53449,
+                edcp_error: 0.00024,
+            },
+        },
+    ];
+
+    /// Table 5.5: the 35 GPU errors of Ackley at Np = 65535: (Np, best, median, worst).
+    pub const ACKLEY_TABLE_5_5: (u32, f64, f64, f64) = (65535, 6.68e-6, 6.68e-6, 1.05e-5);
+
+    /// The experiment of a function, if the thesis has one.
+    pub fn experiment(f: Function) -> Option<&'static Experiment> {
+        EXPERIMENTS.iter().find(|e| e.function == f)
+    }
+}
+
+/// The dimension of the quick mode.
+pub const QUICK_DIM: u32 = 16;
+/// The population sizes of the quick mode (every function).
+pub const QUICK_NP: [u32; 2] = [64, 128];
+/// The quick mode runs the thesis's g_max divided by this.
+pub const QUICK_GEN_DIVISOR: u32 = 20;
+/// Runs per case in the quick mode unless given.
+pub const QUICK_RUNS: u32 = 3;
+/// The most runs per case.
+pub const MAX_RUNS: u32 = 1 << 16;
+/// Generations kept per run in `histories.json` and in the plots (evenly spaced, first
+/// and last included).
+pub const HISTORY_POINTS: usize = 500;
+/// F and Cr of the original DE of Table 5.6.
+pub const ORIGINAL_F: f64 = 0.3;
+pub const ORIGINAL_CR: f64 = 0.5;
+
+/// The two algorithms of chapter 5.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum Scheme {
+    /// The thesis's variant (EDCP): [`Strategy::Thesis`], no crossover.
+    #[serde(rename = "thesis")]
+    Edcp,
+    /// The original DE of Table 5.6: rand/1/bin, F = 0.3, Cr = 0.5.
+    #[serde(rename = "rand1bin")]
+    Original,
+}
+
+impl Scheme {
+    /// `thesis` or `rand1bin`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Scheme::Edcp => "thesis",
+            Scheme::Original => "rand1bin",
+        }
+    }
+
+    /// A description for people.
+    pub fn describe(self) -> String {
+        match self {
+            Scheme::Edcp => "EDCP (thesis variant)".to_string(),
+            Scheme::Original => {
+                format!("original DE (rand/1/bin, F = {ORIGINAL_F}, Cr = {ORIGINAL_CR})")
+            }
+        }
+    }
+}
+
+/// What to rerun.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Options {
+    /// Functions, in any order (the report follows the thesis's order).
+    pub functions: Vec<Function>,
+    /// One or both precisions.
+    pub precisions: Vec<Precision>,
+    /// Independent runs per case.
+    pub runs: u32,
+    pub seed: u64,
+    /// Small sizes (D = 16, Np ∈ {64, 128}, g_max / 20) for a check in seconds.
+    pub quick: bool,
+    /// Also run Table 5.6's original DE.
+    pub table56: bool,
+}
+
+impl Options {
+    /// All four functions, f32, 35 runs, seed 1, Table 5.6 included.
+    pub fn thesis() -> Options {
+        Options {
+            functions: thesis::EXPERIMENTS.iter().map(|e| e.function).collect(),
+            precisions: vec![Precision::F32],
+            runs: thesis::RUNS,
+            seed: 1,
+            quick: false,
+            table56: true,
+        }
+    }
+
+    /// Parses a comma list of griewank, rosenbrock, f4 (or penalized) and ackley.
+    pub fn parse_functions(list: &str) -> Result<Vec<Function>> {
+        let known = || {
+            thesis::EXPERIMENTS
+                .iter()
+                .map(|e| FunctionInfo::of(e.function).name)
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let mut out = Vec::new();
+        for name in list.split(',').map(str::trim) {
+            if name.is_empty() {
+                continue;
+            }
+            let f = FunctionInfo::parse(name)
+                .ok()
+                .map(|i| i.function)
+                .filter(|f| thesis::experiment(*f).is_some())
+                .ok_or_else(|| Error::UnknownName {
+                    kind: "thesis function",
+                    name: name.to_string(),
+                    known: known(),
+                })?;
+            if !out.contains(&f) {
+                out.push(f);
+            }
+        }
+        if out.is_empty() {
+            return Err(Error::InvalidParameter {
+                name: "functions",
+                value: format!("{list:?}"),
+                allowed: format!("a comma list of {}", known()),
+            });
+        }
+        Ok(out)
+    }
+
+    /// Parses `f32`, `f64` or `both`.
+    pub fn parse_precisions(s: &str) -> Result<Vec<Precision>> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "both" => Ok(vec![Precision::F32, Precision::F64]),
+            _ => Precision::parse(s)
+                .map(|p| vec![p])
+                .map_err(|_| Error::UnknownName {
+                    kind: "precision",
+                    name: s.to_string(),
+                    known: "f32, f64, both".into(),
+                }),
+        }
+    }
+
+    /// Checks the values.
+    pub fn validate(&self) -> Result<()> {
+        if self.runs == 0 || self.runs > MAX_RUNS {
+            return Err(Error::InvalidParameter {
+                name: "runs",
+                value: self.runs.to_string(),
+                allowed: format!("1 ..= {MAX_RUNS}"),
+            });
+        }
+        if self.functions.is_empty() {
+            return Err(Error::InvalidParameter {
+                name: "functions",
+                value: "none".into(),
+                allowed: "at least one of griewank, rosenbrock, f4, ackley".into(),
+            });
+        }
+        if self.precisions.is_empty() {
+            return Err(Error::InvalidParameter {
+                name: "precision",
+                value: "none".into(),
+                allowed: "f32, f64 or both".into(),
+            });
+        }
+        Ok(())
+    }
+
+    /// The dimension of every case.
+    pub fn dim(&self) -> u32 {
+        if self.quick { QUICK_DIM } else { thesis::DIM }
+    }
+
+    /// The selected experiments in the thesis's order.
+    pub fn experiments(&self) -> Vec<&'static thesis::Experiment> {
+        thesis::EXPERIMENTS
+            .iter()
+            .filter(|e| self.functions.contains(&e.function))
+            .collect()
+    }
+
+    /// The population sizes of an experiment.
+    pub fn sizes(&self, e: &thesis::Experiment) -> Vec<u32> {
+        if self.quick {
+            QUICK_NP.to_vec()
+        } else {
+            e.cases.iter().map(|c| c.np).collect()
+        }
+    }
+
+    /// The generations of an experiment.
+    pub fn g_max(&self, e: &thesis::Experiment) -> u32 {
+        if self.quick {
+            (e.g_max / QUICK_GEN_DIVISOR).max(1)
+        } else {
+            e.g_max
+        }
+    }
+
+    /// Every case, in order: the thesis variant for each function, size and precision,
+    /// then the original DE of Table 5.6 (when asked for) at each function's largest size.
+    pub fn cases(&self) -> Vec<Case> {
+        let dim = self.dim();
+        let mut out = Vec::new();
+        for e in self.experiments() {
+            for np in self.sizes(e) {
+                for &precision in &self.precisions {
+                    out.push(Case {
+                        function: e.function,
+                        dim,
+                        np,
+                        g_max: self.g_max(e),
+                        domain: e.domain,
+                        precision,
+                        scheme: Scheme::Edcp,
+                    });
+                }
+            }
+        }
+        if self.table56 {
+            for e in self.experiments() {
+                let np = self.table56_np(e);
+                for &precision in &self.precisions {
+                    out.push(Case {
+                        function: e.function,
+                        dim,
+                        np,
+                        g_max: self.g_max(e),
+                        domain: e.domain,
+                        precision,
+                        scheme: Scheme::Original,
+                    });
+                }
+            }
+        }
+        out
+    }
+
+    /// The population size of Table 5.6 for an experiment (its largest).
+    pub fn table56_np(&self, e: &thesis::Experiment) -> u32 {
+        if self.quick {
+            QUICK_NP[QUICK_NP.len() - 1]
+        } else {
+            e.table56.np
+        }
+    }
+}
+
+/// One case: a function, a size, a precision and a scheme.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Case {
+    pub function: Function,
+    pub dim: u32,
+    pub np: u32,
+    pub g_max: u32,
+    pub domain: (f64, f64),
+    pub precision: Precision,
+    pub scheme: Scheme,
+}
+
+impl Case {
+    /// `griewank-np2048-f32-thesis`.
+    pub fn id(&self) -> String {
+        format!(
+            "{}-np{}-{}-{}",
+            self.name(),
+            self.np,
+            self.precision.name(),
+            self.scheme.name()
+        )
+    }
+
+    /// The function's gpude name.
+    pub fn name(&self) -> &'static str {
+        FunctionInfo::of(self.function).name
+    }
+
+    /// Np + Np·g_max.
+    pub fn evaluations(&self) -> u64 {
+        self.np as u64 * (1 + self.g_max as u64)
+    }
+
+    /// The `runs` jobs of this case: one seed, streams 0 … runs − 1, with histories.
+    pub fn jobs(&self, runs: u32, seed: u64) -> Result<Vec<Job>> {
+        (0..runs)
+            .map(|k| self.job(self.np, self.g_max, seed, k, true))
+            .collect()
+    }
+
+    fn job(&self, np: u32, g_max: u32, seed: u64, stream: u32, history: bool) -> Result<Job> {
+        let b = Job::builder(self.function, self.dim)
+            .domain(self.domain.0, self.domain.1)
+            .bounds(BoundPolicy::InitOnly)
+            .pop(np)
+            .generations(g_max)
+            .precision(self.precision)
+            .seed(seed)
+            .stream(stream)
+            .history(history);
+        let b = match self.scheme {
+            Scheme::Edcp => b.strategy(Strategy::Thesis),
+            Scheme::Original => b
+                .strategy(Strategy::Rand1)
+                .crossover(Crossover::Binomial)
+                .f(ORIGINAL_F)
+                .cr(ORIGINAL_CR),
+        };
+        b.build()
+    }
+
+    /// The thesis's numbers for this case (the thesis variant at the thesis's sizes).
+    pub fn thesis(&self) -> Option<&'static thesis::Case> {
+        if self.dim != thesis::DIM || self.scheme != Scheme::Edcp {
+            return None;
+        }
+        let e = thesis::experiment(self.function)?;
+        if e.g_max != self.g_max {
+            return None;
+        }
+        e.cases.iter().find(|c| c.np == self.np)
+    }
+}
+
+/// Error statistics of the runs of a case.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Stats {
+    pub runs: usize,
+    pub successes: usize,
+    pub success_pct: f64,
+    pub mean_error: f64,
+    pub median_error: f64,
+    pub best_error: f64,
+    pub worst_error: f64,
+}
+
+impl Stats {
+    pub fn of(errors: &[f64]) -> Stats {
+        let mut v = errors.to_vec();
+        v.sort_by(f64::total_cmp);
+        let n = v.len();
+        let successes = v.iter().filter(|&&e| e <= thesis::SUCCESS_ERROR).count();
+        Stats {
+            runs: n,
+            successes,
+            success_pct: if n == 0 {
+                f64::NAN
+            } else {
+                100.0 * successes as f64 / n as f64
+            },
+            mean_error: if n == 0 {
+                f64::NAN
+            } else {
+                v.iter().sum::<f64>() / n as f64
+            },
+            median_error: quantile(&v, 0.5),
+            best_error: v.first().copied().unwrap_or(f64::NAN),
+            worst_error: v.last().copied().unwrap_or(f64::NAN),
+        }
+    }
+}
+
+/// The `p` quantile of sorted values, interpolating linearly between order statistics.
+pub fn quantile(sorted: &[f64], p: f64) -> f64 {
+    match sorted.len() {
+        0 => f64::NAN,
+        1 => sorted[0],
+        n => {
+            let h = (n - 1) as f64 * p.clamp(0.0, 1.0);
+            let lo = h.floor() as usize;
+            let hi = (lo + 1).min(n - 1);
+            let (a, b) = (sorted[lo], sorted[hi]);
+            if a == b {
+                a
+            } else {
+                a + (h - lo as f64) * (b - a)
+            }
+        }
+    }
+}
+
+/// The median and quartiles of the best error across runs, at sampled generations.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Curve {
+    pub generations: Vec<u32>,
+    pub q25: Vec<f64>,
+    pub median: Vec<f64>,
+    pub q75: Vec<f64>,
+}
+
+/// At most `points` generations of `0..=g_max`, evenly spaced, first and last included.
+pub fn sample_generations(g_max: u32, points: usize) -> Vec<u32> {
+    let n = g_max as usize + 1;
+    if n <= points || points < 2 {
+        return (0..=g_max).collect();
+    }
+    let mut out: Vec<u32> = (0..points)
+        .map(|k| ((k as f64 * g_max as f64) / (points - 1) as f64).round() as u32)
+        .collect();
+    out.dedup();
+    out
+}
+
+/// One run as `runs.json` lists it.
+#[derive(Clone, Debug, Serialize)]
+pub struct RunRecord {
+    pub case: String,
+    pub function: &'static str,
+    pub dim: u32,
+    pub np: u32,
+    pub g_max: u32,
+    pub precision: &'static str,
+    pub strategy: Scheme,
+    pub run: u32,
+    pub seed: u64,
+    pub stream: u32,
+    pub best_f: f64,
+    pub error: f64,
+    pub success: bool,
+    pub generations: u32,
+    pub evaluations: u64,
+    /// The engine's own time of the run (on the GPU: of the launch that ran the batch).
+    pub elapsed_s: f64,
+    /// Wall time of the whole batch of this case's runs.
+    pub batch_wall_s: f64,
+    pub backend: &'static str,
+}
+
+/// The outcome of one case.
+#[derive(Clone, Debug)]
+pub struct CaseResult {
+    pub case: Case,
+    pub runs: Vec<RunRecord>,
+    /// Wall time of `Solver::run_batch` over all the runs (uploads and downloads
+    /// included, the driver's compilation of the kernel excluded by a warm-up).
+    pub batch_wall_s: f64,
+    pub stats: Stats,
+    /// The generations sampled in `histories` and `curve`.
+    pub history_generations: Vec<u32>,
+    /// Per run, the best error at the sampled generations.
+    pub histories: Vec<Vec<f64>>,
+    pub curve: Curve,
+}
+
+impl CaseResult {
+    /// The batch's wall time divided by its runs.
+    pub fn time_per_run_s(&self) -> f64 {
+        self.batch_wall_s / self.runs.len().max(1) as f64
+    }
+}
+
+/// Runs one case: its runs in one batch, timed from the outside.
+pub fn run_case(solver: &Solver, case: &Case, runs: u32, seed: u64) -> Result<CaseResult> {
+    let jobs = case.jobs(runs, seed)?;
+    if solver.cuda().is_some() {
+        // The driver compiles a kernel's module when first used: a one-generation run of
+        // the same kernel keeps that out of the timing.
+        let warm = case.job(case.np.min(64), 1, seed, 0, false)?;
+        solver.run_batch(std::slice::from_ref(&warm))?;
+    }
+    let start = Instant::now();
+    let results = solver.run_batch(&jobs)?;
+    let batch_wall_s = start.elapsed().as_secs_f64();
+    if results.len() != jobs.len() {
+        return Err(Error::Io(std::io::Error::other(format!(
+            "case {}: the engine returned {} results for {} runs",
+            case.id(),
+            results.len(),
+            jobs.len()
+        ))));
+    }
+    Ok(collect(case, &results, batch_wall_s))
+}
+
+fn collect(case: &Case, results: &[RunResult], batch_wall_s: f64) -> CaseResult {
+    let min = FunctionInfo::of(case.function).min;
+    let id = case.id();
+    let runs: Vec<RunRecord> = results
+        .iter()
+        .enumerate()
+        .map(|(k, r)| RunRecord {
+            case: id.clone(),
+            function: case.name(),
+            dim: case.dim,
+            np: case.np,
+            g_max: case.g_max,
+            precision: case.precision.name(),
+            strategy: case.scheme,
+            run: k as u32,
+            seed: r.seed,
+            stream: r.stream,
+            best_f: r.best_f,
+            error: r.error,
+            success: r.error <= thesis::SUCCESS_ERROR,
+            generations: r.generations,
+            evaluations: r.evaluations,
+            elapsed_s: r.elapsed.as_secs_f64(),
+            batch_wall_s,
+            backend: r.backend,
+        })
+        .collect();
+    let errors: Vec<f64> = results.iter().map(|r| r.error).collect();
+    let gens = sample_generations(case.g_max, HISTORY_POINTS);
+    let histories: Vec<Vec<f64>> = results
+        .iter()
+        .map(|r| {
+            let h = r.history.as_deref().unwrap_or(&[]);
+            gens.iter()
+                .map(|&g| {
+                    // A run that stopped early keeps its last value.
+                    h.get(g as usize)
+                        .or(h.last())
+                        .map_or(f64::NAN, |&v| v - min)
+                })
+                .collect()
+        })
+        .collect();
+    let mut curve = Curve {
+        generations: gens.clone(),
+        q25: Vec::with_capacity(gens.len()),
+        median: Vec::with_capacity(gens.len()),
+        q75: Vec::with_capacity(gens.len()),
+    };
+    for k in 0..gens.len() {
+        let mut col: Vec<f64> = histories
+            .iter()
+            .filter_map(|h| h.get(k).copied())
+            .filter(|v| !v.is_nan())
+            .collect();
+        col.sort_by(f64::total_cmp);
+        curve.q25.push(quantile(&col, 0.25));
+        curve.median.push(quantile(&col, 0.5));
+        curve.q75.push(quantile(&col, 0.75));
+    }
+    CaseResult {
+        case: *case,
+        runs,
+        batch_wall_s,
+        stats: Stats::of(&errors),
+        history_generations: gens,
+        histories,
+        curve,
+    }
+}
+
+/// Where and how the cases ran, for the report's header.
+#[derive(Clone, Debug, Serialize)]
+pub struct Context {
+    /// `YYYY-MM-DD HH:MM UTC`.
+    pub date: String,
+    /// The command line as typed.
+    pub command: String,
+    pub gpude: &'static str,
+    pub ptx_arch: &'static str,
+    /// `cpu` or `cuda`.
+    pub backend: &'static str,
+    /// The GPU's name, when the GPU ran the cases.
+    pub device: Option<String>,
+    pub multiprocessors: Option<u32>,
+    /// Why `auto` fell back to the CPU, if it did.
+    pub fallback_reason: Option<String>,
+    /// The GPU layout flag (`auto`, `batch`, `grid`, `steps`).
+    pub mode: String,
+    pub cpu_threads: usize,
+}
+
+impl Context {
+    /// The context of `solver` now.
+    pub fn new(solver: &Solver, command: String, mode: &str) -> Context {
+        Context {
+            date: utc_now(),
+            command,
+            gpude: env!("CARGO_PKG_VERSION"),
+            ptx_arch: crate::PTX_ARCH,
+            backend: solver.backend_name(),
+            device: solver.cuda().map(|e| e.device_name().to_string()),
+            multiprocessors: solver.cuda().map(|e| e.multiprocessors()),
+            fallback_reason: solver.fallback_reason().map(str::to_string),
+            mode: mode.to_string(),
+            cpu_threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+        }
+    }
+}
+
+/// Everything a reproduction produced.
+#[derive(Clone, Debug)]
+pub struct Reproduction {
+    pub options: Options,
+    pub context: Context,
+    pub results: Vec<CaseResult>,
+}
+
+impl Reproduction {
+    fn find(&self, f: Function, np: u32, p: Precision, s: Scheme) -> Option<&CaseResult> {
+        self.results.iter().find(|r| {
+            r.case.function == f && r.case.np == np && r.case.precision == p && r.case.scheme == s
+        })
+    }
+}
+
+/// Runs every case of `options`; `progress` hears of each case before and after it runs.
+pub fn reproduce(
+    solver: &Solver,
+    options: &Options,
+    context: Context,
+    progress: &mut dyn FnMut(&Case, Option<&CaseResult>),
+) -> Result<Reproduction> {
+    options.validate()?;
+    let mut results = Vec::new();
+    for case in options.cases() {
+        progress(&case, None);
+        let r = run_case(solver, &case, options.runs, options.seed)?;
+        progress(&case, Some(&r));
+        results.push(r);
+    }
+    Ok(Reproduction {
+        options: options.clone(),
+        context,
+        results,
+    })
+}
+
+/// The files [`write`] made.
+#[derive(Clone, Debug)]
+pub struct Written {
+    pub report: PathBuf,
+    pub runs: PathBuf,
+    pub histories: PathBuf,
+    pub plots: Vec<PathBuf>,
+}
+
+/// One convergence plot.
+#[derive(Clone, Debug)]
+struct Plot {
+    function: Function,
+    precision: Precision,
+    png: String,
+    svg: String,
+    /// Plotted values (median and quartiles) that were ≤ 0, drawn on the bottom line.
+    clamped: usize,
+    values: usize,
+}
+
+/// Writes `runs.json`, `histories.json`, the plots and `REPORT.md` into `dir` (made if
+/// missing).
+pub fn write(dir: &Path, r: &Reproduction) -> Result<Written> {
+    std::fs::create_dir_all(dir)?;
+    let runs = dir.join("runs.json");
+    write_json(&runs, &runs_json(r), true)?;
+    let histories = dir.join("histories.json");
+    write_json(&histories, &histories_json(r), false)?;
+    let mut plots = Vec::new();
+    for e in r.options.experiments() {
+        for (k, &p) in r.options.precisions.iter().enumerate() {
+            let stem = if k == 0 {
+                format!("plot_{}", FunctionInfo::of(e.function).name)
+            } else {
+                format!("plot_{}_{}", FunctionInfo::of(e.function).name, p.name())
+            };
+            plots.push(plot_function(dir, &stem, r, e, p)?);
+        }
+    }
+    let report = dir.join("REPORT.md");
+    std::fs::write(&report, report_markdown(r, &plots))?;
+    Ok(Written {
+        report,
+        runs,
+        histories,
+        plots: plots
+            .iter()
+            .flat_map(|p| [dir.join(&p.png), dir.join(&p.svg)])
+            .collect(),
+    })
+}
+
+/// Writes `v` as JSON: indented, or compact (for the large histories).
+fn write_json<T: Serialize>(path: &Path, v: &T, pretty: bool) -> Result<()> {
+    let s = if pretty {
+        serde_json::to_string_pretty(v)
+    } else {
+        serde_json::to_string(v)
+    };
+    let s = s.map_err(|e| {
+        Error::Io(std::io::Error::other(format!(
+            "writing {}: {e}",
+            path.display()
+        )))
+    })?;
+    std::fs::write(path, s + "\n")?;
+    Ok(())
+}
+
+#[derive(Serialize)]
+struct CaseJson {
+    case: String,
+    function: &'static str,
+    dim: u32,
+    np: u32,
+    g_max: u32,
+    evaluations: u64,
+    domain: [f64; 2],
+    precision: &'static str,
+    strategy: Scheme,
+    runs: usize,
+    batch_wall_s: f64,
+    time_per_run_s: f64,
+    stats: Stats,
+}
+
+#[derive(Serialize)]
+struct RunsJson<'a> {
+    context: &'a Context,
+    quick: bool,
+    seed: u64,
+    success_error: f64,
+    cases: Vec<CaseJson>,
+    runs: Vec<&'a RunRecord>,
+}
+
+fn runs_json(r: &Reproduction) -> RunsJson<'_> {
+    RunsJson {
+        context: &r.context,
+        quick: r.options.quick,
+        seed: r.options.seed,
+        success_error: thesis::SUCCESS_ERROR,
+        cases: r
+            .results
+            .iter()
+            .map(|c| CaseJson {
+                case: c.case.id(),
+                function: c.case.name(),
+                dim: c.case.dim,
+                np: c.case.np,
+                g_max: c.case.g_max,
+                evaluations: c.case.evaluations(),
+                domain: [c.case.domain.0, c.case.domain.1],
+                precision: c.case.precision.name(),
+                strategy: c.case.scheme,
+                runs: c.runs.len(),
+                batch_wall_s: c.batch_wall_s,
+                time_per_run_s: c.time_per_run_s(),
+                stats: c.stats.clone(),
+            })
+            .collect(),
+        runs: r.results.iter().flat_map(|c| &c.runs).collect(),
+    }
+}
+
+#[derive(Serialize)]
+struct HistoryJson<'a> {
+    case: String,
+    generations: &'a [u32],
+    /// Per run (index = stream), the best error at each listed generation.
+    runs: &'a [Vec<f64>],
+    curve: &'a Curve,
+}
+
+#[derive(Serialize)]
+struct HistoriesJson<'a> {
+    note: &'static str,
+    cases: Vec<HistoryJson<'a>>,
+}
+
+fn histories_json(r: &Reproduction) -> HistoriesJson<'_> {
+    HistoriesJson {
+        note: "best error (best value so far minus the minimum) after the listed generations \
+               (0 = the initial population), at most 500 evenly spaced generations per run; \
+               curve: 25 %, 50 % and 75 % quantiles across runs",
+        cases: r
+            .results
+            .iter()
+            .map(|c| HistoryJson {
+                case: c.case.id(),
+                generations: &c.history_generations,
+                runs: &c.histories,
+                curve: &c.curve,
+            })
+            .collect(),
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Plots
+
+/// Colours of the lines, one per population size.
+const COLORS: [RGBColor; 6] = [
+    RGBColor(31, 119, 180),
+    RGBColor(255, 127, 14),
+    RGBColor(44, 160, 44),
+    RGBColor(214, 39, 40),
+    RGBColor(148, 103, 189),
+    RGBColor(140, 86, 75),
+];
+const PLOT_SIZE: (u32, u32) = (1000, 640);
+const FONT: &str = "sans-serif";
+
+/// Registers the embedded DejaVu Sans as the plots' `sans-serif` (no system fonts are
+/// read, so plots look the same everywhere).
+fn register_font() -> Result<()> {
+    static REGISTERED: OnceLock<bool> = OnceLock::new();
+    let ok = *REGISTERED.get_or_init(|| {
+        plotters::style::register_font(FONT, FontStyle::Normal, dejavu::sans::regular()).is_ok()
+    });
+    if ok {
+        Ok(())
+    } else {
+        Err(plot_error("the embedded font cannot be read"))
+    }
+}
+
+fn plot_error(message: impl std::fmt::Display) -> Error {
+    Error::Io(std::io::Error::other(format!("drawing a plot: {message}")))
+}
+
+struct Line {
+    label: String,
+    /// (generation, q25, median, q75), errors ≤ 0 already moved to the axis' bottom.
+    points: Vec<(u32, f64, f64, f64)>,
+}
+
+/// The y axis of a plot: the decades 10^lo … 10^hi. When some error is ≤ 0 (which a log
+/// scale cannot show), `zero` is set: the bottom line, two decades below the smallest
+/// positive value, stands for 0.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Axis {
+    lo: i32,
+    hi: i32,
+    zero: bool,
+}
+
+impl Axis {
+    fn of(values: impl Iterator<Item = f64>) -> Axis {
+        let (mut min, mut max, mut zero) = (f64::INFINITY, 0.0f64, false);
+        for v in values.filter(|v| !v.is_nan()) {
+            if v <= 0.0 {
+                zero = true;
+            } else if v.is_finite() {
+                min = min.min(v);
+                max = max.max(v);
+            }
+        }
+        if !min.is_finite() {
+            return Axis {
+                lo: -2,
+                hi: 0,
+                zero,
+            };
+        }
+        let lo = min.log10().floor() as i32 - if zero { 2 } else { 0 };
+        let hi = (max.log10().ceil() as i32).max(lo + 1);
+        Axis { lo, hi, zero }
+    }
+
+    fn bottom(&self) -> f64 {
+        10f64.powi(self.lo)
+    }
+
+    fn top(&self) -> f64 {
+        10f64.powi(self.hi)
+    }
+
+    /// Labelled decades (at most about a dozen, the bottom one always) and every decade.
+    fn ticks(&self) -> (Vec<f64>, Vec<f64>) {
+        let n = self.hi - self.lo;
+        let step = (n + 10) / 11;
+        let bold = (self.lo..=self.hi)
+            .step_by(step.max(1) as usize)
+            .map(|e| 10f64.powi(e))
+            .collect();
+        let light = (self.lo..=self.hi).map(|e| 10f64.powi(e)).collect();
+        (bold, light)
+    }
+
+    fn label(&self, v: f64) -> String {
+        let e = v.log10().round() as i32;
+        if self.zero && e == self.lo {
+            "0".into()
+        } else {
+            format!("1e{e}")
+        }
+    }
+}
+
+fn plot_function(
+    dir: &Path,
+    stem: &str,
+    r: &Reproduction,
+    e: &thesis::Experiment,
+    precision: Precision,
+) -> Result<Plot> {
+    register_font()?;
+    let cases: Vec<&CaseResult> = r
+        .options
+        .sizes(e)
+        .into_iter()
+        .filter_map(|np| r.find(e.function, np, precision, Scheme::Edcp))
+        .collect();
+    let axis = Axis::of(
+        cases
+            .iter()
+            .flat_map(|c| [&c.curve.q25, &c.curve.median, &c.curve.q75])
+            .flat_map(|v| v.iter().copied()),
+    );
+    let mut clamped = 0;
+    let mut values = 0;
+    let mut clamp = |v: f64| {
+        values += 1;
+        if v > 0.0 {
+            v
+        } else {
+            clamped += 1;
+            axis.bottom()
+        }
+    };
+    let lines: Vec<Line> = cases
+        .iter()
+        .map(|c| Line {
+            label: format!("Np = {}", c.case.np),
+            points: c
+                .curve
+                .generations
+                .iter()
+                .enumerate()
+                .filter(|(k, _)| !c.curve.median[*k].is_nan())
+                .map(|(k, &g)| {
+                    (
+                        g,
+                        clamp(c.curve.q25[k]),
+                        clamp(c.curve.median[k]),
+                        clamp(c.curve.q75[k]),
+                    )
+                })
+                .collect(),
+        })
+        .collect();
+    let g_max = r.options.g_max(e);
+    let runs = r.options.runs;
+    let title = format!(
+        "{}, D = {}, {}: best error per generation (median, 25–75 % band, {runs} runs)",
+        e.title,
+        r.options.dim(),
+        precision.name()
+    );
+    let png = format!("{stem}.png");
+    let svg = format!("{stem}.svg");
+    let png_path = dir.join(&png);
+    draw(
+        BitMapBackend::new(&png_path, PLOT_SIZE).into_drawing_area(),
+        &title,
+        g_max,
+        axis,
+        &lines,
+    )
+    .map_err(plot_error)?;
+    let mut svg_text = String::new();
+    draw(
+        SVGBackend::with_string(&mut svg_text, PLOT_SIZE).into_drawing_area(),
+        &title,
+        g_max,
+        axis,
+        &lines,
+    )
+    .map_err(plot_error)?;
+    std::fs::write(dir.join(&svg), svg_text)?;
+    Ok(Plot {
+        function: e.function,
+        precision,
+        png,
+        svg,
+        clamped,
+        values,
+    })
+}
+
+fn draw<DB: DrawingBackend>(
+    area: DrawingArea<DB, Shift>,
+    title: &str,
+    g_max: u32,
+    axis: Axis,
+    lines: &[Line],
+) -> std::result::Result<(), String>
+where
+    DB::ErrorType: 'static,
+{
+    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    area.fill(&WHITE).map_err(err)?;
+    let (bold, light) = axis.ticks();
+    let y = (axis.bottom()..axis.top())
+        .log_scale()
+        .with_key_points(bold)
+        .with_light_points(light);
+    let mut chart = ChartBuilder::on(&area)
+        .caption(title, (FONT, 20))
+        .margin(16)
+        .x_label_area_size(48)
+        .y_label_area_size(78)
+        .build_cartesian_2d(0u32..g_max.max(1), y)
+        .map_err(err)?;
+    let label = |v: &f64| axis.label(*v);
+    chart
+        .configure_mesh()
+        .x_desc("generation")
+        .y_desc(if axis.zero {
+            "best error (log scale; bottom line = 0)"
+        } else {
+            "best error (log scale)"
+        })
+        .y_label_formatter(&label)
+        .label_style((FONT, 14))
+        .axis_desc_style((FONT, 16))
+        .light_line_style(RGBColor(235, 235, 235))
+        .draw()
+        .map_err(err)?;
+    for (k, line) in lines.iter().enumerate() {
+        let color = COLORS[k % COLORS.len()];
+        let band: Vec<(u32, f64)> = line
+            .points
+            .iter()
+            .map(|p| (p.0, p.3))
+            .chain(line.points.iter().rev().map(|p| (p.0, p.1)))
+            .collect();
+        chart
+            .draw_series(std::iter::once(Polygon::new(
+                band,
+                color.mix(0.18).filled(),
+            )))
+            .map_err(err)?;
+        chart
+            .draw_series(LineSeries::new(
+                line.points.iter().map(|p| (p.0, p.2)),
+                color.stroke_width(2),
+            ))
+            .map_err(err)?
+            .label(line.label.as_str())
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 24, y)], color.stroke_width(3))
+            });
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .background_style(WHITE.mix(0.9))
+        .border_style(BLACK)
+        .label_font((FONT, 14))
+        .draw()
+        .map_err(err)?;
+    area.present().map_err(err)?;
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------
+// The report
+
+/// Errors: `0`, or three decimals in scientific notation.
+fn fmt_err(v: f64) -> String {
+    if v == 0.0 {
+        "0".into()
+    } else if !v.is_finite() {
+        format!("{v}")
+    } else {
+        format!("{v:.3e}")
+    }
+}
+
+/// Seconds: four decimals, scientific below a millisecond.
+fn fmt_secs(v: f64) -> String {
+    if v >= 1e-3 || v == 0.0 {
+        format!("{v:.4}")
+    } else {
+        format!("{v:.3e}")
+    }
+}
+
+/// A thesis figure as printed (the shortest form that reads back).
+fn fmt_thesis(v: f64) -> String {
+    if v != 0.0 && v.abs() < 1e-6 {
+        format!("{v:e}")
+    } else {
+        format!("{v}")
+    }
+}
+
+/// 1234567 → `1,234,567`.
+fn grouped(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (k, ch) in s.chars().enumerate() {
+        if k > 0 && (s.len() - k) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}
+
+const NONE: &str = "—";
+
+fn row(cells: &[String]) -> String {
+    format!("| {} |\n", cells.join(" | "))
+}
+
+fn header(cells: &[&str]) -> String {
+    let mut s = row(&cells.iter().map(|c| c.to_string()).collect::<Vec<_>>());
+    s.push_str(&row(&cells
+        .iter()
+        .map(|_| "---".to_string())
+        .collect::<Vec<_>>()));
+    s
+}
+
+/// The whole of `REPORT.md`.
+fn report_markdown(r: &Reproduction, plots: &[Plot]) -> String {
+    let o = &r.options;
+    let c = &r.context;
+    let mut s = String::new();
+    let _ = writeln!(s, "# Thesis chapter 5, rerun with gpude\n");
+    if o.quick {
+        let _ = writeln!(
+            s,
+            "**Quick mode**: D = {QUICK_DIM}, Np ∈ {{{}}}, g_max = the thesis's / {QUICK_GEN_DIVISOR}. \
+             These sizes are not the thesis's, so the thesis columns are left empty ({NONE}).\n",
+            QUICK_NP.map(|n| n.to_string()).join(", ")
+        );
+    }
+    let precisions: Vec<&str> = o.precisions.iter().map(|p| p.name()).collect();
+    let mut kv = |k: &str, v: String| {
+        let _ = writeln!(s, "- **{k}**: {v}");
+    };
+    kv("date", c.date.clone());
+    kv("gpude", format!("{} (PTX for {})", c.gpude, c.ptx_arch));
+    kv(
+        "backend",
+        match &c.fallback_reason {
+            Some(why) => format!("{} (no GPU: {why})", c.backend),
+            None => c.backend.to_string(),
+        },
+    );
+    kv(
+        "device",
+        match (&c.device, c.multiprocessors) {
+            (Some(d), Some(sm)) => format!("{d} ({sm} multiprocessors)"),
+            (Some(d), None) => d.clone(),
+            _ => format!("CPU, {} threads", c.cpu_threads),
+        },
+    );
+    kv("command", format!("`{}`", c.command));
+    kv("precision", precisions.join(", "));
+    kv(
+        "runs per case",
+        format!(
+            "{} (seed {}, random streams 0 … {})",
+            o.runs,
+            o.seed,
+            o.runs - 1
+        ),
+    );
+    kv("dimension", format!("D = {}", o.dim()));
+    kv(
+        "success",
+        format!("final error ≤ {:e}", thesis::SUCCESS_ERROR),
+    );
+    s.push('\n');
+    let _ = writeln!(
+        s,
+        "Thesis figures: S. J. Domínguez González, MSc thesis, UMSNH 2011, chapter 5 \
+         (GPU version \"EDCP\", NVIDIA Tesla C2050, single precision): times from section 5.1, \
+         success rates and mean errors from sections 5.2.2–5.2.5, Table 5.5 and Table 5.6. \
+         {NONE} marks a figure the thesis does not state (or, in quick mode, a case it did not run).\n"
+    );
+    let _ = writeln!(s, "## How time is measured\n");
+    let _ = writeln!(
+        s,
+        "All runs of a case go to the engine as one batch (`Solver::run_batch`). \
+         *batch wall* is the wall time of that call over all {} runs (uploads, the runs and \
+         the downloads of results and histories); *time/run* is batch wall ÷ runs. {} \
+         The thesis's time is the mean total time of one run on its own. \
+         *speed-up* = thesis time/run ÷ our time/run.\n",
+        o.runs,
+        if c.backend == "cuda" {
+            "Before each timed batch a one-generation launch of the same kernel runs, so that the \
+             driver's compilation of the PTX is not timed. On the GPU the runs of a batch run at \
+             the same time (one block per run in one launch with the batch layout), so time/run \
+             is a share of a common launch, not the time one run takes alone."
+        } else {
+            "The CPU engine runs the batch's runs one after another, each generation spread \
+             over all CPU threads."
+        }
+    );
+    for e in o.experiments() {
+        function_section(&mut s, r, e, plots);
+    }
+    if o.table56 {
+        table56_section(&mut s, r);
+    }
+    notes_section(&mut s, r, plots);
+    s
+}
+
+fn function_section(s: &mut String, r: &Reproduction, e: &thesis::Experiment, plots: &[Plot]) {
+    let o = &r.options;
+    let name = FunctionInfo::of(e.function).name;
+    let _ = writeln!(
+        s,
+        "## {} (`{name}`)\n\nD = {}, g_max = {}, initial domain [{}, {}]^{}, thesis variant.\n",
+        e.title,
+        o.dim(),
+        o.g_max(e),
+        e.domain.0,
+        e.domain.1,
+        o.dim()
+    );
+    s.push_str(&header(&[
+        "Np",
+        "precision",
+        "evaluations",
+        "success % (thesis)",
+        "success % (ours)",
+        "mean error (thesis)",
+        "mean error (ours)",
+        "best (ours)",
+        "median (ours)",
+        "worst (ours)",
+        "time/run s (thesis)",
+        "time/run s (ours)",
+        "batch wall s (ours)",
+        "speed-up",
+    ]));
+    for np in o.sizes(e) {
+        for &p in &o.precisions {
+            let Some(c) = r.find(e.function, np, p, Scheme::Edcp) else {
+                continue;
+            };
+            let t = c.case.thesis();
+            let ours = c.time_per_run_s();
+            s.push_str(&row(&[
+                np.to_string(),
+                p.name().to_string(),
+                grouped(c.case.evaluations()),
+                t.map_or(NONE.into(), |t| format!("{:.2}", t.success_pct)),
+                format!("{:.2}", c.stats.success_pct),
+                t.and_then(|t| t.mean_error).map_or(NONE.into(), fmt_thesis),
+                fmt_err(c.stats.mean_error),
+                fmt_err(c.stats.best_error),
+                fmt_err(c.stats.median_error),
+                fmt_err(c.stats.worst_error),
+                t.map_or(NONE.into(), |t| fmt_thesis(t.time_s)),
+                fmt_secs(ours),
+                fmt_secs(c.batch_wall_s),
+                match t {
+                    Some(t) if ours > 0.0 => format!("{:.1}", t.time_s / ours),
+                    _ => NONE.into(),
+                },
+            ]));
+        }
+    }
+    s.push('\n');
+    if e.function == Function::Ackley && !o.quick {
+        let (np, best, median, worst) = thesis::ACKLEY_TABLE_5_5;
+        let _ = writeln!(
+            s,
+            "Thesis Table 5.5 (Ackley, Np = {np}, the 35 GPU errors): best {best:e}, median {median:e}, worst {worst:e}.\n"
+        );
+    }
+    for p in plots.iter().filter(|p| p.function == e.function) {
+        let _ = writeln!(
+            s,
+            "![{} convergence, {}]({}) ([SVG]({}))\n",
+            e.title,
+            p.precision.name(),
+            p.png,
+            p.svg
+        );
+    }
+}
+
+fn table56_section(s: &mut String, r: &Reproduction) {
+    let o = &r.options;
+    let _ = writeln!(
+        s,
+        "## Table 5.6: original DE against the thesis variant\n\n\
+         The original DE is rand/1/bin with F = {ORIGINAL_F} and Cr = {ORIGINAL_CR}, the same \
+         initial domain (initialisation only) and the same evaluations as the variant at each \
+         function's largest population. The variant's rows are the runs of the sections above.\n"
+    );
+    s.push_str(&header(&[
+        "function",
+        "Np",
+        "g_max",
+        "evaluations",
+        "precision",
+        "scheme",
+        "mean error (thesis)",
+        "mean error (ours)",
+        "success % (ours)",
+        "time s (thesis)",
+        "time/run s (ours)",
+        "batch wall s (ours)",
+    ]));
+    for e in o.experiments() {
+        let np = o.table56_np(e);
+        for &p in &o.precisions {
+            for scheme in [Scheme::Original, Scheme::Edcp] {
+                let Some(c) = r.find(e.function, np, p, scheme) else {
+                    continue;
+                };
+                let (t_err, t_time) = match (o.quick, scheme) {
+                    (true, _) => (None, None),
+                    (false, Scheme::Original) => (
+                        Some(e.table56.original_error),
+                        Some(e.table56.original_time_s),
+                    ),
+                    (false, Scheme::Edcp) => {
+                        (Some(e.table56.edcp_error), Some(e.table56.edcp_time_s))
+                    }
+                };
+                s.push_str(&row(&[
+                    e.title.to_string(),
+                    np.to_string(),
+                    c.case.g_max.to_string(),
+                    grouped(c.case.evaluations()),
+                    p.name().to_string(),
+                    scheme.describe(),
+                    t_err.map_or(NONE.into(), fmt_thesis),
+                    fmt_err(c.stats.mean_error),
+                    format!("{:.2}", c.stats.success_pct),
+                    t_time.map_or(NONE.into(), fmt_thesis),
+                    fmt_secs(c.time_per_run_s()),
+                    fmt_secs(c.batch_wall_s),
+                ]));
+            }
+        }
+    }
+    s.push('\n');
+    if !o.quick {
+        let printed: Vec<String> = o
+            .experiments()
+            .iter()
+            .filter(|e| e.table56.evaluations_printed != e.table56.np as u64 * (1 + e.g_max as u64))
+            .map(|e| {
+                format!(
+                    "{} {} (Np + Np·g_max = {})",
+                    e.title,
+                    grouped(e.table56.evaluations_printed),
+                    grouped(e.table56.np as u64 * (1 + e.g_max as u64))
+                )
+            })
+            .collect();
+        if !printed.is_empty() {
+            let _ = writeln!(
+                s,
+                "Evaluations as Table 5.6 prints them, where they differ from Np + Np·g_max: {}.\n",
+                printed.join("; ")
+            );
+        }
+    }
+}
+
+fn notes_section(s: &mut String, r: &Reproduction, plots: &[Plot]) {
+    let o = &r.options;
+    let _ = writeln!(s, "## Notes\n");
+    let precisions: Vec<&str> = o.precisions.iter().map(|p| p.name()).collect();
+    let mut note = |t: String| {
+        let _ = writeln!(s, "- {t}");
+    };
+    note(format!(
+        "Arithmetic: {} on every engine; the thesis ran in single precision.",
+        precisions.join(" and ")
+    ));
+    note(
+        "Bounds: the domain is used only to draw the initial population; later generations \
+         are not kept inside it (as in the thesis)."
+            .into(),
+    );
+    note(
+        "Random numbers: Philox4x32-10, keyed by the seed, one random stream per run \
+         (stream k for run k); the thesis used CURAND's XORWOW generator."
+            .into(),
+    );
+    note(
+        "Random indices r1, r2 (and r3 for rand/1) are drawn without rejection: each draw is \
+         uniform over the indices still free (one 32-bit word each, multiply-shift mapping with \
+         bias below Np/2³²); the thesis's appendix B draws them by rejection."
+            .into(),
+    );
+    note(
+        "λ of the thesis variant is drawn afresh for every component of every individual, \
+         uniform in (0, 1] (w·2⁻³² + 2⁻³³ for a 32-bit word w)."
+            .into(),
+    );
+    note(
+        "x_best is the best individual of the current population; with greedy selection this \
+         is the best solution found so far."
+            .into(),
+    );
+    note(format!(
+        "Every run performs all g_max generations (no early stop); error = best value − the \
+         function's minimum (0 for all four); success = error ≤ {:e}; evaluations = Np + Np·g_max.",
+        thesis::SUCCESS_ERROR
+    ));
+    if r.context.backend == "cuda" {
+        note(format!(
+            "GPU layout flag: `{}` (with `auto` or `batch`, the runs of a case share one launch, \
+             one thread block per run).",
+            r.context.mode
+        ));
+    }
+    let clamped: usize = plots.iter().map(|p| p.clamped).sum();
+    let values: usize = plots.iter().map(|p| p.values).sum();
+    note(format!(
+        "Plots: the median and the 25–75 % band of the best error across runs, at most \
+         {HISTORY_POINTS} evenly spaced generations per curve, log-scale y axis. A log scale \
+         cannot show errors ≤ 0 (an exact zero error, or a best value rounded below the \
+         minimum): where there are such values, the plot's bottom line, labelled 0 and two \
+         decades below the smallest positive value plotted, stands for them; {clamped} of \
+         {values} plotted values (quartiles and medians) are drawn there. Text is set in \
+         DejaVu Sans."
+    ));
+    note(
+        "Files: `runs.json` (every run, with the case statistics), `histories.json` (per run, \
+         the best error at the sampled generations, and the plotted quantiles)."
+            .into(),
+    );
+}
+
+/// The current time as `YYYY-MM-DD HH:MM UTC`.
+pub fn utc_now() -> String {
+    let secs = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    utc_date(secs)
+}
+
+/// Seconds since 1970 as `YYYY-MM-DD HH:MM UTC` (proleptic Gregorian calendar).
+pub fn utc_date(secs: u64) -> String {
+    let days = (secs / 86_400) as i64;
+    let rem = secs % 86_400;
+    // Days to civil date (H. Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02} {:02}:{:02} UTC",
+        rem / 3600,
+        (rem % 3600) / 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates() {
+        assert_eq!(utc_date(0), "1970-01-01 00:00 UTC");
+        assert_eq!(utc_date(951_782_400), "2000-02-29 00:00 UTC");
+        assert_eq!(utc_date(1_700_000_000), "2023-11-14 22:13 UTC");
+    }
+
+    #[test]
+    fn quantiles() {
+        let v = [1.0, 2.0, 3.0, 4.0];
+        assert_eq!(quantile(&v, 0.5), 2.5);
+        assert_eq!(quantile(&v, 0.25), 1.75);
+        assert_eq!(quantile(&v, 0.0), 1.0);
+        assert_eq!(quantile(&v, 1.0), 4.0);
+        assert!(quantile(&[], 0.5).is_nan());
+    }
+
+    #[test]
+    fn sampling_keeps_ends() {
+        let g = sample_generations(18000, HISTORY_POINTS);
+        assert_eq!(g.len(), HISTORY_POINTS);
+        assert_eq!(g[0], 0);
+        assert_eq!(*g.last().unwrap(), 18000);
+        assert_eq!(sample_generations(10, 500), (0..=10).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn thesis_evaluations() {
+        let o = Options::thesis();
+        let cases = o.cases();
+        // 3 + 3 + 6 + 3 sizes of the variant, 4 comparisons.
+        assert_eq!(cases.len(), 19);
+        let ack = cases
+            .iter()
+            .find(|c| c.function == Function::Ackley && c.scheme == Scheme::Original)
+            .unwrap();
+        assert_eq!(ack.evaluations(), 196_670_535);
+        assert!(
+            cases
+                .iter()
+                .all(|c| c.scheme == Scheme::Original || c.thesis().is_some())
+        );
+    }
+
+    #[test]
+    fn function_lists() {
+        assert_eq!(
+            Options::parse_functions("ackley, f4,penalized").unwrap(),
+            vec![Function::Ackley, Function::Penalized]
+        );
+        assert!(Options::parse_functions("sphere").is_err());
+        assert!(Options::parse_functions(" , ").is_err());
+        assert_eq!(Options::parse_precisions("both").unwrap().len(), 2);
+        assert!(Options::parse_precisions("f16").is_err());
+    }
+
+    #[test]
+    fn zero_errors_get_the_bottom_line() {
+        let a = Axis::of([1e3, 2e-8, 0.0, f64::NAN].into_iter());
+        assert_eq!((a.lo, a.hi, a.zero), (-10, 3, true));
+        assert_eq!(a.label(a.bottom()), "0");
+        assert_eq!(a.label(1e-5), "1e-5");
+        let (bold, light) = a.ticks();
+        assert_eq!(bold[0], a.bottom());
+        assert!(bold.len() <= 12);
+        assert_eq!(light.len(), 14);
+        let b = Axis::of([5.0, 0.5].into_iter());
+        assert_eq!((b.lo, b.hi, b.zero), (-1, 1, false));
+        assert_eq!(b.label(b.bottom()), "1e-1");
+    }
+
+    #[test]
+    fn grouping() {
+        assert_eq!(grouped(8_200_192), "8,200,192");
+        assert_eq!(grouped(999), "999");
+        assert_eq!(grouped(1000), "1,000");
+    }
+}
