@@ -612,60 +612,19 @@ impl CudaEngine {
             .clone_dtoh(&state)
             .map_err(cuda_err(ctx("running")))?;
         let elapsed = start.elapsed();
-        let gn = s[STATE_GEN];
-        let bi = s[STATE_BEST] as usize;
-        let bf = stream
-            .clone_dtoh(&best_f)
-            .map_err(cuda_err(ctx("reading back")))?[0]
-            .to_f64();
-        let plane = (gn as usize % 2) * np;
-        let fl = stream
-            .clone_dtoh(&flags.slice(plane + bi..plane + bi + 1))
-            .map_err(cuda_err(ctx("reading back")))?[0];
-        let src = if fl == 0 { &pop_a } else { &pop_b };
-        let x = stream
-            .clone_dtoh(&src.slice(bi * st..bi * st + dim as usize))
-            .map_err(cuda_err(ctx("reading back")))?;
-        let history = match hist {
-            Some(h) => {
-                let v = stream
-                    .clone_dtoh(&h)
-                    .map_err(cuda_err(ctx("reading back")))?;
-                Some(v[..=gn as usize].iter().map(|x| x.to_f64()).collect())
-            }
-            None => None,
-        };
-        let population = if keep {
-            let a = stream
-                .clone_dtoh(&pop_a)
-                .map_err(cuda_err(ctx("reading back")))?;
-            let b = stream
-                .clone_dtoh(&pop_b)
-                .map_err(cuda_err(ctx("reading back")))?;
-            let fl = stream
-                .clone_dtoh(&flags)
-                .map_err(cuda_err(ctx("reading back")))?;
-            let f = stream
-                .clone_dtoh(&fit)
-                .map_err(cuda_err(ctx("reading back")))?;
-            Some(gather(&a, &b, &fl[plane..plane + np], &f, dim as usize, st))
-        } else {
-            None
-        };
-        let result = RunResult {
-            best_x: DVector::from_iterator(dim as usize, x.iter().map(|v| v.to_f64())),
-            best_f: bf,
-            error: bf - job.info().min,
-            generations: gn,
-            evaluations: job.evaluations(gn),
-            termination: termination(job, gn, bf),
+        read_grid(
+            &stream,
+            job,
+            &name,
+            &s,
             elapsed,
-            history,
-            backend: "cuda",
-            seed: job.seed,
-            stream: job.stream,
-        };
-        Ok((result, population))
+            [&pop_a, &pop_b],
+            &flags,
+            &fit,
+            &best_f,
+            hist.as_ref(),
+            keep,
+        )
     }
 
     fn persistent<T: GpuReal>(
@@ -789,48 +748,19 @@ impl CudaEngine {
             .clone_dtoh(&state)
             .map_err(cuda_err(ctx("running")))?;
         let elapsed = start.elapsed();
-        let read = |e| cuda_err(ctx("reading back"))(e);
-        let gn = s[STATE_GEN];
-        let bi = s[STATE_BEST] as usize;
-        let bf = stream.clone_dtoh(&best_f).map_err(read)?[0].to_f64();
-        let plane = (gn as usize % 2) * np;
-        let fl = stream
-            .clone_dtoh(&flags.slice(plane + bi..plane + bi + 1))
-            .map_err(read)?[0];
-        let src = if fl == 0 { &pop_a } else { &pop_b };
-        let x = stream
-            .clone_dtoh(&src.slice(bi * st..bi * st + dim as usize))
-            .map_err(read)?;
-        let history = match hist {
-            Some(h) => {
-                let v = stream.clone_dtoh(&h).map_err(read)?;
-                Some(v[..=gn as usize].iter().map(|x| x.to_f64()).collect())
-            }
-            None => None,
-        };
-        let population = if keep {
-            let a = stream.clone_dtoh(&pop_a).map_err(read)?;
-            let b = stream.clone_dtoh(&pop_b).map_err(read)?;
-            let fl = stream.clone_dtoh(&flags).map_err(read)?;
-            let f = stream.clone_dtoh(&fit).map_err(read)?;
-            Some(gather(&a, &b, &fl[plane..plane + np], &f, dim as usize, st))
-        } else {
-            None
-        };
-        let result = RunResult {
-            best_x: DVector::from_iterator(dim as usize, x.iter().map(|v| v.to_f64())),
-            best_f: bf,
-            error: bf - job.info().min,
-            generations: gn,
-            evaluations: job.evaluations(gn),
-            termination: termination(job, gn, bf),
+        read_grid(
+            &stream,
+            job,
+            &name,
+            &s,
             elapsed,
-            history,
-            backend: "cuda",
-            seed: job.seed,
-            stream: job.stream,
-        };
-        Ok((result, population))
+            [&pop_a, &pop_b],
+            &flags,
+            &fit,
+            &best_f,
+            hist.as_ref(),
+            keep,
+        )
     }
 
     /// Evaluates row-major points (`n × dim`) on the GPU, as the kernels do.
@@ -904,6 +834,68 @@ fn with_register_cap(ptx: &str, cap: u32) -> String {
         Some(pos) => format!("{}.maxnreg {cap}\n{}", &ptx[..pos], &ptx[pos..]),
         None => ptx.to_string(),
     }
+}
+
+/// Reads a whole-GPU run's outcome back: the state words, the best row (from the
+/// buffer its flag names), the history and, with `keep`, the final population.
+#[allow(clippy::too_many_arguments)]
+fn read_grid<T: GpuReal>(
+    stream: &Arc<CudaStream>,
+    job: &Job,
+    name: &str,
+    state: &[u32],
+    elapsed: Duration,
+    pops: [&CudaSlice<T>; 2],
+    flags: &CudaSlice<u32>,
+    fit: &CudaSlice<T>,
+    best_f: &CudaSlice<T>,
+    hist: Option<&CudaSlice<T>>,
+    keep: bool,
+) -> Result<(RunResult, Option<FinalPopulation>)> {
+    let read = |e| cuda_err(format!("{name}: reading back"))(e);
+    let dim = job.dim() as usize;
+    let st = stride(job.dim()) as usize;
+    let np = job.pop as usize;
+    let gn = state[STATE_GEN];
+    let bi = state[STATE_BEST] as usize;
+    let bf = stream.clone_dtoh(best_f).map_err(read)?[0].to_f64();
+    let plane = (gn as usize % 2) * np;
+    let fl = stream
+        .clone_dtoh(&flags.slice(plane + bi..plane + bi + 1))
+        .map_err(read)?[0];
+    let x = stream
+        .clone_dtoh(&pops[fl as usize & 1].slice(bi * st..bi * st + dim))
+        .map_err(read)?;
+    let history = match hist {
+        Some(h) => {
+            let v = stream.clone_dtoh(h).map_err(read)?;
+            Some(v[..=gn as usize].iter().map(|x| x.to_f64()).collect())
+        }
+        None => None,
+    };
+    let population = if keep {
+        let a = stream.clone_dtoh(pops[0]).map_err(read)?;
+        let b = stream.clone_dtoh(pops[1]).map_err(read)?;
+        let fl = stream.clone_dtoh(flags).map_err(read)?;
+        let f = stream.clone_dtoh(fit).map_err(read)?;
+        Some(gather(&a, &b, &fl[plane..plane + np], &f, dim, st))
+    } else {
+        None
+    };
+    let result = RunResult {
+        best_x: DVector::from_iterator(dim, x.iter().map(|v| v.to_f64())),
+        best_f: bf,
+        error: bf - job.info().min,
+        generations: gn,
+        evaluations: job.evaluations(gn),
+        termination: termination(job, gn, bf),
+        elapsed,
+        history,
+        backend: "cuda",
+        seed: job.seed,
+        stream: job.stream,
+    };
+    Ok((result, population))
 }
 
 /// Jobs that can share a launch: equal in everything but seed and stream.
