@@ -385,18 +385,17 @@ impl CudaEngine {
                 .alloc_zeros::<T>(n.max(1))
                 .map_err(cuda_err(ctx("allocating")))
         };
-        let padded = |v: &[f64]| -> Vec<T> {
-            let mut out: Vec<T> = v.iter().map(|&x| T::of(x)).collect();
-            out.resize(st, T::ZERO);
-            out
-        };
         let seeds: Vec<u64> = jobs.iter().map(|j| j.seed).collect();
         let streams: Vec<u32> = jobs.iter().map(|j| j.stream).collect();
         let up = |e| cuda_err(ctx("uploading"))(e);
         let seeds_d = stream.clone_htod(&seeds).map_err(up)?;
         let streams_d = stream.clone_htod(&streams).map_err(up)?;
-        let lo_d = stream.clone_htod(&padded(&job.problem.lower)).map_err(up)?;
-        let hi_d = stream.clone_htod(&padded(&job.problem.upper)).map_err(up)?;
+        let lo_d = stream
+            .clone_htod(&padded::<T>(&job.problem.lower, st))
+            .map_err(up)?;
+        let hi_d = stream
+            .clone_htod(&padded::<T>(&job.problem.upper, st))
+            .map_err(up)?;
         let mut pop_a = alloc(p * np * st)?;
         let mut pop_b = alloc(p * np * st)?;
         let mut flags = stream
@@ -489,13 +488,70 @@ impl CudaEngine {
         })
     }
 
+    /// The buffers of a whole-GPU run, after checking they fit: the padded bounds, both
+    /// population buffers, `2·np` flags, values, `planes` planes of per-block partials,
+    /// per-block scratch, the state words, the best value and the optional history.
+    /// `extra` bytes of the caller's own are counted in the memory check.
+    fn grid_buffers<T: GpuReal>(
+        &self,
+        stream: &Arc<CudaStream>,
+        job: &Job,
+        name: &str,
+        nblocks: usize,
+        planes: usize,
+        extra: u64,
+    ) -> Result<GridBuffers<T>> {
+        let st = stride(job.dim()) as usize;
+        let np = job.pop as usize;
+        let hist_len = if job.history {
+            job.generations as usize + 1
+        } else {
+            0
+        };
+        let t = std::mem::size_of::<T>() as u64;
+        let needed = t
+            * (2 * np * st + np + nblocks * (32 + planes) + 2 * st + hist_len + 1) as u64
+            + 4 * (2 * np + (32 + planes) * nblocks + STATE_WORDS) as u64
+            + extra;
+        self.check_memory(needed)?;
+        let err = |what: &str| cuda_err(format!("{name}: {what}"));
+        let alloc = |n: usize| stream.alloc_zeros::<T>(n.max(1)).map_err(err("allocating"));
+        let allocu = |n: usize| {
+            stream
+                .alloc_zeros::<u32>(n.max(1))
+                .map_err(err("allocating"))
+        };
+        Ok(GridBuffers {
+            lo: stream
+                .clone_htod(&padded::<T>(&job.problem.lower, st))
+                .map_err(err("uploading"))?,
+            hi: stream
+                .clone_htod(&padded::<T>(&job.problem.upper, st))
+                .map_err(err("uploading"))?,
+            pop_a: alloc(np * st)?,
+            pop_b: alloc(np * st)?,
+            flags: allocu(2 * np)?,
+            fit: alloc(np)?,
+            part_f: alloc(planes * nblocks)?,
+            part_i: allocu(planes * nblocks)?,
+            scratch_f: alloc(32 * nblocks)?,
+            scratch_i: allocu(32 * nblocks)?,
+            state: allocu(STATE_WORDS)?,
+            best_f: alloc(1)?,
+            hist: if hist_len > 0 {
+                Some(alloc(hist_len)?)
+            } else {
+                None
+            },
+        })
+    }
+
     fn grid<T: GpuReal>(
         &self,
         job: &Job,
         keep: bool,
     ) -> Result<(RunResult, Option<FinalPopulation>)> {
         let dim = job.dim();
-        let st = stride(dim) as usize;
         let np = job.pop as usize;
         let gens = job.generations;
         let name = kernel_name::<T>("step", job);
@@ -508,46 +564,9 @@ impl CudaEngine {
             .max(1);
         let groups_needed = (np as u32).div_ceil(threads / g);
         let nblocks = groups_needed.min(per_sm * self.sm_count).max(1) as usize;
-        let hist_len = if job.history { gens as usize + 1 } else { 0 };
-        let t = std::mem::size_of::<T>() as u64;
-        let needed = t * (2 * np * st + np + nblocks * 33 + 2 * st + hist_len + 1) as u64
-            + 4 * (2 * np + 33 * nblocks + 4) as u64;
-        self.check_memory(needed)?;
         let stream = self.streams[0].clone();
         let ctx = |what: &str| format!("{name}: {what}");
-        let alloc = |n: usize| -> Result<CudaSlice<T>> {
-            stream
-                .alloc_zeros::<T>(n.max(1))
-                .map_err(cuda_err(ctx("allocating")))
-        };
-        let allocu = |n: usize| -> Result<CudaSlice<u32>> {
-            stream
-                .alloc_zeros::<u32>(n.max(1))
-                .map_err(cuda_err(ctx("allocating")))
-        };
-        let padded = |v: &[f64]| -> Vec<T> {
-            let mut out: Vec<T> = v.iter().map(|&x| T::of(x)).collect();
-            out.resize(st, T::ZERO);
-            out
-        };
-        let up = |e| cuda_err(ctx("uploading"))(e);
-        let lo_d = stream.clone_htod(&padded(&job.problem.lower)).map_err(up)?;
-        let hi_d = stream.clone_htod(&padded(&job.problem.upper)).map_err(up)?;
-        let mut pop_a = alloc(np * st)?;
-        let mut pop_b = alloc(np * st)?;
-        let mut flags = allocu(2 * np)?;
-        let mut fit = alloc(np)?;
-        let mut part_f = alloc(nblocks)?;
-        let mut part_i = allocu(nblocks)?;
-        let mut scratch_f = alloc(32 * nblocks)?;
-        let mut scratch_i = allocu(32 * nblocks)?;
-        let mut state = allocu(STATE_WORDS)?;
-        let mut best_f = alloc(1)?;
-        let mut hist = if hist_len > 0 {
-            Some(alloc(hist_len)?)
-        } else {
-            None
-        };
+        let mut bu = self.grid_buffers::<T>(&stream, job, &name, nblocks, 1, 0)?;
         let target = T::of(job.target_value().unwrap_or(f64::NEG_INFINITY));
         let (fv, crv) = (T::of(job.f), T::of(job.cr));
         let (strategy, crossover, bounds) =
@@ -578,19 +597,19 @@ impl CudaEngine {
                 .arg(&init)
                 .arg(&seed)
                 .arg(&pstream)
-                .arg(&lo_d)
-                .arg(&hi_d)
-                .arg(&mut pop_a)
-                .arg(&mut pop_b)
-                .arg(&mut flags)
-                .arg(&mut fit)
-                .arg(&mut part_f)
-                .arg(&mut part_i)
-                .arg(&mut scratch_f)
-                .arg(&mut scratch_i)
-                .arg(&mut state)
-                .arg(&mut best_f);
-            match hist.as_mut() {
+                .arg(&bu.lo)
+                .arg(&bu.hi)
+                .arg(&mut bu.pop_a)
+                .arg(&mut bu.pop_b)
+                .arg(&mut bu.flags)
+                .arg(&mut bu.fit)
+                .arg(&mut bu.part_f)
+                .arg(&mut bu.part_i)
+                .arg(&mut bu.scratch_f)
+                .arg(&mut bu.scratch_i)
+                .arg(&mut bu.state)
+                .arg(&mut bu.best_f);
+            match bu.hist.as_mut() {
                 Some(h) => b.arg(h),
                 None => b.arg(&null),
             };
@@ -601,7 +620,7 @@ impl CudaEngine {
             launched += 1;
             if job.target.is_some() && launched.is_multiple_of(check_every) {
                 let s = stream
-                    .clone_dtoh(&state)
+                    .clone_dtoh(&bu.state)
                     .map_err(cuda_err(ctx("reading state")))?;
                 if s[STATE_DONE] != 0 {
                     break;
@@ -609,7 +628,7 @@ impl CudaEngine {
             }
         }
         let s = stream
-            .clone_dtoh(&state)
+            .clone_dtoh(&bu.state)
             .map_err(cuda_err(ctx("running")))?;
         let elapsed = start.elapsed();
         read_grid(
@@ -618,11 +637,11 @@ impl CudaEngine {
             &name,
             &s,
             elapsed,
-            [&pop_a, &pop_b],
-            &flags,
-            &fit,
-            &best_f,
-            hist.as_ref(),
+            [&bu.pop_a, &bu.pop_b],
+            &bu.flags,
+            &bu.fit,
+            &bu.best_f,
+            bu.hist.as_ref(),
             keep,
         )
     }
@@ -633,7 +652,6 @@ impl CudaEngine {
         keep: bool,
     ) -> Result<(RunResult, Option<FinalPopulation>)> {
         let dim = job.dim();
-        let st = stride(dim) as usize;
         let np = job.pop as usize;
         let gens = job.generations;
         let name = kernel_name::<T>("grid", job);
@@ -652,50 +670,12 @@ impl CudaEngine {
         // Every block must be resident at once (the grid barrier waits for all of them).
         let groups_needed = (np as u32).div_ceil(threads / g);
         let nblocks = groups_needed.min(per_sm * self.sm_count).max(1) as usize;
-        let hist_len = if job.history { gens as usize + 1 } else { 0 };
-        let t = std::mem::size_of::<T>() as u64;
-        let needed = t * (2 * np * st + np + nblocks * 34 + 2 * st + hist_len + 1) as u64
-            + 4 * (2 * np + 34 * nblocks + 4) as u64
-            + 8;
-        self.check_memory(needed)?;
         let stream = self.streams[0].clone();
         let ctx = |what: &str| format!("{name}: {what}");
-        let alloc = |n: usize| -> Result<CudaSlice<T>> {
-            stream
-                .alloc_zeros::<T>(n.max(1))
-                .map_err(cuda_err(ctx("allocating")))
-        };
-        let allocu = |n: usize| -> Result<CudaSlice<u32>> {
-            stream
-                .alloc_zeros::<u32>(n.max(1))
-                .map_err(cuda_err(ctx("allocating")))
-        };
-        let padded = |v: &[f64]| -> Vec<T> {
-            let mut out: Vec<T> = v.iter().map(|&x| T::of(x)).collect();
-            out.resize(st, T::ZERO);
-            out
-        };
-        let up = |e| cuda_err(ctx("uploading"))(e);
-        let lo_d = stream.clone_htod(&padded(&job.problem.lower)).map_err(up)?;
-        let hi_d = stream.clone_htod(&padded(&job.problem.upper)).map_err(up)?;
-        let mut pop_a = alloc(np * st)?;
-        let mut pop_b = alloc(np * st)?;
-        let mut flags = allocu(2 * np)?;
-        let mut fit = alloc(np)?;
-        let mut part_f = alloc(2 * nblocks)?;
-        let mut part_i = allocu(2 * nblocks)?;
-        let mut scratch_f = alloc(32 * nblocks)?;
-        let mut scratch_i = allocu(32 * nblocks)?;
+        let mut bu = self.grid_buffers::<T>(&stream, job, &name, nblocks, 2, 8)?;
         let mut sync = stream
             .alloc_zeros::<u64>(1)
             .map_err(cuda_err(ctx("allocating")))?;
-        let mut state = allocu(STATE_WORDS)?;
-        let mut best_f = alloc(1)?;
-        let mut hist = if hist_len > 0 {
-            Some(alloc(hist_len)?)
-        } else {
-            None
-        };
         let target = T::of(job.target_value().unwrap_or(f64::NEG_INFINITY));
         let (fv, crv) = (T::of(job.f), T::of(job.cr));
         let (strategy, crossover, bounds) =
@@ -721,20 +701,20 @@ impl CudaEngine {
             .arg(&target)
             .arg(&seed)
             .arg(&pstream)
-            .arg(&lo_d)
-            .arg(&hi_d)
-            .arg(&mut pop_a)
-            .arg(&mut pop_b)
-            .arg(&mut flags)
-            .arg(&mut fit)
-            .arg(&mut part_f)
-            .arg(&mut part_i)
-            .arg(&mut scratch_f)
-            .arg(&mut scratch_i)
+            .arg(&bu.lo)
+            .arg(&bu.hi)
+            .arg(&mut bu.pop_a)
+            .arg(&mut bu.pop_b)
+            .arg(&mut bu.flags)
+            .arg(&mut bu.fit)
+            .arg(&mut bu.part_f)
+            .arg(&mut bu.part_i)
+            .arg(&mut bu.scratch_f)
+            .arg(&mut bu.scratch_i)
             .arg(&mut sync)
-            .arg(&mut state)
-            .arg(&mut best_f);
-        match hist.as_mut() {
+            .arg(&mut bu.state)
+            .arg(&mut bu.best_f);
+        match bu.hist.as_mut() {
             Some(h) => b.arg(h),
             None => b.arg(&null),
         };
@@ -745,7 +725,7 @@ impl CudaEngine {
         // the grid barrier needs (nblocks ≤ occupancy × multiprocessors above).
         unsafe { b.launch_cooperative(cfg) }.map_err(cuda_err(ctx("launching (cooperative)")))?;
         let s = stream
-            .clone_dtoh(&state)
+            .clone_dtoh(&bu.state)
             .map_err(cuda_err(ctx("running")))?;
         let elapsed = start.elapsed();
         read_grid(
@@ -754,11 +734,11 @@ impl CudaEngine {
             &name,
             &s,
             elapsed,
-            [&pop_a, &pop_b],
-            &flags,
-            &fit,
-            &best_f,
-            hist.as_ref(),
+            [&bu.pop_a, &bu.pop_b],
+            &bu.flags,
+            &bu.fit,
+            &bu.best_f,
+            bu.hist.as_ref(),
             keep,
         )
     }
@@ -834,6 +814,30 @@ fn with_register_cap(ptx: &str, cap: u32) -> String {
         Some(pos) => format!("{}.maxnreg {cap}\n{}", &ptx[..pos], &ptx[pos..]),
         None => ptx.to_string(),
     }
+}
+
+/// The device buffers of a whole-GPU run (see `CudaEngine::grid_buffers`).
+struct GridBuffers<T: GpuReal> {
+    lo: CudaSlice<T>,
+    hi: CudaSlice<T>,
+    pop_a: CudaSlice<T>,
+    pop_b: CudaSlice<T>,
+    flags: CudaSlice<u32>,
+    fit: CudaSlice<T>,
+    part_f: CudaSlice<T>,
+    part_i: CudaSlice<u32>,
+    scratch_f: CudaSlice<T>,
+    scratch_i: CudaSlice<u32>,
+    state: CudaSlice<u32>,
+    best_f: CudaSlice<T>,
+    hist: Option<CudaSlice<T>>,
+}
+
+/// Bounds converted to `T` and padded to the row stride.
+fn padded<T: GpuReal>(v: &[f64], st: usize) -> Vec<T> {
+    let mut out: Vec<T> = v.iter().map(|&x| T::of(x)).collect();
+    out.resize(st, T::ZERO);
+    out
 }
 
 /// Reads a whole-GPU run's outcome back: the state words, the best row (from the
