@@ -853,6 +853,125 @@ pub const STATE_BEST: usize = 3;
 /// How many u32 the state holds.
 pub const STATE_WORDS: usize = 4;
 
+/// How a thread group walks a grid-wide population: pass `p` serves individual
+/// `p·groups + my_group`.
+#[derive(Clone, Copy)]
+struct Sweep {
+    passes: u32,
+    groups: u32,
+    my_group: u32,
+}
+
+impl Sweep {
+    /// The individual of pass `pass` (clamped to np − 1) and whether it exists.
+    #[inline(always)]
+    fn individual(&self, pass: u32, np: u32) -> (u32, bool) {
+        let i0 = pass * self.groups + self.my_group;
+        if i0 < np { (i0, true) } else { (np - 1, false) }
+    }
+}
+
+/// Initialises the group's individuals of a grid-wide population into buffer `a` (flags
+/// to 0) and returns the thread's best (value, index).
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+unsafe fn init_passes<T: LaneReal>(
+    s: &Setup<T>,
+    gr: &Group,
+    sw: Sweep,
+    key: [u32; 2],
+    pstream: u32,
+    lo: *const T,
+    hi: *const T,
+    a: *mut T,
+    flags: *mut u32,
+    fit: *mut T,
+    kc0: &[T; 4],
+) -> (T, u32) {
+    // SAFETY: indices are < np; the host sizes flags and values for np individuals.
+    unsafe {
+        let (mut lf, mut li) = (T::INFINITY, u32::MAX);
+        let mut pass = 0;
+        while pass < sw.passes {
+            let (i, active) = sw.individual(pass, s.np);
+            let fx = init_one(s, gr, key, pstream, i, active, lo, hi, a, kc0);
+            if active {
+                if gr.lane == 0 {
+                    *fit.add(i as usize) = fx;
+                    *flags.add(i as usize) = 0;
+                }
+                if better(fx, i, lf, li) {
+                    lf = fx;
+                    li = i;
+                }
+            }
+            pass += 1;
+        }
+        (lf, li)
+    }
+}
+
+/// Generation `gn` of the group's individuals of a grid-wide population: trials read
+/// `flags_in`, the new flags go to `flags_out`, values are updated in place. Returns the
+/// thread's best (value, index).
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+unsafe fn trial_passes<T: LaneReal>(
+    s: &Setup<T>,
+    gr: &Group,
+    sw: Sweep,
+    cache: &mut DrawCache,
+    key: [u32; 2],
+    pstream: u32,
+    gn: u32,
+    best_i: u32,
+    lo: *const T,
+    hi: *const T,
+    a: *mut T,
+    b: *mut T,
+    flags_in: *const u32,
+    flags_out: *mut u32,
+    fit: *mut T,
+    kc0: &[T; 4],
+) -> (T, u32) {
+    // SAFETY: indices are < np; the host sizes flags planes and values for np.
+    unsafe {
+        let (mut lf, mut li) = (T::INFINITY, u32::MAX);
+        let mut pass = 0;
+        while pass < sw.passes {
+            let (i, active) = sw.individual(pass, s.np);
+            let fi = *fit.add(i as usize);
+            let (d, fl) = cache.get(
+                s,
+                gr,
+                key,
+                pstream,
+                gn,
+                pass,
+                |q| q * sw.groups + sw.my_group,
+                flags_in,
+            );
+            let (ft, acc) = trial_one(
+                s, gr, key, pstream, gn, i, active, best_i, lo, hi, a, b, flags_in, fi, &d, &fl,
+                kc0,
+            );
+            if active {
+                let fx = if acc { ft } else { fi };
+                if gr.lane == 0 {
+                    *flags_out.add(i as usize) = fl[5] ^ (acc as u32);
+                    *fit.add(i as usize) = fx;
+                }
+                if better(fx, i, lf, li) {
+                    lf = fx;
+                    li = i;
+                }
+            }
+            pass += 1;
+        }
+        (lf, li)
+    }
+}
+
 /// One generation of one population spread over the grid (or its initialisation when
 /// `init` is set). The last block to finish reduces the blocks' bests.
 #[allow(clippy::too_many_arguments)]
@@ -913,51 +1032,19 @@ unsafe fn step<T: LaneReal>(
             },
             flags: [0; 6],
         };
-        let mut lf = T::INFINITY;
-        let mut li = u32::MAX;
-        let mut pass = 0;
-        while pass < passes {
-            let i0 = pass * groups + my_group;
-            let active = i0 < np;
-            let i = if active { i0 } else { np - 1 };
-            let fx = if init {
-                init_one(&s, &gr, key, pstream, i, active, lo, hi, a, &kc0)
-            } else {
-                let fi = *fit.add(i as usize);
-                let (d, fl) = cache.get(
-                    &s,
-                    &gr,
-                    key,
-                    pstream,
-                    gn,
-                    pass,
-                    |q| q * groups + my_group,
-                    flags_in,
-                );
-                let (ft, acc) = trial_one(
-                    &s, &gr, key, pstream, gn, i, active, best_i, lo, hi, a, b, flags_in, fi, &d,
-                    &fl, &kc0,
-                );
-                if active && gr.lane == 0 {
-                    let fl = *flags_in.add(i as usize);
-                    *flags_out.add(i as usize) = if acc { fl ^ 1 } else { fl };
-                }
-                if acc { ft } else { fi }
-            };
-            if active {
-                if gr.lane == 0 {
-                    *fit.add(i as usize) = fx;
-                    if init {
-                        *flags_out.add(i as usize) = 0;
-                    }
-                }
-                if better(fx, i, lf, li) {
-                    lf = fx;
-                    li = i;
-                }
-            }
-            pass += 1;
-        }
+        let sw = Sweep {
+            passes,
+            groups,
+            my_group,
+        };
+        let (lf, li) = if init {
+            init_passes(&s, &gr, sw, key, pstream, lo, hi, a, flags_out, fit, &kc0)
+        } else {
+            trial_passes(
+                &s, &gr, sw, &mut cache, key, pstream, gn, best_i, lo, hi, a, b, flags_in,
+                flags_out, fit, &kc0,
+            )
+        };
         let (bf, bi) = block_best(
             lf,
             li,
@@ -1073,27 +1160,13 @@ unsafe fn persistent<T: LaneReal>(
             },
             flags: [0; 6],
         };
+        let sw = Sweep {
+            passes,
+            groups,
+            my_group,
+        };
         // Initialisation into buffer a, flags plane 0.
-        let mut lf = T::INFINITY;
-        let mut li = u32::MAX;
-        let mut pass = 0;
-        while pass < passes {
-            let i0 = pass * groups + my_group;
-            let active = i0 < np;
-            let i = if active { i0 } else { np - 1 };
-            let fx = init_one(&s, &gr, key, pstream, i, active, lo, hi, a, &kc0);
-            if active {
-                if gr.lane == 0 {
-                    *fit.add(i as usize) = fx;
-                    *flags.add(i as usize) = 0;
-                }
-                if better(fx, i, lf, li) {
-                    lf = fx;
-                    li = i;
-                }
-            }
-            pass += 1;
-        }
+        let (lf, li) = init_passes(&s, &gr, sw, key, pstream, lo, hi, a, flags, fit, &kc0);
         let (bf0, bi0) = block_best(lf, li, sf, si);
         if tid == 0 {
             *part_f.add(blk as usize) = bf0;
@@ -1129,41 +1202,10 @@ unsafe fn persistent<T: LaneReal>(
             gn += 1;
             let flags_in = flags.add((((gn + 1) % 2) * np) as usize);
             let flags_out = flags.add(((gn % 2) * np) as usize);
-            let mut lf = T::INFINITY;
-            let mut li = u32::MAX;
-            let mut pass = 0;
-            while pass < passes {
-                let i0 = pass * groups + my_group;
-                let active = i0 < np;
-                let i = if active { i0 } else { np - 1 };
-                let fi = *fit.add(i as usize);
-                let (d, fl) = cache.get(
-                    &s,
-                    &gr,
-                    key,
-                    pstream,
-                    gn,
-                    pass,
-                    |q| q * groups + my_group,
-                    flags_in,
-                );
-                let (ft, acc) = trial_one(
-                    &s, &gr, key, pstream, gn, i, active, bi, lo, hi, a, b, flags_in, fi, &d, &fl,
-                    &kc0,
-                );
-                if active {
-                    let fx = if acc { ft } else { fi };
-                    if gr.lane == 0 {
-                        *flags_out.add(i as usize) = fl[5] ^ (acc as u32);
-                        *fit.add(i as usize) = fx;
-                    }
-                    if better(fx, i, lf, li) {
-                        lf = fx;
-                        li = i;
-                    }
-                }
-                pass += 1;
-            }
+            let (lf, li) = trial_passes(
+                &s, &gr, sw, &mut cache, key, pstream, gn, bi, lo, hi, a, b, flags_in, flags_out,
+                fit, &kc0,
+            );
             let (pf, pi) = block_best(lf, li, sf, si);
             if tid == 0 {
                 let plane = ((gn % 2) * nblocks) as usize;
