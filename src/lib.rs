@@ -13,9 +13,6 @@
 //! built ([`PTX`]) and loaded at run time through the CUDA driver; without a driver the
 //! CPU engine runs the same arithmetic.
 
-pub mod bench;
-pub mod reproduce;
-
 pub use gpude_device as device;
 pub use gpude_host as host;
 pub use gpude_host::cpu;

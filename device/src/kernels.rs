@@ -351,6 +351,8 @@ struct Setup<T> {
 }
 
 impl<T: LaneReal> Setup<T> {
+    // The kernels' scalar arguments, one each: the entry points forward them as received.
+    #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn new(
         function: u32,
@@ -776,7 +778,8 @@ unsafe fn batch<T: LaneReal>(
         }
 
         let mut gn = 0;
-        while gn < gens && !(bf <= target) {
+        // `bf <= target` is false for a NaN best, so a NaN never counts as reached.
+        while gn < gens && bf.partial_cmp(&target).is_none_or(|o| o.is_gt()) {
             gn += 1;
             let mut pass = 0;
             while pass < passes {

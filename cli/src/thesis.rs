@@ -11,7 +11,7 @@
 //! [`reproduce`] runs the cases; [`write`] writes `runs.json`, `histories.json`,
 //! `REPORT.md` and one convergence plot per function (`plot_<function>.png` and `.svg`).
 
-use crate::{
+use gpude::{
     BoundPolicy, Crossover, Error, Function, FunctionInfo, Job, Precision, Result, RunResult,
     Solver, Strategy,
 };
@@ -26,8 +26,8 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 /// The thesis's published figures: S. J. Domínguez González, MSc thesis, UMSNH 2011,
 /// chapter 5 (the GPU version "EDCP" on a Tesla C2050, single precision, D = 128,
 /// 35 runs per case, success = final error ≤ 1e-10).
-pub mod thesis {
-    use crate::Function;
+pub mod published {
+    use gpude::Function;
 
     /// The dimension of every experiment.
     pub const DIM: u32 = 128;
@@ -246,9 +246,9 @@ impl Options {
     /// All four functions, f32, 35 runs, seed 1, Table 5.6 included.
     pub fn thesis() -> Options {
         Options {
-            functions: thesis::EXPERIMENTS.iter().map(|e| e.function).collect(),
+            functions: published::EXPERIMENTS.iter().map(|e| e.function).collect(),
             precisions: vec![Precision::F32],
-            runs: thesis::RUNS,
+            runs: published::RUNS,
             seed: 1,
             quick: false,
             table56: true,
@@ -258,7 +258,7 @@ impl Options {
     /// Parses a comma list of griewank, rosenbrock, f4 (or penalized) and ackley.
     pub fn parse_functions(list: &str) -> Result<Vec<Function>> {
         let known = || {
-            thesis::EXPERIMENTS
+            published::EXPERIMENTS
                 .iter()
                 .map(|e| FunctionInfo::of(e.function).name)
                 .collect::<Vec<_>>()
@@ -272,7 +272,7 @@ impl Options {
             let f = FunctionInfo::parse(name)
                 .ok()
                 .map(|i| i.function)
-                .filter(|f| thesis::experiment(*f).is_some())
+                .filter(|f| published::experiment(*f).is_some())
                 .ok_or_else(|| Error::UnknownName {
                     kind: "thesis function",
                     name: name.to_string(),
@@ -334,19 +334,23 @@ impl Options {
 
     /// The dimension of every case.
     pub fn dim(&self) -> u32 {
-        if self.quick { QUICK_DIM } else { thesis::DIM }
+        if self.quick {
+            QUICK_DIM
+        } else {
+            published::DIM
+        }
     }
 
     /// The selected experiments in the thesis's order.
-    pub fn experiments(&self) -> Vec<&'static thesis::Experiment> {
-        thesis::EXPERIMENTS
+    pub fn experiments(&self) -> Vec<&'static published::Experiment> {
+        published::EXPERIMENTS
             .iter()
             .filter(|e| self.functions.contains(&e.function))
             .collect()
     }
 
     /// The population sizes of an experiment.
-    pub fn sizes(&self, e: &thesis::Experiment) -> Vec<u32> {
+    pub fn sizes(&self, e: &published::Experiment) -> Vec<u32> {
         if self.quick {
             QUICK_NP.to_vec()
         } else {
@@ -355,7 +359,7 @@ impl Options {
     }
 
     /// The generations of an experiment.
-    pub fn g_max(&self, e: &thesis::Experiment) -> u32 {
+    pub fn g_max(&self, e: &published::Experiment) -> u32 {
         if self.quick {
             (e.g_max / QUICK_GEN_DIVISOR).max(1)
         } else {
@@ -403,7 +407,7 @@ impl Options {
     }
 
     /// The population size of Table 5.6 for an experiment (its largest).
-    pub fn table56_np(&self, e: &thesis::Experiment) -> u32 {
+    pub fn table56_np(&self, e: &published::Experiment) -> u32 {
         if self.quick {
             QUICK_NP[QUICK_NP.len() - 1]
         } else {
@@ -475,11 +479,11 @@ impl Case {
     }
 
     /// The thesis's numbers for this case (the thesis variant at the thesis's sizes).
-    pub fn thesis(&self) -> Option<&'static thesis::Case> {
-        if self.dim != thesis::DIM || self.scheme != Scheme::Edcp {
+    pub fn thesis(&self) -> Option<&'static published::Case> {
+        if self.dim != published::DIM || self.scheme != Scheme::Edcp {
             return None;
         }
-        let e = thesis::experiment(self.function)?;
+        let e = published::experiment(self.function)?;
         if e.g_max != self.g_max {
             return None;
         }
@@ -504,7 +508,7 @@ impl Stats {
         let mut v = errors.to_vec();
         v.sort_by(f64::total_cmp);
         let n = v.len();
-        let successes = v.iter().filter(|&&e| e <= thesis::SUCCESS_ERROR).count();
+        let successes = v.iter().filter(|&&e| e <= published::SUCCESS_ERROR).count();
         Stats {
             runs: n,
             successes,
@@ -656,7 +660,7 @@ fn collect(case: &Case, results: &[RunResult], batch_wall_s: f64) -> CaseResult 
             stream: r.stream,
             best_f: r.best_f,
             error: r.error,
-            success: r.error <= thesis::SUCCESS_ERROR,
+            success: r.error <= published::SUCCESS_ERROR,
             generations: r.generations,
             evaluations: r.evaluations,
             elapsed_s: r.elapsed.as_secs_f64(),
@@ -736,7 +740,7 @@ impl Context {
             date: utc_now(),
             command,
             gpude: env!("CARGO_PKG_VERSION"),
-            ptx_arch: crate::PTX_ARCH,
+            ptx_arch: gpude::PTX_ARCH,
             backend: solver.backend_name(),
             device: solver.cuda().map(|e| e.device_name().to_string()),
             multiprocessors: solver.cuda().map(|e| e.multiprocessors()),
@@ -887,7 +891,7 @@ fn runs_json(r: &Reproduction) -> RunsJson<'_> {
         context: &r.context,
         quick: r.options.quick,
         seed: r.options.seed,
-        success_error: thesis::SUCCESS_ERROR,
+        success_error: published::SUCCESS_ERROR,
         cases: r
             .results
             .iter()
@@ -1050,7 +1054,7 @@ fn plot_function(
     dir: &Path,
     stem: &str,
     r: &Reproduction,
-    e: &thesis::Experiment,
+    e: &published::Experiment,
     precision: Precision,
 ) -> Result<Plot> {
     register_font()?;
@@ -1322,7 +1326,7 @@ fn report_markdown(r: &Reproduction, plots: &[Plot]) -> String {
     kv("dimension", format!("D = {}", o.dim()));
     kv(
         "success",
-        format!("final error ≤ {:e}", thesis::SUCCESS_ERROR),
+        format!("final error ≤ {:e}", published::SUCCESS_ERROR),
     );
     s.push('\n');
     let _ = writeln!(
@@ -1361,7 +1365,7 @@ fn report_markdown(r: &Reproduction, plots: &[Plot]) -> String {
     s
 }
 
-fn function_section(s: &mut String, r: &Reproduction, e: &thesis::Experiment, plots: &[Plot]) {
+fn function_section(s: &mut String, r: &Reproduction, e: &published::Experiment, plots: &[Plot]) {
     let o = &r.options;
     let name = FunctionInfo::of(e.function).name;
     let _ = writeln!(
@@ -1420,7 +1424,7 @@ fn function_section(s: &mut String, r: &Reproduction, e: &thesis::Experiment, pl
     }
     s.push('\n');
     if e.function == Function::Ackley && !o.quick {
-        let (np, best, median, worst) = thesis::ACKLEY_TABLE_5_5;
+        let (np, best, median, worst) = published::ACKLEY_TABLE_5_5;
         let _ = writeln!(
             s,
             "Thesis Table 5.5 (Ackley, Np = {np}, the 35 GPU errors): best {best:e}, median {median:e}, worst {worst:e}.\n"
@@ -1560,7 +1564,7 @@ fn notes_section(s: &mut String, r: &Reproduction, plots: &[Plot]) {
     note(format!(
         "Every run performs all g_max generations (no early stop); error = best value − the \
          function's minimum (0 for all four); success = error ≤ {:e}; evaluations = Np + Np·g_max.",
-        thesis::SUCCESS_ERROR
+        published::SUCCESS_ERROR
     ));
     if r.context.backend == "cuda" {
         note(format!(

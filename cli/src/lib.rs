@@ -1,16 +1,19 @@
-//! The `gpude` command line: one module per subcommand.
+//! The `gpude` command line: one module per subcommand, plus the benchmark cases
+//! (`bench_cases`), the thesis reproduction (`thesis`) and the statistics they share.
 //!
 //! To add a subcommand, add a variant to [`Command`] holding its argument struct, a
 //! module with a `run(args) -> Result<String>` function, and one arm in [`dispatch`].
 
 mod batch;
 mod bench;
+pub mod bench_cases;
 mod common;
 mod eval;
 mod functions;
 mod info;
 mod reproduce;
 mod run;
+pub mod thesis;
 
 use clap::{Parser, Subcommand};
 use std::fmt;

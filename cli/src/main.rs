@@ -1,7 +1,5 @@
 //! The `gpude` command line.
 
-mod cli;
-
 fn main() -> std::process::ExitCode {
-    cli::main()
+    gpude_cli::main()
 }

@@ -40,7 +40,7 @@ struct Report<'a> {
     multiprocessors: Option<u32>,
     cpu_threads: usize,
     command: String,
-    records: &'a [gpude::bench::Record],
+    records: &'a [crate::bench_cases::Record],
 }
 
 pub fn run(args: Args) -> Result<String> {
@@ -60,7 +60,7 @@ pub fn run(args: Args) -> Result<String> {
             )));
         }
     };
-    let cases: Vec<_> = gpude::bench::standard_cases(engine.is_some(), args.quick)
+    let cases: Vec<_> = crate::bench_cases::standard_cases(engine.is_some(), args.quick)
         .into_iter()
         .filter(|c| args.only.as_deref().is_none_or(|o| c.name.contains(o)))
         .collect();
@@ -75,7 +75,11 @@ pub fn run(args: Args) -> Result<String> {
         if !args.json {
             eprintln!("bench: {} …", c.name);
         }
-        records.push(gpude::bench::measure(c, engine.as_ref(), args.repeats)?);
+        records.push(crate::bench_cases::measure(
+            c,
+            engine.as_ref(),
+            args.repeats,
+        )?);
     }
     let report = Report {
         gpude: env!("CARGO_PKG_VERSION"),
@@ -99,6 +103,6 @@ pub fn run(args: Args) -> Result<String> {
             Some(d) => format!("device: {d}\n"),
             None => "device: none (CPU cases only)\n".to_string(),
         };
-        Ok(head + &gpude::bench::table(&records))
+        Ok(head + &crate::bench_cases::table(&records))
     }
 }

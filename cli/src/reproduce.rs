@@ -3,7 +3,7 @@
 
 use super::common::{BackendArgs, num};
 use super::{CliError, Result};
-use gpude::reproduce::{self, Case, CaseResult, Options};
+use crate::thesis::{self as reproduce, Case, CaseResult, Options};
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
@@ -71,7 +71,7 @@ fn thesis(args: ThesisArgs) -> Result<String> {
     options.runs = args.runs.unwrap_or(if args.quick {
         reproduce::QUICK_RUNS
     } else {
-        reproduce::thesis::RUNS
+        reproduce::published::RUNS
     });
     if let Some(list) = &args.functions {
         options.functions = Options::parse_functions(list)?;

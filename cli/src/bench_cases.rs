@@ -5,7 +5,7 @@
 //! fixed costs (allocation, upload, initial population, read-back), which are reported
 //! apart as `fixed_ms`. One warm-up run per case comes first.
 
-use crate::{Job, Mode, Precision, Result, Strategy, cpu};
+use gpude::{Job, Mode, Precision, Result, Strategy, cpu};
 use serde::Serialize;
 use std::time::Instant;
 
@@ -184,7 +184,7 @@ pub fn standard_cases(gpu: bool, quick: bool) -> Vec<Case> {
 }
 
 fn jobs_for(c: &Case, gens: u32) -> Result<Vec<Job>> {
-    let f = crate::FunctionInfo::parse(c.function)?.function;
+    let f = gpude::FunctionInfo::parse(c.function)?.function;
     let precision = Precision::parse(c.precision)?;
     (0..c.populations)
         .map(|k| {
@@ -200,7 +200,7 @@ fn jobs_for(c: &Case, gens: u32) -> Result<Vec<Job>> {
         .collect()
 }
 
-fn time_once(c: &Case, gens: u32, engine: Option<&crate::CudaEngine>) -> Result<(f64, f64)> {
+fn time_once(c: &Case, gens: u32, engine: Option<&gpude::CudaEngine>) -> Result<(f64, f64)> {
     let jobs = jobs_for(c, gens)?;
     let start = Instant::now();
     let err = match (c.backend, engine) {
@@ -221,7 +221,7 @@ fn time_once(c: &Case, gens: u32, engine: Option<&crate::CudaEngine>) -> Result<
 }
 
 /// Measures one case.
-pub fn measure(c: &Case, engine: Option<&crate::CudaEngine>, repeats: usize) -> Result<Record> {
+pub fn measure(c: &Case, engine: Option<&gpude::CudaEngine>, repeats: usize) -> Result<Record> {
     let long = c.generations.max(5);
     let short = (long / 5).max(1);
     time_once(c, short, engine)?;
