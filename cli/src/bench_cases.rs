@@ -5,6 +5,7 @@
 //! fixed costs (allocation, upload, initial population, read-back), which are reported
 //! apart as `fixed_ms`. One warm-up run per case comes first.
 
+use crate::stats::median;
 use gpude::{Job, Mode, Precision, Result, Strategy, cpu};
 use serde::Serialize;
 use std::time::Instant;
@@ -41,11 +42,6 @@ pub struct Record {
     pub repeats: usize,
     /// Median best error at G (one population; sanity, not speed).
     pub final_error: f64,
-}
-
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
 }
 
 /// The standard cases of `gpude bench` (GPU cases only when `gpu` is given).
@@ -234,7 +230,7 @@ pub fn measure(c: &Case, engine: Option<&gpude::CudaEngine>, repeats: usize) -> 
         tl.push(t);
         errs.push(e);
     }
-    let (t_short, t_long) = (median(&mut ts), median(&mut tl));
+    let (t_short, t_long) = (median(&ts), median(&tl));
     let per_gen_ms = ((t_long - t_short) / (long - short) as f64).max(1e-9);
     let elements = c.populations as f64 * c.pop as f64 * c.dim as f64;
     Ok(Record {
@@ -245,7 +241,7 @@ pub fn measure(c: &Case, engine: Option<&gpude::CudaEngine>, repeats: usize) -> 
         t_short_ms: t_short,
         t_long_ms: t_long,
         repeats: repeats.max(1),
-        final_error: median(&mut errs),
+        final_error: median(&errs),
     })
 }
 

@@ -436,25 +436,14 @@ pub struct Summary {
 
 impl Summary {
     pub fn of(errors: &[f64], threshold: f64) -> Summary {
-        let mut v = errors.to_vec();
-        v.sort_by(f64::total_cmp);
-        let n = v.len();
-        let median = match n {
-            0 => f64::NAN,
-            _ if n % 2 == 1 => v[n / 2],
-            _ => 0.5 * (v[n / 2 - 1] + v[n / 2]),
-        };
+        let s = crate::stats::Errors::of(errors, threshold);
         Summary {
-            runs: n,
-            mean_error: if n == 0 {
-                f64::NAN
-            } else {
-                v.iter().sum::<f64>() / n as f64
-            },
-            median_error: median,
-            best_error: v.first().copied().unwrap_or(f64::NAN),
-            worst_error: v.last().copied().unwrap_or(f64::NAN),
-            successes: v.iter().filter(|&&e| e <= threshold).count(),
+            runs: s.runs,
+            mean_error: s.mean,
+            median_error: s.median,
+            best_error: s.best,
+            worst_error: s.worst,
+            successes: s.successes,
             threshold,
         }
     }

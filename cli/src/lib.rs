@@ -13,6 +13,7 @@ mod functions;
 mod info;
 mod reproduce;
 mod run;
+pub mod stats;
 pub mod thesis;
 
 use clap::{Parser, Subcommand};

@@ -21,7 +21,7 @@ use serde::Serialize;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
-use std::time::{Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Instant, SystemTime};
 
 /// The thesis's published figures: S. J. Domínguez González, MSc thesis, UMSNH 2011,
 /// chapter 5 (the GPU version "EDCP" on a Tesla C2050, single precision, D = 128,
@@ -505,45 +505,19 @@ pub struct Stats {
 
 impl Stats {
     pub fn of(errors: &[f64]) -> Stats {
-        let mut v = errors.to_vec();
-        v.sort_by(f64::total_cmp);
-        let n = v.len();
-        let successes = v.iter().filter(|&&e| e <= published::SUCCESS_ERROR).count();
+        let s = crate::stats::Errors::of(errors, published::SUCCESS_ERROR);
         Stats {
-            runs: n,
-            successes,
-            success_pct: if n == 0 {
+            runs: s.runs,
+            successes: s.successes,
+            success_pct: if s.runs == 0 {
                 f64::NAN
             } else {
-                100.0 * successes as f64 / n as f64
+                100.0 * s.successes as f64 / s.runs as f64
             },
-            mean_error: if n == 0 {
-                f64::NAN
-            } else {
-                v.iter().sum::<f64>() / n as f64
-            },
-            median_error: quantile(&v, 0.5),
-            best_error: v.first().copied().unwrap_or(f64::NAN),
-            worst_error: v.last().copied().unwrap_or(f64::NAN),
-        }
-    }
-}
-
-/// The `p` quantile of sorted values, interpolating linearly between order statistics.
-pub fn quantile(sorted: &[f64], p: f64) -> f64 {
-    match sorted.len() {
-        0 => f64::NAN,
-        1 => sorted[0],
-        n => {
-            let h = (n - 1) as f64 * p.clamp(0.0, 1.0);
-            let lo = h.floor() as usize;
-            let hi = (lo + 1).min(n - 1);
-            let (a, b) = (sorted[lo], sorted[hi]);
-            if a == b {
-                a
-            } else {
-                a + (h - lo as f64) * (b - a)
-            }
+            mean_error: s.mean,
+            median_error: s.median,
+            best_error: s.best,
+            worst_error: s.worst,
         }
     }
 }
@@ -697,9 +671,9 @@ fn collect(case: &Case, results: &[RunResult], batch_wall_s: f64) -> CaseResult 
             .filter(|v| !v.is_nan())
             .collect();
         col.sort_by(f64::total_cmp);
-        curve.q25.push(quantile(&col, 0.25));
-        curve.median.push(quantile(&col, 0.5));
-        curve.q75.push(quantile(&col, 0.75));
+        curve.q25.push(crate::stats::quantile(&col, 0.25));
+        curve.median.push(crate::stats::quantile(&col, 0.5));
+        curve.q75.push(crate::stats::quantile(&col, 0.75));
     }
     CaseResult {
         case: *case,
@@ -1593,31 +1567,9 @@ fn notes_section(s: &mut String, r: &Reproduction, plots: &[Plot]) {
 
 /// The current time as `YYYY-MM-DD HH:MM UTC`.
 pub fn utc_now() -> String {
-    let secs = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    utc_date(secs)
-}
-
-/// Seconds since 1970 as `YYYY-MM-DD HH:MM UTC` (proleptic Gregorian calendar).
-pub fn utc_date(secs: u64) -> String {
-    let days = (secs / 86_400) as i64;
-    let rem = secs % 86_400;
-    // Days to civil date (H. Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}-{m:02}-{d:02} {:02}:{:02} UTC",
-        rem / 3600,
-        (rem % 3600) / 60
-    )
+    let t = humantime::format_rfc3339_seconds(SystemTime::now()).to_string();
+    // `YYYY-MM-DDTHH:MM:SSZ`
+    format!("{} {} UTC", &t[..10], &t[11..16])
 }
 
 #[cfg(test)]
@@ -1625,20 +1577,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn dates() {
-        assert_eq!(utc_date(0), "1970-01-01 00:00 UTC");
-        assert_eq!(utc_date(951_782_400), "2000-02-29 00:00 UTC");
-        assert_eq!(utc_date(1_700_000_000), "2023-11-14 22:13 UTC");
-    }
-
-    #[test]
-    fn quantiles() {
-        let v = [1.0, 2.0, 3.0, 4.0];
-        assert_eq!(quantile(&v, 0.5), 2.5);
-        assert_eq!(quantile(&v, 0.25), 1.75);
-        assert_eq!(quantile(&v, 0.0), 1.0);
-        assert_eq!(quantile(&v, 1.0), 4.0);
-        assert!(quantile(&[], 0.5).is_nan());
+    fn dates_are_minutes_in_utc() {
+        let d = utc_now();
+        assert_eq!(d.len(), "2026-11-24 16:31 UTC".len(), "{d}");
+        assert!(d.ends_with(" UTC") && d.as_bytes()[4] == b'-' && d.as_bytes()[13] == b':');
     }
 
     #[test]
