@@ -99,6 +99,7 @@ impl From<gpude::Error> for CliError {
             E::CudaUnavailable(_)
             | E::OutOfMemory { .. }
             | E::Cuda { .. }
+            | E::Driver { .. }
             | E::MissingKernel { .. }
             | E::Io(_) => EXIT_RUNTIME,
         };

@@ -74,10 +74,7 @@ impl Mode {
 
 fn cuda_err(context: impl Into<String>) -> impl FnOnce(DriverError) -> Error {
     let context = context.into();
-    move |e| Error::Cuda {
-        context,
-        message: format!("{e:?}"),
-    }
+    move |source| Error::Driver { context, source }
 }
 
 /// Is a CUDA driver library present? (cudarc panics on first use without one.)

@@ -28,7 +28,14 @@ pub enum Error {
     /// A job does not fit in the GPU's free memory.
     #[error("the job needs {needed} bytes of GPU memory but {free} bytes are free")]
     OutOfMemory { needed: u64, free: u64 },
-    /// A CUDA call or a kernel failed.
+    /// A CUDA driver call or a kernel failed; the driver's error is kept as the source.
+    #[error("CUDA error in {context}: {source}")]
+    Driver {
+        context: String,
+        #[source]
+        source: cudarc::driver::DriverError,
+    },
+    /// The GPU cannot run a job as asked (no block fits, a result out of range).
     #[error("CUDA error in {context}: {message}")]
     Cuda { context: String, message: String },
     /// The embedded PTX lacks a kernel.
@@ -51,5 +58,28 @@ impl Error {
             value: value.to_string(),
             allowed: allowed.to_string(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn driver_errors_keep_their_source() {
+        let e = Error::Driver {
+            context: "launching".into(),
+            source: cudarc::driver::DriverError(
+                cudarc::driver::sys::CUresult::CUDA_ERROR_LAUNCH_FAILED,
+            ),
+        };
+        let source = std::error::Error::source(&e).expect("a source");
+        let driver = source
+            .downcast_ref::<cudarc::driver::DriverError>()
+            .expect("the driver's own error");
+        assert_eq!(
+            driver.0,
+            cudarc::driver::sys::CUresult::CUDA_ERROR_LAUNCH_FAILED
+        );
     }
 }
