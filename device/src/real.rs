@@ -40,6 +40,12 @@ pub trait Real:
     fn cos(self) -> Self;
     fn sin(self) -> Self;
     fn exp(self) -> Self;
+    /// `self` to the power `e` (`libm`'s `pow`).
+    fn powf(self, e: Self) -> Self;
+    /// The largest integer not above `self`.
+    fn floor(self) -> Self;
+    /// The remainder of `self / m` with the sign of `self` (C's `fmod`, exact).
+    fn fmod(self, m: Self) -> Self;
     fn abs(self) -> Self;
     fn is_nan(self) -> bool;
     /// The bits, for exact comparisons in tests and reductions.
@@ -94,6 +100,18 @@ impl Real for f32 {
         libm::expf(self)
     }
     #[inline(always)]
+    fn powf(self, e: Self) -> Self {
+        libm::powf(self, e)
+    }
+    #[inline(always)]
+    fn floor(self) -> Self {
+        libm::floorf(self)
+    }
+    #[inline(always)]
+    fn fmod(self, m: Self) -> Self {
+        libm::fmodf(self, m)
+    }
+    #[inline(always)]
     fn abs(self) -> Self {
         f32::from_bits(self.to_bits() & 0x7fff_ffff)
     }
@@ -145,6 +163,18 @@ impl Real for f64 {
     #[inline(always)]
     fn exp(self) -> Self {
         libm::exp(self)
+    }
+    #[inline(always)]
+    fn powf(self, e: Self) -> Self {
+        libm::pow(self, e)
+    }
+    #[inline(always)]
+    fn floor(self) -> Self {
+        libm::floor(self)
+    }
+    #[inline(always)]
+    fn fmod(self, m: Self) -> Self {
+        libm::fmod(self, m)
     }
     #[inline(always)]
     fn abs(self) -> Self {

@@ -3,6 +3,7 @@
 //! The CUDA engine needs the PTX modules that the root crate's build script makes; the
 //! `gpude` crate passes them in (`gpude::Solver` does this for you).
 
+pub mod cec2017;
 pub mod config;
 pub mod cpu;
 pub mod cuda;

@@ -1,0 +1,873 @@
+//! The CEC 2017 bound-constrained suite on the host: the functions' names, the official
+//! data files, and evaluation on the CPU with the device maths
+//! ([`gpude_device::cec2017`], which documents the functions and where the organisers'
+//! report and reference code differ).
+//!
+//! The data (shift vectors, rotation matrices, permutations) are not part of gpude: they
+//! are read from the organisers' distribution, either the zip archive
+//! `CEC17_fast_pow-C++.zip` itself or a folder with its files unpacked. [`DataSource::locate`]
+//! finds it.
+//!
+//! ```no_run
+//! use gpude_host::cec2017::{DataSource, FunctionId, Suite};
+//! let suite = Suite::load(&DataSource::locate(None)?, 30)?;
+//! let f5: FunctionId = "cec2017-f5".parse()?;
+//! let x = vec![0.0; 30];
+//! println!("{} = {}", f5, suite.evaluate(f5, &x));
+//! # Ok::<(), gpude_host::Error>(())
+//! ```
+
+use crate::error::{Error, Result};
+use gpude_device::cec2017 as dev;
+use std::collections::HashMap;
+use std::fmt;
+use std::fs::File;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+pub use dev::{BOUND, COUNT, DIMENSIONS};
+
+/// The environment variable that names the data (a zip archive or a folder).
+pub const DATA_ENV: &str = "GPUDE_CEC2017_DATA";
+
+/// Where the organisers' archive lies by default, relative to the folder that holds the
+/// repository (the repository's parent).
+pub const DEFAULT_ARCHIVE: &str = "shared/reference/cec2017/CEC17_fast_pow-C++.zip";
+
+/// The prefix of the functions' names: `cec2017-f1` … `cec2017-f30`.
+pub const NAME_PREFIX: &str = "cec2017-f";
+
+/// One function of the suite, F1 to F30.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FunctionId(u32);
+
+impl FunctionId {
+    /// F_n, for n in 1..=30.
+    pub fn new(n: u32) -> Result<FunctionId> {
+        if (1..=COUNT).contains(&n) {
+            Ok(FunctionId(n))
+        } else {
+            Err(Error::invalid("CEC 2017 function number", n, "1 to 30"))
+        }
+    }
+
+    /// All thirty, F1 first.
+    pub fn all() -> impl Iterator<Item = FunctionId> {
+        (1..=COUNT).map(FunctionId)
+    }
+
+    /// The 29 functions of the competition: all but F2, which the organisers excluded.
+    pub fn competition() -> impl Iterator<Item = FunctionId> {
+        Self::all().filter(|f| f.in_competition())
+    }
+
+    /// Parses `cec2017-fN` (case-insensitive, N from 1 to 30).
+    pub fn parse(s: &str) -> Result<FunctionId> {
+        let unknown = || Error::UnknownName {
+            kind: "CEC 2017 function",
+            name: s.into(),
+            known: format!("{NAME_PREFIX}1 to {NAME_PREFIX}30"),
+        };
+        let t = s.trim().to_ascii_lowercase();
+        let digits = t.strip_prefix(NAME_PREFIX).ok_or_else(unknown)?;
+        if digits.is_empty()
+            || digits.starts_with('0')
+            || !digits.bytes().all(|b| b.is_ascii_digit())
+        {
+            return Err(unknown());
+        }
+        digits
+            .parse()
+            .ok()
+            .and_then(|n| Self::new(n).ok())
+            .ok_or_else(unknown)
+    }
+
+    /// The number n of F_n.
+    pub fn number(self) -> u32 {
+        self.0
+    }
+
+    /// `cec2017-fN`.
+    pub fn name(self) -> String {
+        format!("{NAME_PREFIX}{}", self.0)
+    }
+
+    /// The optimum value F_n* = 100·n.
+    pub fn f_star(self) -> f64 {
+        dev::f_star(self.0)
+    }
+
+    /// Whether the function was part of the competition (all but F2).
+    pub fn in_competition(self) -> bool {
+        self.0 != 2
+    }
+
+    /// The function's group: unimodal (F1–F3), simple multimodal (F4–F10), hybrid
+    /// (F11–F20) or composition (F21–F30).
+    pub fn group(self) -> &'static str {
+        match self.0 {
+            1..=3 => "unimodal",
+            4..=10 => "simple multimodal",
+            11..=20 => "hybrid",
+            _ => "composition",
+        }
+    }
+
+    /// The function's title, as the technical report names it (with the reference's
+    /// function where they differ).
+    pub fn title(self) -> &'static str {
+        const TITLES: [&str; 30] = [
+            "Shifted and Rotated Bent Cigar",
+            "Shifted and Rotated Sum of Different Power",
+            "Shifted and Rotated Zakharov",
+            "Shifted and Rotated Rosenbrock",
+            "Shifted and Rotated Rastrigin",
+            "Shifted Schaffer F7",
+            "Shifted and Rotated Lunacek Bi-Rastrigin",
+            "Shifted and Rotated Non-Continuous Rastrigin",
+            "Shifted and Rotated Levy",
+            "Shifted and Rotated Schwefel",
+            "Hybrid Function 1 (N = 3)",
+            "Hybrid Function 2 (N = 3)",
+            "Hybrid Function 3 (N = 3)",
+            "Hybrid Function 4 (N = 4)",
+            "Hybrid Function 5 (N = 4)",
+            "Hybrid Function 6 (N = 4)",
+            "Hybrid Function 7 (N = 5)",
+            "Hybrid Function 8 (N = 5)",
+            "Hybrid Function 9 (N = 5)",
+            "Hybrid Function 10 (N = 6)",
+            "Composition Function 1 (N = 3)",
+            "Composition Function 2 (N = 3)",
+            "Composition Function 3 (N = 4)",
+            "Composition Function 4 (N = 4)",
+            "Composition Function 5 (N = 5)",
+            "Composition Function 6 (N = 5)",
+            "Composition Function 7 (N = 6)",
+            "Composition Function 8 (N = 6)",
+            "Composition Function 9 (N = 3)",
+            "Composition Function 10 (N = 3)",
+        ];
+        TITLES[self.0 as usize - 1]
+    }
+
+    /// How many shift vectors and rotation matrices the function uses.
+    pub fn components(self) -> usize {
+        dev::components(self.0)
+    }
+
+    /// How many permutations the function uses.
+    pub fn shuffles(self) -> usize {
+        dev::shuffles(self.0)
+    }
+
+    /// The names of the data files the function needs at dimension `dim`: shift, matrix
+    /// and, for the hybrid functions and F29–F30, the permutation.
+    pub fn file_names(self, dim: usize) -> Vec<String> {
+        let n = self.0;
+        let mut v = vec![format!("shift_data_{n}.txt"), format!("M_{n}_D{dim}.txt")];
+        if self.shuffles() > 0 {
+            v.push(format!("shuffle_data_{n}_D{dim}.txt"));
+        }
+        v
+    }
+}
+
+impl fmt::Display for FunctionId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{NAME_PREFIX}{}", self.0)
+    }
+}
+
+impl FromStr for FunctionId {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<FunctionId> {
+        FunctionId::parse(s)
+    }
+}
+
+/// Whether `name` is a CEC 2017 function's name (`cec2017-…`), valid or not: lets a
+/// caller that also knows other functions pick the parser.
+pub fn is_cec2017_name(name: &str) -> bool {
+    name.trim().to_ascii_lowercase().starts_with("cec2017-")
+}
+
+/// Where the official data files are: the organisers' zip archive, or a folder with the
+/// files (directly or in an `input_data` subfolder).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DataSource {
+    Zip(PathBuf),
+    Dir(PathBuf),
+}
+
+impl DataSource {
+    /// The data at `path`: a folder, or a file read as a zip archive.
+    pub fn open(path: &Path) -> Result<DataSource> {
+        if path.is_dir() {
+            Ok(DataSource::Dir(path.to_path_buf()))
+        } else if path.is_file() {
+            Ok(DataSource::Zip(path.to_path_buf()))
+        } else {
+            Err(not_found("the CEC 2017 data", path.display()))
+        }
+    }
+
+    /// Finds the data: `explicit` when given; else the path in the environment variable
+    /// [`DATA_ENV`]; else [`DEFAULT_ARCHIVE`] beside the repository (where the crate was
+    /// built from) or beside the working folder, or under the working folder. The error
+    /// names every place it looked.
+    pub fn locate(explicit: Option<&Path>) -> Result<DataSource> {
+        if let Some(p) = explicit {
+            return Self::open(p);
+        }
+        if let Some(v) = std::env::var_os(DATA_ENV).filter(|v| !v.is_empty()) {
+            let looked = format!("{} (from {DATA_ENV})", Path::new(&v).display());
+            return Self::open(Path::new(&v)).map_err(|_| not_found("the CEC 2017 data", looked));
+        }
+        let candidates = default_candidates();
+        for c in &candidates {
+            if c.is_file() {
+                return Ok(DataSource::Zip(c.clone()));
+            }
+        }
+        let looked: Vec<String> = candidates.iter().map(|c| c.display().to_string()).collect();
+        Err(not_found(
+            format!("the CEC 2017 data ({DATA_ENV} is not set)"),
+            looked.join(", "),
+        ))
+    }
+
+    /// The archive's or the folder's path.
+    pub fn path(&self) -> &Path {
+        match self {
+            DataSource::Zip(p) | DataSource::Dir(p) => p,
+        }
+    }
+
+    /// The bytes of the file named `name` (a bare file name such as `M_5_D10.txt`):
+    /// in a zip, the entry with that name (one under `input_data/` first); in a folder,
+    /// `name`, `input_data/name` or `../name`.
+    pub fn read_file(&self, name: &str) -> Result<Vec<u8>> {
+        self.open_reader()?.read(name)
+    }
+
+    fn open_reader(&self) -> Result<Reader> {
+        match self {
+            DataSource::Dir(p) => Ok(Reader::Dir(p.clone())),
+            DataSource::Zip(p) => {
+                let bad = |e: zip::result::ZipError| Error::Input {
+                    what: p.display().to_string(),
+                    message: format!("not a readable zip archive ({e})"),
+                };
+                let file = File::open(p)?;
+                let archive = zip::ZipArchive::new(file).map_err(bad)?;
+                let mut names: HashMap<String, String> = HashMap::new();
+                for full in archive.file_names() {
+                    let full = full.map_err(bad)?.into_owned();
+                    let base = full.rsplit('/').next().unwrap_or(&full).to_string();
+                    if base.is_empty() {
+                        continue;
+                    }
+                    let preferred = full.contains("input_data/");
+                    match names.get(&base) {
+                        Some(old) if old.contains("input_data/") || !preferred => {}
+                        _ => {
+                            names.insert(base, full);
+                        }
+                    }
+                }
+                Ok(Reader::Zip {
+                    path: p.clone(),
+                    archive,
+                    names,
+                })
+            }
+        }
+    }
+}
+
+/// Data that are not where gpude looked (the message names every place).
+fn not_found(what: impl Into<String>, looked: impl std::fmt::Display) -> Error {
+    Error::Input {
+        what: what.into(),
+        message: format!("not found; looked in: {looked}"),
+    }
+}
+
+fn default_candidates() -> Vec<PathBuf> {
+    let mut v = Vec::new();
+    // The repository: this crate's folder's parent.
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    v.push(repo.join("..").join(DEFAULT_ARCHIVE));
+    if let Ok(cwd) = std::env::current_dir() {
+        v.push(cwd.join("..").join(DEFAULT_ARCHIVE));
+        v.push(cwd.join(DEFAULT_ARCHIVE));
+    }
+    let mut seen = Vec::new();
+    v.retain(|p| {
+        let key = p.canonicalize().unwrap_or_else(|_| p.clone());
+        let new = !seen.contains(&key);
+        seen.push(key);
+        new
+    });
+    v
+}
+
+/// An opened source.
+enum Reader {
+    Dir(PathBuf),
+    Zip {
+        path: PathBuf,
+        archive: zip::ZipArchive<File>,
+        names: HashMap<String, String>,
+    },
+}
+
+impl Reader {
+    fn read(&mut self, name: &str) -> Result<Vec<u8>> {
+        match self {
+            Reader::Dir(dir) => {
+                let candidates = [
+                    dir.join(name),
+                    dir.join("input_data").join(name),
+                    dir.join("..").join(name),
+                ];
+                for c in &candidates {
+                    if c.is_file() {
+                        return Ok(std::fs::read(c)?);
+                    }
+                }
+                Err(not_found(
+                    name,
+                    candidates
+                        .iter()
+                        .map(|c| c.display().to_string())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                ))
+            }
+            Reader::Zip {
+                path,
+                archive,
+                names,
+            } => {
+                let full = names.get(name).ok_or_else(|| {
+                    not_found(name, format!("the zip archive {}", path.display()))
+                })?;
+                let mut entry = archive.by_name(full).map_err(|e| Error::Input {
+                    what: format!("{full} in {}", path.display()),
+                    message: format!("cannot be read ({e})"),
+                })?;
+                let mut bytes = Vec::new();
+                entry.read_to_end(&mut bytes).map_err(|e| Error::Input {
+                    what: format!("{full} in {}", path.display()),
+                    message: format!("cannot be unpacked ({e})"),
+                })?;
+                Ok(bytes)
+            }
+        }
+    }
+
+    fn describe(&self, name: &str) -> String {
+        match self {
+            Reader::Dir(dir) => format!("{name} in {}", dir.display()),
+            Reader::Zip { path, .. } => format!("{name} in {}", path.display()),
+        }
+    }
+
+    fn text(&mut self, name: &str) -> Result<String> {
+        let bytes = self.read(name)?;
+        String::from_utf8(bytes).map_err(|e| Error::Input {
+            what: self.describe(name),
+            message: format!(
+                "is not text (invalid UTF-8 at byte {})",
+                e.utf8_error().valid_up_to()
+            ),
+        })
+    }
+}
+
+/// The numbers of a data file, each with its line (from 1).
+fn tokens(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    text.lines()
+        .enumerate()
+        .flat_map(|(i, l)| l.split_ascii_whitespace().map(move |t| (i + 1, t)))
+}
+
+fn parse_error(what: &str, line: usize, kind: &str) -> Error {
+    Error::Input {
+        what: format!("{what}, line {line}"),
+        message: format!("expected {kind}"),
+    }
+}
+
+fn short_error(what: &str, have: usize, need: usize, why: &str) -> Error {
+    Error::Input {
+        what: what.into(),
+        message: format!("has {have} numbers where {why} needs {need}"),
+    }
+}
+
+/// The first `count` reals of `text`.
+fn reals(text: &str, count: usize, what: &str, why: &str) -> Result<Vec<f64>> {
+    let mut v = Vec::with_capacity(count);
+    for (line, t) in tokens(text).take(count) {
+        let x: f64 = t.parse().map_err(|_| parse_error(what, line, "a number"))?;
+        if !x.is_finite() {
+            return Err(parse_error(what, line, "a finite number"));
+        }
+        v.push(x);
+    }
+    if v.len() < count {
+        return Err(short_error(what, v.len(), count, why));
+    }
+    Ok(v)
+}
+
+/// The first `dim` reals of each of the first `rows` non-empty lines of `text`.
+fn rows(text: &str, rows: usize, dim: usize, what: &str, why: &str) -> Result<Vec<f64>> {
+    let mut v = Vec::with_capacity(rows * dim);
+    let mut lines = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty());
+    for r in 0..rows {
+        let Some((i, l)) = lines.next() else {
+            return Err(Error::Input {
+                what: what.into(),
+                message: format!("has {r} rows where {why} needs {rows}"),
+            });
+        };
+        let before = v.len();
+        for t in l.split_ascii_whitespace().take(dim) {
+            let x: f64 = t
+                .parse()
+                .map_err(|_| parse_error(what, i + 1, "a number"))?;
+            if !x.is_finite() {
+                return Err(parse_error(what, i + 1, "a finite number"));
+            }
+            v.push(x);
+        }
+        if v.len() - before < dim {
+            return Err(short_error(
+                &format!("{what}, line {}", i + 1),
+                v.len() - before,
+                dim,
+                why,
+            ));
+        }
+    }
+    Ok(v)
+}
+
+/// `count` permutations of 1..=dim, made zero-based.
+fn permutations(text: &str, count: usize, dim: usize, what: &str, why: &str) -> Result<Vec<u32>> {
+    let mut v = Vec::with_capacity(count * dim);
+    let mut seen = vec![false; dim];
+    for (line, t) in tokens(text).take(count * dim) {
+        let k: usize = t
+            .parse()
+            .map_err(|_| parse_error(what, line, "a whole number"))?;
+        if !(1..=dim).contains(&k) {
+            return Err(parse_error(
+                what,
+                line,
+                &format!("an index from 1 to {dim}"),
+            ));
+        }
+        if v.len() % dim == 0 {
+            seen.fill(false);
+        }
+        if std::mem::replace(&mut seen[k - 1], true) {
+            return Err(Error::Input {
+                what: format!("{what}, line {line}"),
+                message: format!("permutation {} repeats an index", v.len() / dim + 1),
+            });
+        }
+        v.push((k - 1) as u32);
+    }
+    if v.len() < count * dim {
+        return Err(short_error(what, v.len(), count * dim, why));
+    }
+    Ok(v)
+}
+
+fn check_dim(dim: usize) -> Result<()> {
+    if DIMENSIONS.contains(&dim) {
+        Ok(())
+    } else {
+        Err(Error::invalid(
+            "CEC 2017 dimension",
+            dim,
+            "10, 30, 50 or 100 (the dimensions of the official data)",
+        ))
+    }
+}
+
+/// One function's official data at one dimension, ready to evaluate.
+#[derive(Clone, Debug)]
+pub struct FunctionData {
+    id: FunctionId,
+    dim: usize,
+    shift: Vec<f64>,
+    rotation: Vec<f64>,
+    shuffle: Vec<u32>,
+}
+
+impl FunctionData {
+    /// Reads F_n's data at dimension `dim` (10, 30, 50 or 100).
+    pub fn load(source: &DataSource, id: FunctionId, dim: usize) -> Result<FunctionData> {
+        check_dim(dim)?;
+        let mut reader = source.open_reader()?;
+        Self::read(&mut reader, id, dim)
+    }
+
+    fn read(reader: &mut Reader, id: FunctionId, dim: usize) -> Result<FunctionData> {
+        let n = id.number();
+        let k = id.components();
+        let why = format!("{id} at D = {dim}");
+        let names = id.file_names(dim);
+        let shift = rows(
+            &reader.text(&names[0])?,
+            k,
+            dim,
+            &reader.describe(&names[0]),
+            &why,
+        )?;
+        let rotation = reals(
+            &reader.text(&names[1])?,
+            k * dim * dim,
+            &reader.describe(&names[1]),
+            &why,
+        )?;
+        let shuffle = if id.shuffles() > 0 {
+            permutations(
+                &reader.text(&names[2])?,
+                dev::shuffles(n),
+                dim,
+                &reader.describe(&names[2]),
+                &why,
+            )?
+        } else {
+            Vec::new()
+        };
+        Ok(FunctionData {
+            id,
+            dim,
+            shift,
+            rotation,
+            shuffle,
+        })
+    }
+
+    /// Builds the data from values in memory (the layout of
+    /// [`gpude_device::cec2017::Data`], permutations zero-based).
+    pub fn from_parts(
+        id: FunctionId,
+        dim: usize,
+        shift: Vec<f64>,
+        rotation: Vec<f64>,
+        shuffle: Vec<u32>,
+    ) -> Result<FunctionData> {
+        let k = id.components();
+        let want = |name: &'static str, have: usize, need: usize| {
+            if have == need {
+                Ok(())
+            } else {
+                Err(Error::invalid(
+                    name,
+                    have,
+                    format!("{need} values for {id} at D = {dim}"),
+                ))
+            }
+        };
+        if dim < 2 {
+            return Err(Error::invalid("CEC 2017 dimension", dim, "at least 2"));
+        }
+        want("shift length", shift.len(), k * dim)?;
+        want("rotation length", rotation.len(), k * dim * dim)?;
+        want("shuffle length", shuffle.len(), id.shuffles() * dim)?;
+        for p in shuffle.chunks(dim) {
+            let mut seen = vec![false; dim];
+            for &i in p {
+                if (i as usize) >= dim || std::mem::replace(&mut seen[i as usize], true) {
+                    return Err(Error::invalid(
+                        "shuffle",
+                        i,
+                        format!("permutations of 0..{dim}"),
+                    ));
+                }
+            }
+        }
+        Ok(FunctionData {
+            id,
+            dim,
+            shift,
+            rotation,
+            shuffle,
+        })
+    }
+
+    pub fn id(&self) -> FunctionId {
+        self.id
+    }
+
+    pub fn dim(&self) -> usize {
+        self.dim
+    }
+
+    /// The global optimum's position `o` (the first shift vector).
+    pub fn optimum(&self) -> &[f64] {
+        &self.shift[..self.dim]
+    }
+
+    /// The shift vectors, one per component.
+    pub fn shift(&self) -> &[f64] {
+        &self.shift
+    }
+
+    /// The rotation matrices, one per component, row-major.
+    pub fn rotation(&self) -> &[f64] {
+        &self.rotation
+    }
+
+    /// The permutations, zero-based.
+    pub fn shuffle(&self) -> &[u32] {
+        &self.shuffle
+    }
+
+    /// The data as the device maths take them.
+    pub fn data(&self) -> dev::Data<'_, f64> {
+        dev::Data {
+            shift: &self.shift,
+            rotation: &self.rotation,
+            shuffle: &self.shuffle,
+        }
+    }
+
+    /// F_n(x), optimum value included. Panics when `x.len()` is not the dimension.
+    pub fn evaluate(&self, x: &[f64]) -> f64 {
+        let mut scratch = vec![0.0; dev::scratch_len(self.dim)];
+        self.evaluate_with(x, &mut scratch)
+    }
+
+    /// [`evaluate`](Self::evaluate) with a caller's scratch buffer of at least
+    /// [`gpude_device::cec2017::scratch_len`]`(dim)` values (no allocation).
+    pub fn evaluate_with(&self, x: &[f64], scratch: &mut [f64]) -> f64 {
+        assert_eq!(
+            x.len(),
+            self.dim,
+            "{} was loaded for D = {}",
+            self.id,
+            self.dim
+        );
+        dev::evaluate(self.id.number(), x, &self.data(), scratch)
+    }
+
+    /// F_n(x) in `f32`, the data rounded to `f32` (allocates; for checks and tools).
+    pub fn evaluate_f32(&self, x: &[f32]) -> f32 {
+        assert_eq!(x.len(), self.dim);
+        let shift: Vec<f32> = self.shift.iter().map(|&v| v as f32).collect();
+        let rotation: Vec<f32> = self.rotation.iter().map(|&v| v as f32).collect();
+        let data = dev::Data {
+            shift: &shift,
+            rotation: &rotation,
+            shuffle: &self.shuffle,
+        };
+        let mut scratch = vec![0.0f32; dev::scratch_len(self.dim)];
+        dev::evaluate(self.id.number(), x, &data, &mut scratch)
+    }
+}
+
+/// All thirty functions' data at one dimension.
+#[derive(Clone, Debug)]
+pub struct Suite {
+    dim: usize,
+    functions: Vec<FunctionData>,
+}
+
+impl Suite {
+    /// Reads every function's data at dimension `dim` (10, 30, 50 or 100).
+    pub fn load(source: &DataSource, dim: usize) -> Result<Suite> {
+        check_dim(dim)?;
+        let mut reader = source.open_reader()?;
+        let functions = FunctionId::all()
+            .map(|id| FunctionData::read(&mut reader, id, dim))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Suite { dim, functions })
+    }
+
+    pub fn dim(&self) -> usize {
+        self.dim
+    }
+
+    /// One function's data.
+    pub fn function(&self, id: FunctionId) -> &FunctionData {
+        &self.functions[id.number() as usize - 1]
+    }
+
+    /// F_n(x), optimum value included. Panics when `x.len()` is not the dimension.
+    pub fn evaluate(&self, id: FunctionId, x: &[f64]) -> f64 {
+        self.function(id).evaluate(x)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_and_bad_names_are_refused() {
+        for f in FunctionId::all() {
+            assert_eq!(FunctionId::parse(&f.name()).unwrap(), f);
+            assert_eq!(f.to_string().parse::<FunctionId>().unwrap(), f);
+        }
+        assert_eq!(FunctionId::parse(" CEC2017-F5 ").unwrap().number(), 5);
+        for bad in [
+            "cec2017-f0",
+            "cec2017-f31",
+            "cec2017-f",
+            "cec2017-f05",
+            "cec2017-f+5",
+            "cec2017-5",
+            "f5",
+            "cec2014-f5",
+        ] {
+            let e = FunctionId::parse(bad).unwrap_err().to_string();
+            assert!(e.contains("cec2017-f1 to cec2017-f30"), "{bad}: {e}");
+        }
+        assert!(is_cec2017_name("cec2017-f99"));
+        assert!(!is_cec2017_name("sphere"));
+        assert_eq!(FunctionId::competition().count(), 29);
+        assert_eq!(FunctionId::new(30).unwrap().f_star(), 3000.0);
+        assert_eq!(FunctionId::new(11).unwrap().group(), "hybrid");
+    }
+
+    fn temp_dir(tag: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("gpude-cec2017-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(d.join("input_data")).unwrap();
+        d
+    }
+
+    /// Writes F1's files at D = 10: shift (1, 2, …, 10) on a row of 12 numbers, and the
+    /// identity matrix.
+    fn write_f1(dir: &Path) {
+        let shift: Vec<String> = (1..=12).map(|i| format!("{i}.0e+00")).collect();
+        std::fs::write(
+            dir.join("input_data/shift_data_1.txt"),
+            shift.join("  ") + "\n",
+        )
+        .unwrap();
+        let mut m = String::new();
+        for i in 0..10 {
+            for j in 0..10 {
+                m += if i == j { " 1 " } else { " 0 " };
+            }
+            m += "\n";
+        }
+        std::fs::write(dir.join("input_data/M_1_D10.txt"), m).unwrap();
+    }
+
+    #[test]
+    fn reads_a_folder_and_evaluates() {
+        let dir = temp_dir("folder");
+        write_f1(&dir);
+        let src = DataSource::open(&dir).unwrap();
+        let f = FunctionData::load(&src, FunctionId::new(1).unwrap(), 10).unwrap();
+        assert_eq!(
+            f.optimum(),
+            &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0]
+        );
+        assert_eq!(f.evaluate(f.optimum()), 100.0);
+        // x = o + (1, 1, 0, …): bent cigar 1 + 10⁶·1, plus F1* = 100.
+        let mut x = f.optimum().to_vec();
+        x[0] += 1.0;
+        x[1] += 1.0;
+        assert_eq!(f.evaluate(&x), 1_000_101.0);
+        assert_eq!(
+            f.evaluate_f32(&x.iter().map(|&v| v as f32).collect::<Vec<_>>()),
+            1_000_101.0
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn bad_files_are_named_with_their_line_and_never_echoed() {
+        let dir = temp_dir("bad");
+        write_f1(&dir);
+        let src = DataSource::open(&dir).unwrap();
+        let f1 = FunctionId::new(1).unwrap();
+        // A non-number on line 3 of the matrix.
+        let m = std::fs::read_to_string(dir.join("input_data/M_1_D10.txt")).unwrap();
+        let mut lines: Vec<&str> = m.lines().collect();
+        lines[2] = " 0 0 SECRETTOKEN 0 0 0 0 0 0 0";
+        std::fs::write(dir.join("input_data/M_1_D10.txt"), lines.join("\n")).unwrap();
+        let e = FunctionData::load(&src, f1, 10).unwrap_err().to_string();
+        assert!(e.contains("M_1_D10.txt") && e.contains("line 3"), "{e}");
+        assert!(!e.contains("SECRETTOKEN"), "{e}");
+        // Too short a shift row.
+        write_f1(&dir);
+        std::fs::write(dir.join("input_data/shift_data_1.txt"), "1 2 3\n").unwrap();
+        let e = FunctionData::load(&src, f1, 10).unwrap_err().to_string();
+        assert!(
+            e.contains("shift_data_1.txt") && e.contains("line 1"),
+            "{e}"
+        );
+        assert!(e.contains("has 3 numbers") && e.contains("needs 10"), "{e}");
+        // A missing file names where it looked.
+        let e = FunctionData::load(&src, FunctionId::new(4).unwrap(), 10)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("shift_data_4.txt") && e.contains("input_data"),
+            "{e}"
+        );
+        // A permutation with a repeated index.
+        std::fs::write(dir.join("input_data/shift_data_11.txt"), "0 ".repeat(10)).unwrap();
+        std::fs::write(dir.join("input_data/M_11_D10.txt"), "0 ".repeat(100)).unwrap();
+        std::fs::write(
+            dir.join("input_data/shuffle_data_11_D10.txt"),
+            "1 2 3 4 5\n6 7 8 9 9\n",
+        )
+        .unwrap();
+        let e = FunctionData::load(&src, FunctionId::new(11).unwrap(), 10)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("shuffle_data_11_D10.txt") && e.contains("line 2") && e.contains("repeats"),
+            "{e}"
+        );
+        // Unsupported dimensions are refused before any file is read.
+        let e = FunctionData::load(&src, f1, 20).unwrap_err().to_string();
+        assert!(e.contains("10, 30, 50 or 100"), "{e}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn missing_data_names_every_place_looked() {
+        let e = DataSource::open(Path::new("/nonexistent/cec2017"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("/nonexistent/cec2017"), "{e}");
+        let e = DataSource::locate(Some(Path::new("/nonexistent/x.zip")))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("/nonexistent/x.zip"), "{e}");
+    }
+
+    #[test]
+    fn from_parts_checks_the_layout() {
+        let f11 = FunctionId::new(11).unwrap();
+        let ok =
+            FunctionData::from_parts(f11, 10, vec![0.0; 10], vec![0.0; 100], (0..10).collect());
+        assert!(ok.is_ok());
+        let bad = FunctionData::from_parts(f11, 10, vec![0.0; 10], vec![0.0; 100], vec![0; 10]);
+        assert!(bad.unwrap_err().to_string().contains("permutations"));
+        let bad =
+            FunctionData::from_parts(f11, 10, vec![0.0; 9], vec![0.0; 100], (0..10).collect());
+        assert!(bad.unwrap_err().to_string().contains("shift length"));
+    }
+}
