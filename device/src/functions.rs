@@ -24,7 +24,9 @@ pub enum Function {
     /// `−20 exp(−0.2 √(Σx_j²/D)) − exp(Σ cos(2πx_j)/D) + 20 + e`, evaluated as
     /// `(20 − 20 exp(…)) + (e − exp(…))`
     Ackley = 3,
-    /// The thesis's f4, the penalised function (minimum at (1, …, 1)).
+    /// The thesis's f4, the generalized penalized function 2 (minimum at (1, …, 1)):
+    /// `0.1 {sin²(3πx_1) + Σ_{j<D} (x_j − 1)² [1 + sin²(3πx_{j+1})]
+    /// + (x_D − 1)² [1 + sin²(2πx_D)]} + Σ_j u(x_j, 5, 100, 4)`
     Penalized = 4,
     /// `10 D + Σ (x_j² − 10 cos(2πx_j))`
     Rastrigin = 5,
@@ -193,7 +195,7 @@ pub fn accumulate<T: Real>(f: Function, acc: &mut Acc<T>, li: &LaneIn<T>, dim: u
                     if j == 0 {
                         acc.a = acc.a + s3 * s3;
                     } else {
-                        acc.a = acc.a + sq(prev - one) * (one + T::of(10.0) * (s3 * s3));
+                        acc.a = acc.a + sq(prev - one) * (one + s3 * s3);
                     }
                     if j + 1 == dim {
                         let s2 = (two_pi * x).sin();
