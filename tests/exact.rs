@@ -535,3 +535,32 @@ fn reference_agrees_with_closed_forms() {
         assert_eq!(reference(Function::Sphere, &[v]).to_f64(), v * v);
     }
 }
+
+/// The formula reaches the CPU engine: each run's best value is its best point's value
+/// under that run's formula, and the textbook run reports 0 where the exact one does not.
+#[test]
+fn the_formula_reaches_the_engine() {
+    let run = |formula: Formula| {
+        let job = gpude::Job::builder(Function::Griewank, 8)
+            .pop(64)
+            .generations(300)
+            .seed(3)
+            .formula(formula)
+            .build()
+            .unwrap();
+        let r = gpude::cpu::run::<f32>(&job, None);
+        let x: Vec<f64> = r.best_x.iter().copied().collect();
+        let again = gpude::evaluate_as(Function::Griewank, Precision::F32, formula, &x).unwrap();
+        assert_eq!(r.best_f, again, "{formula:?}");
+        r
+    };
+    run(Formula::Exact);
+    run(Formula::Textbook);
+    // Next to the optimum the textbook f32 value collapses to 0: every cos(1e-4/√j)
+    // rounds to 1, and 2e-11 − 1 + 1 is 0.
+    let x = [1e-4; 8];
+    let t = gpude::evaluate_as(Function::Griewank, Precision::F32, Formula::Textbook, &x).unwrap();
+    let e = gpude::evaluate_as(Function::Griewank, Precision::F32, Formula::Exact, &x).unwrap();
+    assert_eq!(t, 0.0);
+    assert!(e > 1e-8, "exact {e:e}");
+}

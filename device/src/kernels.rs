@@ -359,6 +359,7 @@ impl<T: LaneReal> Setup<T> {
     #[inline(always)]
     fn new(
         function: u32,
+        formula: u32,
         strategy: u32,
         crossover: u32,
         bounds: u32,
@@ -371,7 +372,7 @@ impl<T: LaneReal> Setup<T> {
         // than trap.
         Setup {
             f: Function::from_u32(function).unwrap_or(Function::Sphere),
-            formula: Formula::Exact,
+            formula: Formula::from_u32(formula).unwrap_or(Formula::Exact),
             tp: TrialParams {
                 strategy: Strategy::from_u32(strategy).unwrap_or(Strategy::Thesis),
                 crossover: Crossover::from_u32(crossover).unwrap_or(Crossover::Binomial),
@@ -1262,6 +1263,7 @@ macro_rules! kernels {
             best_idx: *mut u32,
             gens_done: *mut u32,
             hist: *mut $t,
+            formula: u32,
         ) {
             // The thesis variants fix the strategy (and init-only bounds) at compile time.
             let (strategy, bounds) = if $thesis {
@@ -1269,7 +1271,17 @@ macro_rules! kernels {
             } else {
                 (strategy, bounds)
             };
-            let s = Setup::<$t>::new($func as u32, strategy, crossover, bounds, dim, np, f, cr);
+            let s = Setup::<$t>::new(
+                $func as u32,
+                formula,
+                strategy,
+                crossover,
+                bounds,
+                dim,
+                np,
+                f,
+                cr,
+            );
             // SAFETY: forwarded from this kernel's contract.
             unsafe {
                 batch(
@@ -1310,6 +1322,7 @@ macro_rules! kernels {
             state: *mut u32,
             best_f: *mut $t,
             hist: *mut $t,
+            formula: u32,
         ) {
             // The thesis variants fix the strategy (and init-only bounds) at compile time.
             let (strategy, bounds) = if $thesis {
@@ -1317,7 +1330,17 @@ macro_rules! kernels {
             } else {
                 (strategy, bounds)
             };
-            let s = Setup::<$t>::new($func as u32, strategy, crossover, bounds, dim, np, f, cr);
+            let s = Setup::<$t>::new(
+                $func as u32,
+                formula,
+                strategy,
+                crossover,
+                bounds,
+                dim,
+                np,
+                f,
+                cr,
+            );
             // SAFETY: forwarded from this kernel's contract.
             unsafe {
                 step(
@@ -1376,13 +1399,24 @@ macro_rules! kernels {
             state: *mut u32,
             best_f: *mut $t,
             hist: *mut $t,
+            formula: u32,
         ) {
             let (strategy, bounds) = if $thesis {
                 (Strategy::Thesis as u32, BoundPolicy::InitOnly as u32)
             } else {
                 (strategy, bounds)
             };
-            let s = Setup::<$t>::new($func as u32, strategy, crossover, bounds, dim, np, f, cr);
+            let s = Setup::<$t>::new(
+                $func as u32,
+                formula,
+                strategy,
+                crossover,
+                bounds,
+                dim,
+                np,
+                f,
+                cr,
+            );
             // SAFETY: forwarded from this kernel's contract.
             unsafe {
                 persistent(
@@ -1437,9 +1471,10 @@ pub unsafe extern "ptx-kernel" fn evaluate_f32(
     n: u32,
     x: *const f32,
     out: *mut f32,
+    formula: u32,
 ) {
     // SAFETY: forwarded.
-    unsafe { evaluate_rows(function, dim, n, x, out) }
+    unsafe { evaluate_rows(function, formula, dim, n, x, out) }
 }
 
 /// As [`evaluate_f32`], in double precision.
@@ -1453,17 +1488,25 @@ pub unsafe extern "ptx-kernel" fn evaluate_f64(
     n: u32,
     x: *const f64,
     out: *mut f64,
+    formula: u32,
 ) {
     // SAFETY: forwarded.
-    unsafe { evaluate_rows(function, dim, n, x, out) }
+    unsafe { evaluate_rows(function, formula, dim, n, x, out) }
 }
 
 #[inline(always)]
-unsafe fn evaluate_rows<T: LaneReal>(function: u32, dim: u32, n: u32, x: *const T, out: *mut T) {
+unsafe fn evaluate_rows<T: LaneReal>(
+    function: u32,
+    formula: u32,
+    dim: u32,
+    n: u32,
+    x: *const T,
+    out: *mut T,
+) {
     // SAFETY: the host passes buffers as the kernels above require.
     unsafe {
         let f = Function::from_u32(function).unwrap_or(Function::Sphere);
-        let formula = Formula::Exact;
+        let formula = Formula::from_u32(formula).unwrap_or(Formula::Exact);
         let g = group_width(dim);
         let tid = _block_idx_x() * _block_dim_x() + _thread_idx_x();
         let gr = Group::new(g, _thread_idx_x() & 31);

@@ -86,7 +86,7 @@ pub fn initial<T: Real>(job: &Job) -> Population<T> {
                 let v = init_chunk(&u, n as u32, &chunk4(&lo, j0), &chunk4(&hi, j0));
                 row[j0..j0 + n].copy_from_slice(&v[..n]);
             }
-            *fx = evaluate_fast(f, Formula::Exact, row);
+            *fx = evaluate_fast(f, job.formula, row);
         });
     Population {
         dim: d,
@@ -200,7 +200,7 @@ fn trial_as<T: Real>(
         out[j0..j0 + n].copy_from_slice(&v[..n]);
     }
     // Idle lanes past the last chunk ask too; they own no component.
-    evaluate_with(spec.function, Formula::Exact, out, |j0| {
+    evaluate_with(spec.function, job.formula, out, |j0| {
         pop.kc.get(j0 as usize / 4).copied().unwrap_or([T::ZERO; 4])
     })
 }

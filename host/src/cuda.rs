@@ -14,7 +14,7 @@ use cudarc::driver::{
     LaunchConfig, PushKernelArg, ValidAsZeroBits,
 };
 use gpude_device::lanes::{group_width, stride};
-use gpude_device::{Function, Real};
+use gpude_device::{Formula, Function, Real};
 use nalgebra::DVector;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -422,8 +422,12 @@ impl CudaEngine {
         };
         let target = T::of(job.target_value().unwrap_or(f64::NEG_INFINITY));
         let (fv, crv) = (T::of(job.f), T::of(job.cr));
-        let (strategy, crossover, bounds) =
-            (job.strategy as u32, job.crossover as u32, job.bounds as u32);
+        let (strategy, crossover, bounds, formula) = (
+            job.strategy as u32,
+            job.crossover as u32,
+            job.bounds as u32,
+            job.formula as u32,
+        );
         let (dim_u, np_u) = (dim, np as u32);
         let null: u64 = 0;
         // Every buffer above is sized for `p` populations of `np` rows of `st` values,
@@ -464,6 +468,7 @@ impl CudaEngine {
             Some(h) => b.arg(h),
             None => b.arg(&null),
         };
+        b.arg(&formula);
         // SAFETY: the argument list matches the kernel's signature in the device crate
         // (order and types), every buffer has the length the kernel indexes (checked
         // above), and the launch shape is within the function's limits.
@@ -569,8 +574,12 @@ impl CudaEngine {
         let mut bu = self.grid_buffers::<T>(&stream, job, &name, nblocks, 1, 0)?;
         let target = T::of(job.target_value().unwrap_or(f64::NEG_INFINITY));
         let (fv, crv) = (T::of(job.f), T::of(job.cr));
-        let (strategy, crossover, bounds) =
-            (job.strategy as u32, job.crossover as u32, job.bounds as u32);
+        let (strategy, crossover, bounds, formula) = (
+            job.strategy as u32,
+            job.crossover as u32,
+            job.bounds as u32,
+            job.formula as u32,
+        );
         let (dim_u, np_u) = (dim, np as u32);
         let (seed, pstream) = (job.seed, job.stream);
         let null: u64 = 0;
@@ -613,6 +622,7 @@ impl CudaEngine {
                 Some(h) => b.arg(h),
                 None => b.arg(&null),
             };
+            b.arg(&formula);
             // SAFETY: the arguments match the kernel's signature in the device crate;
             // flags hold 2·np words, the partials and scratch cover every block, the state
             // STATE_WORDS words and the history gens + 1 values, as the kernel indexes.
@@ -678,8 +688,12 @@ impl CudaEngine {
             .map_err(cuda_err(ctx("allocating")))?;
         let target = T::of(job.target_value().unwrap_or(f64::NEG_INFINITY));
         let (fv, crv) = (T::of(job.f), T::of(job.cr));
-        let (strategy, crossover, bounds) =
-            (job.strategy as u32, job.crossover as u32, job.bounds as u32);
+        let (strategy, crossover, bounds, formula) = (
+            job.strategy as u32,
+            job.crossover as u32,
+            job.bounds as u32,
+            job.formula as u32,
+        );
         let (dim_u, np_u) = (dim, np as u32);
         let (seed, pstream) = (job.seed, job.stream);
         let null: u64 = 0;
@@ -718,6 +732,7 @@ impl CudaEngine {
             Some(h) => b.arg(h),
             None => b.arg(&null),
         };
+        b.arg(&formula);
         // SAFETY: the arguments match the kernel's signature in the device crate; flags
         // hold 2·np words, the partials 2·nblocks, scratch 32·nblocks, the state
         // STATE_WORDS words and the history gens + 1 values, as the kernel indexes; the
@@ -744,7 +759,13 @@ impl CudaEngine {
     }
 
     /// Evaluates row-major points (`n × dim`) on the GPU, as the kernels do.
-    pub fn evaluate<T: GpuReal>(&self, f: Function, dim: u32, points: &[f64]) -> Result<Vec<f64>> {
+    pub fn evaluate<T: GpuReal>(
+        &self,
+        f: Function,
+        formula: Formula,
+        dim: u32,
+        points: &[f64],
+    ) -> Result<Vec<f64>> {
         if dim == 0 || !points.len().is_multiple_of(dim as usize) {
             return Err(Error::invalid(
                 "points",
@@ -774,9 +795,14 @@ impl CudaEngine {
             .map_err(cuda_err(format!("{name}: allocating")))?;
         let threads = 256u32;
         let blocks = ((n as u32 * group_width(dim)).div_ceil(threads)).max(1);
-        let (fc, nn) = (f as u32, n as u32);
+        let (fc, nn, fm) = (f as u32, n as u32, formula as u32);
         let mut b = stream.launch_builder(&func);
-        b.arg(&fc).arg(&dim).arg(&nn).arg(&x_d).arg(&mut out);
+        b.arg(&fc)
+            .arg(&dim)
+            .arg(&nn)
+            .arg(&x_d)
+            .arg(&mut out)
+            .arg(&fm);
         // SAFETY: x holds n rows of stride(dim) values and out n values, as the kernel reads
         // and writes them.
         unsafe {

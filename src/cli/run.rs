@@ -179,7 +179,14 @@ fn human(solver: &Solver, job: &Job, results: &[RunResult], summary: &Summary) -
     );
     line("population", format!("Np = {}", job.pop));
     line("strategy", common::describe_strategy(job));
-    line("precision", job.precision.name().to_string());
+    line(
+        "precision",
+        format!(
+            "{}, {} formulas",
+            job.precision.name(),
+            gpude::host::config::formula_name(job.formula)
+        ),
+    );
     line("seed", job.seed.to_string());
     if let Some(t) = job.target {
         line("target", format!("error ≤ {}", num(t)));
