@@ -564,3 +564,30 @@ fn the_formula_reaches_the_engine() {
     assert_eq!(t, 0.0);
     assert!(e > 1e-8, "exact {e:e}");
 }
+
+/// Every result carries the error re-evaluated in f64 with the exact formulas, and a
+/// textbook f32 run whose search reports 0 is flagged.
+#[test]
+fn results_carry_a_verified_error() {
+    let run = |formula: Formula| {
+        let job = gpude::Job::builder(Function::Griewank, 4)
+            .domain(-1.0, 1.0)
+            .pop(64)
+            .generations(1500)
+            .seed(5)
+            .formula(formula)
+            .build()
+            .unwrap();
+        let r = gpude::cpu::run::<f32>(&job, None);
+        let x: Vec<f64> = r.best_x.iter().copied().collect();
+        let v = gpude::evaluate(Function::Griewank, Precision::F64, &x).unwrap();
+        assert_eq!(r.verified_error, v, "{formula:?}");
+        r
+    };
+    let t = run(Formula::Textbook);
+    assert_eq!(t.error, 0.0, "the textbook f32 search reports 0: {t:?}");
+    assert!(t.verified_error > 0.0 && t.errors_disagree, "{t:?}");
+    let e = run(Formula::Exact);
+    assert!(!e.errors_disagree, "{e:?}");
+    assert!(e.verified_error > 0.0);
+}

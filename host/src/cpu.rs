@@ -3,7 +3,7 @@
 //! trajectory up to rounding.
 
 use crate::config::Job;
-use crate::result::{RunResult, termination};
+use crate::result::{RunResult, termination, verify};
 use gpude_device::de::{
     COMPONENT_SLOT, Crossover, RESAMPLE_SLOT, TrialParams, accepts, better, block, draw_indices,
     first_exceeding, init_chunk, run_length, subsequence, trial_chunk,
@@ -357,10 +357,15 @@ pub fn run<T: Real>(job: &Job, observer: Option<Observer>) -> RunResult {
         }
     }
     let best_f = pop.fit[best].to_f64();
+    let best_x = DVector::from_iterator(pop.dim, pop.row(best).iter().map(|v| v.to_f64()));
+    let error = best_f - job.info().min;
+    let (verified_error, errors_disagree) = verify(job, &best_x, error);
     RunResult {
-        best_x: DVector::from_iterator(pop.dim, pop.row(best).iter().map(|v| v.to_f64())),
+        best_x,
         best_f,
-        error: best_f - job.info().min,
+        error,
+        verified_error,
+        errors_disagree,
         generations: g,
         evaluations: job.evaluations(g),
         termination: termination(job, g, best_f),

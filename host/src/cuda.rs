@@ -7,7 +7,7 @@
 
 use crate::config::Job;
 use crate::error::{Error, Result};
-use crate::result::{RunResult, termination};
+use crate::result::{RunResult, termination, verify};
 use cudarc::driver::sys::CUfunction_attribute_enum;
 use cudarc::driver::{
     CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DeviceRepr, DriverError,
@@ -912,10 +912,15 @@ fn read_grid<T: GpuReal>(
     } else {
         None
     };
+    let best_x = DVector::from_iterator(dim, x.iter().map(|v| v.to_f64()));
+    let error = bf - job.info().min;
+    let (verified_error, errors_disagree) = verify(job, &best_x, error);
     let result = RunResult {
-        best_x: DVector::from_iterator(dim, x.iter().map(|v| v.to_f64())),
+        best_x,
         best_f: bf,
-        error: bf - job.info().min,
+        error,
+        verified_error,
+        errors_disagree,
         generations: gn,
         evaluations: job.evaluations(gn),
         termination: termination(job, gn, bf),
@@ -1042,15 +1047,20 @@ impl<T: GpuReal> BatchLaunch<T> {
                 let job = jobs[k];
                 let gn = gens_done[k];
                 let bf = best_f[k].to_f64();
+                let x = DVector::from_iterator(
+                    dim,
+                    best_x[k * self.st..k * self.st + dim]
+                        .iter()
+                        .map(|v| v.to_f64()),
+                );
+                let error = bf - job.info().min;
+                let (verified_error, errors_disagree) = verify(job, &x, error);
                 RunResult {
-                    best_x: DVector::from_iterator(
-                        dim,
-                        best_x[k * self.st..k * self.st + dim]
-                            .iter()
-                            .map(|v| v.to_f64()),
-                    ),
+                    best_x: x,
                     best_f: bf,
-                    error: bf - job.info().min,
+                    error,
+                    verified_error,
+                    errors_disagree,
                     generations: gn,
                     evaluations: job.evaluations(gn),
                     termination: termination(job, gn, bf),

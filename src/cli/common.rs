@@ -489,6 +489,24 @@ impl Summary {
 
 /// A number in at most 7 significant digits, in scientific notation when very small
 /// or large.
+/// A run's verified error, with `*` when the search's own error disagrees with it.
+pub fn verified(r: &gpude::RunResult) -> String {
+    format!(
+        "{}{}",
+        num(r.verified_error),
+        if r.errors_disagree { " *" } else { "" }
+    )
+}
+
+/// The legend of the `*` of [`verified`], when any result carries one.
+pub fn verified_legend(results: &[gpude::RunResult]) -> &'static str {
+    if results.iter().any(|r| r.errors_disagree) {
+        "* the search's error disagrees with the verified one (f64, exact formulas) by more than rounding\n"
+    } else {
+        ""
+    }
+}
+
 pub fn num(v: f64) -> String {
     if v == 0.0 || !v.is_finite() {
         return format!("{v}");
