@@ -157,19 +157,20 @@ pub fn sin_f64(x: f64) -> f64 {
 /// The polynomials are the Taylor series of sin(πr) and cos(πr) on |r| ≤ ¼, to degree
 /// 11/10 in f32 (truncation below 1.2e-10 relative) and 17/18 in f64 (below 2e-18).
 /// The leading term πr is added last, with π split in two parts.
+// The f32 coefficients are the f64 ones rounded.
 const SINPI_F32: [f32; 5] = [
-    -5.167_712_780_049_97,
-    2.550_164_039_877_345_5,
-    -0.599_264_529_320_792_1,
-    0.082_145_886_611_128_23,
-    -0.007_370_430_945_714_350_4,
+    SINPI_F64[0] as f32,
+    SINPI_F64[1] as f32,
+    SINPI_F64[2] as f32,
+    SINPI_F64[3] as f32,
+    SINPI_F64[4] as f32,
 ];
 const COSPI_F32: [f32; 5] = [
-    -4.934_802_200_544_679,
-    4.058_712_126_416_768_5,
-    -1.335_262_768_854_589_5,
-    0.235_330_630_358_893_2,
-    -0.025_806_891_390_014_06,
+    COSPI_F64[0] as f32,
+    COSPI_F64[1] as f32,
+    COSPI_F64[2] as f32,
+    COSPI_F64[3] as f32,
+    COSPI_F64[4] as f32,
 ];
 const PI_F32_HI: f32 = core::f32::consts::PI;
 const PI_F32_LO: f32 = (core::f64::consts::PI - core::f32::consts::PI as f64) as f32;
@@ -256,7 +257,7 @@ fn cospi_core_f64(r: f64) -> f64 {
 /// `x = n/2 + r`: (r, n mod 4), exact. |x| ≥ 2²⁴ is an even integer: (0, 0).
 #[inline(always)]
 fn reduce_half_f32(x: f32) -> (f32, u32) {
-    if !(x.abs() < 16_777_216.0) {
+    if x.abs() >= 16_777_216.0 {
         return (0.0, 0);
     }
     let t = x + x;
@@ -266,7 +267,7 @@ fn reduce_half_f32(x: f32) -> (f32, u32) {
 
 #[inline(always)]
 fn reduce_half_f64(x: f64) -> (f64, u32) {
-    if !(x.abs() < 9_007_199_254_740_992.0) {
+    if x.abs() >= 9_007_199_254_740_992.0 {
         return (0.0, 0);
     }
     let t = x + x;
