@@ -17,8 +17,9 @@ pub use gpude_device as device;
 pub use gpude_host as host;
 pub use gpude_host::cpu;
 pub use gpude_host::{
-    Backend, BoundPolicy, Crossover, CudaEngine, Error, FUNCTIONS, Function, FunctionInfo, Job,
-    JobBuilder, Mode, Precision, Problem, Result, RunResult, SolverOptions, Strategy, Termination,
+    Backend, BoundPolicy, Crossover, CudaEngine, Error, FUNCTIONS, Formula, Function, FunctionInfo,
+    Job, JobBuilder, Mode, Precision, Problem, Result, RunResult, SolverOptions, Strategy,
+    Termination,
 };
 
 /// The device crate compiled to PTX by the build script.
@@ -71,8 +72,14 @@ pub fn cuda_engine(device: usize, streams: usize) -> Result<CudaEngine> {
     CudaEngine::new(KERNELS, device, streams)
 }
 
-/// Evaluates one point with the engines' arithmetic in the given precision.
+/// Evaluates one point with the engines' arithmetic in the given precision, with the
+/// exact formulas (the default).
 pub fn evaluate(f: Function, precision: Precision, x: &[f64]) -> Result<f64> {
+    evaluate_as(f, precision, Formula::Exact, x)
+}
+
+/// [`evaluate`] with the given formula.
+pub fn evaluate_as(f: Function, precision: Precision, formula: Formula, x: &[f64]) -> Result<f64> {
     if x.is_empty() {
         return Err(Error::InvalidParameter {
             name: "point",
@@ -88,7 +95,7 @@ pub fn evaluate(f: Function, precision: Precision, x: &[f64]) -> Result<f64> {
         });
     }
     Ok(match precision {
-        Precision::F32 => cpu::evaluate_point::<f32>(f, x),
-        Precision::F64 => cpu::evaluate_point::<f64>(f, x),
+        Precision::F32 => cpu::evaluate_point::<f32>(f, formula, x),
+        Precision::F64 => cpu::evaluate_point::<f64>(f, formula, x),
     })
 }

@@ -256,8 +256,8 @@ fn reference(f: Function, x: &[f64]) -> Ref {
             a.add(s3[0] * s3[0]);
             sens.add(3.0 * PI * x[0].abs() * 2.0 * s3[0].abs());
             for j in 1..d {
-                let w = 10.0 * (x[j - 1] - 1.0).powi(2);
-                a.add((x[j - 1] - 1.0).powi(2) * (1.0 + 10.0 * s3[j] * s3[j]));
+                let w = (x[j - 1] - 1.0).powi(2);
+                a.add((x[j - 1] - 1.0).powi(2) * (1.0 + s3[j] * s3[j]));
                 sens.add(3.0 * PI * x[j].abs() * 2.0 * s3[j].abs() * w);
             }
             a.add((last - 1.0).powi(2) * (1.0 + s2 * s2));
@@ -689,11 +689,11 @@ fn penalized_by_hand() {
         }
     }
     // x = (6, −6.5): u = 100·1⁴ + 100·1.5⁴ = 606.25; sin²(18π) = 0,
-    // 25·[1 + 10 sin²(−19.5π)] = 25·11 = 275, (−7.5)²·[1 + sin²(−13π)] = 56.25;
-    // f = 606.25 + 0.1·331.25 = 639.375.
+    // 25·[1 + sin²(−19.5π)] = 25·2 = 50 (the standard form: no factor 10 on the sine),
+    // (−7.5)²·[1 + sin²(−13π)] = 56.25; f = 606.25 + 0.1·106.25 = 616.875.
     let (g64, g32) = both(Function::Penalized, &[6.0, -6.5]);
-    assert!((g64 - 639.375).abs() <= 1e-12 * 639.375, "{g64}");
-    assert!((g32 - 639.375).abs() <= 1e-6 * 639.375, "{g32}");
+    assert!((g64 - 616.875).abs() <= 1e-12 * 616.875, "{g64}");
+    assert!((g32 - 616.875).abs() <= 1e-6 * 616.875, "{g32}");
     // Inside [−5, 5] the penalty vanishes: (0, 0) gives 0.1·{0 + 1·1 + 1·1} = 0.2.
     let (g64, g32) = both(Function::Penalized, &[0.0, 0.0]);
     assert!((g64 - 0.2).abs() <= 1e-15, "{g64}");

@@ -4,7 +4,9 @@
 
 use gpude::host::cpu::{self, Population};
 use gpude::host::cuda::FinalPopulation;
-use gpude::{BoundPolicy, Crossover, CudaEngine, Error, Function, Job, Mode, Precision, Strategy};
+use gpude::{
+    BoundPolicy, Crossover, CudaEngine, Error, Formula, Function, Job, Mode, Precision, Strategy,
+};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 type Test = (&'static str, fn(&CudaEngine));
@@ -165,8 +167,8 @@ fn evaluate_kernel_matches_cpu(e: &CudaEngine) {
                 .collect();
             for p in [Precision::F32, Precision::F64] {
                 let gpu = match p {
-                    Precision::F32 => e.evaluate::<f32>(info.function, dim, &pts),
-                    Precision::F64 => e.evaluate::<f64>(info.function, dim, &pts),
+                    Precision::F32 => e.evaluate::<f32>(info.function, Formula::Exact, dim, &pts),
+                    Precision::F64 => e.evaluate::<f64>(info.function, Formula::Exact, dim, &pts),
                 }
                 .expect("evaluate");
                 let cpu: Vec<f64> = pts

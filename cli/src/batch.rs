@@ -78,7 +78,7 @@ pub fn run(args: Args) -> Result<String> {
     for (i, (g, spec)) in groups.iter().zip(&specs).enumerate() {
         let rs = &results[at..at + g.len()];
         at += g.len();
-        let errors: Vec<f64> = rs.iter().map(|r| r.error).collect();
+        let errors: Vec<f64> = rs.iter().map(|r| r.verified_error).collect();
         reports.push(JobReport {
             index: i,
             job: JobSpec::resolved(&g[0], g.len() as u32, spec.max_evals),
@@ -99,7 +99,7 @@ pub fn run(args: Args) -> Result<String> {
     };
     let mut rows = vec![
         [
-            "job", "function", "D", "Np", "run", "best f", "error", "gens", "time",
+            "job", "function", "D", "Np", "run", "best f", "error", "verified", "gens", "time",
         ]
         .map(String::from)
         .to_vec(),
@@ -115,12 +115,14 @@ pub fn run(args: Args) -> Result<String> {
                 r.stream.to_string(),
                 num(r.best_f),
                 num(r.error),
+                common::verified(r),
                 r.generations.to_string(),
                 common::duration(r.elapsed),
             ]);
         }
     }
     s.push_str(&common::table(&rows, &[1]));
+    s.push_str(common::verified_legend(&results));
     let repeated: Vec<&JobReport> = reports.iter().filter(|r| r.results.len() > 1).collect();
     if !repeated.is_empty() {
         s.push('\n');

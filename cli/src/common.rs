@@ -3,7 +3,8 @@
 
 use super::{CliError, Result};
 use gpude::host::config::{
-    bounds_name, crossover_name, parse_bounds, parse_crossover, parse_strategy, strategy_name,
+    bounds_name, crossover_name, formula_name, parse_bounds, parse_crossover, parse_formula,
+    parse_strategy, strategy_name,
 };
 use gpude::{Backend, FunctionInfo, Job, Mode, Precision, Solver, SolverOptions};
 use serde::{Deserialize, Serialize};
@@ -92,6 +93,10 @@ pub struct JobArgs {
     /// Arithmetic: f32 or f64 [default: f32].
     #[arg(long, value_name = "P")]
     pub precision: Option<String>,
+
+    /// Objective formulas: exact or textbook (as printed) [default: exact].
+    #[arg(long, value_name = "FORMULA")]
+    pub formula: Option<String>,
 }
 
 impl JobArgs {
@@ -121,6 +126,7 @@ impl JobArgs {
             cr: self.cr,
             seed: self.seed,
             precision: self.precision.clone(),
+            formula: self.formula.clone(),
             repetitions: Some(repetitions),
         })
     }
@@ -238,6 +244,8 @@ pub struct JobSpec {
     pub seed: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub precision: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub formula: Option<String>,
     #[serde(default, alias = "runs", skip_serializing_if = "Option::is_none")]
     pub repetitions: Option<u32>,
 }
@@ -328,6 +336,9 @@ impl JobSpec {
         if let Some(p) = &self.precision {
             b = b.precision(Precision::parse(p)?);
         }
+        if let Some(f) = &self.formula {
+            b = b.formula(parse_formula(f)?);
+        }
         if let Some(v) = self.pop {
             b = b.pop(v);
         }
@@ -381,6 +392,7 @@ impl JobSpec {
             cr: Some(job.cr),
             seed: Some(job.seed),
             precision: Some(job.precision.name().to_string()),
+            formula: Some(formula_name(job.formula).to_string()),
             repetitions: Some(repetitions),
         }
     }
@@ -466,6 +478,24 @@ impl Summary {
 
 /// A number in at most 7 significant digits, in scientific notation when very small
 /// or large.
+/// A run's verified error, with `*` when the search's own error disagrees with it.
+pub fn verified(r: &gpude::RunResult) -> String {
+    format!(
+        "{}{}",
+        num(r.verified_error),
+        if r.errors_disagree { " *" } else { "" }
+    )
+}
+
+/// The legend of the `*` of [`verified`], when any result carries one.
+pub fn verified_legend(results: &[gpude::RunResult]) -> &'static str {
+    if results.iter().any(|r| r.errors_disagree) {
+        "* the search's error disagrees with the verified one (f64, exact formulas) by more than rounding\n"
+    } else {
+        ""
+    }
+}
+
 pub fn num(v: f64) -> String {
     if v == 0.0 || !v.is_finite() {
         return format!("{v}");

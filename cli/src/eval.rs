@@ -26,6 +26,10 @@ pub struct Args {
     #[arg(long, default_value = "f64", value_name = "P")]
     pub precision: String,
 
+    /// Objective formulas: exact or textbook (as printed).
+    #[arg(long, default_value = "exact", value_name = "FORMULA")]
+    pub formula: String,
+
     /// Print the values as a JSON array.
     #[arg(long)]
     pub json: bool,
@@ -40,11 +44,12 @@ struct Point {
 pub fn run(args: Args) -> Result<String> {
     let info = FunctionInfo::parse(&args.function)?;
     let precision = Precision::parse(&args.precision)?;
+    let formula = gpude::host::config::parse_formula(&args.formula)?;
     let (text, source) = read_input(args.path.as_ref())?;
     let points = parse_points(&text).map_err(|e| e.context(&source))?;
     let mut values = Vec::with_capacity(points.len());
     for p in &points {
-        let v = gpude::evaluate(info.function, precision, &p.x)
+        let v = gpude::evaluate_as(info.function, precision, formula, &p.x)
             .map_err(|e| CliError::from(e).context(format!("{source}: {}", p.place)))?;
         values.push(v);
     }

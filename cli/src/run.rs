@@ -79,7 +79,8 @@ pub fn run(args: Args) -> Result<String> {
     }
 
     let threshold = job.target.unwrap_or(DEFAULT_SUCCESS);
-    let errors: Vec<f64> = results.iter().map(|r| r.error).collect();
+    // Successes are judged on the verified errors.
+    let errors: Vec<f64> = results.iter().map(|r| r.verified_error).collect();
     let summary = Summary::of(&errors, threshold);
     if args.json {
         return common::to_json(&Report {
@@ -179,7 +180,14 @@ fn human(solver: &Solver, job: &Job, results: &[RunResult], summary: &Summary) -
     );
     line("population", format!("Np = {}", job.pop));
     line("strategy", common::describe_strategy(job));
-    line("precision", job.precision.name().to_string());
+    line(
+        "precision",
+        format!(
+            "{}, {} formulas",
+            job.precision.name(),
+            gpude::host::config::formula_name(job.formula)
+        ),
+    );
     line("seed", job.seed.to_string());
     if let Some(t) = job.target {
         line("target", format!("error ≤ {}", num(t)));
@@ -187,11 +195,13 @@ fn human(solver: &Solver, job: &Job, results: &[RunResult], summary: &Summary) -
     if let [r] = results {
         line("best f", num(r.best_f));
         line("error", num(r.error));
+        line("verified error", common::verified(r));
         line("generations", r.generations.to_string());
         line("evaluations", r.evaluations.to_string());
         line("termination", r.termination.describe().to_string());
         line("elapsed", common::duration(r.elapsed));
         line("best x", components(r));
+        s.push_str(common::verified_legend(results));
         return s;
     }
     line("runs", results.len().to_string());
@@ -201,6 +211,7 @@ fn human(solver: &Solver, job: &Job, results: &[RunResult], summary: &Summary) -
             "run",
             "best f",
             "error",
+            "verified",
             "gens",
             "evals",
             "termination",
@@ -214,13 +225,15 @@ fn human(solver: &Solver, job: &Job, results: &[RunResult], summary: &Summary) -
             r.stream.to_string(),
             num(r.best_f),
             num(r.error),
+            common::verified(r),
             r.generations.to_string(),
             r.evaluations.to_string(),
             r.termination.describe().to_string(),
             common::duration(r.elapsed),
         ]);
     }
-    s.push_str(&common::table(&rows, &[5]));
+    s.push_str(&common::table(&rows, &[6]));
+    s.push_str(common::verified_legend(results));
     s.push('\n');
     s.push_str(&summary.describe());
     if let Some(best) = results.iter().min_by(|a, b| a.best_f.total_cmp(&b.best_f)) {

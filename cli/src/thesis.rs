@@ -558,7 +558,13 @@ pub struct RunRecord {
     pub seed: u64,
     pub stream: u32,
     pub best_f: f64,
+    /// The error the search computed (its precision and formulas).
     pub error: f64,
+    /// The best point re-evaluated in f64 with the exact formulas.
+    pub verified_error: f64,
+    /// The two errors differ by more than rounding.
+    pub errors_disagree: bool,
+    /// Judged on the verified error.
     pub success: bool,
     pub generations: u32,
     pub evaluations: u64,
@@ -634,7 +640,9 @@ fn collect(case: &Case, results: &[RunResult], batch_wall_s: f64) -> CaseResult 
             stream: r.stream,
             best_f: r.best_f,
             error: r.error,
-            success: r.error <= published::SUCCESS_ERROR,
+            verified_error: r.verified_error,
+            errors_disagree: r.errors_disagree,
+            success: r.verified_error <= published::SUCCESS_ERROR,
             generations: r.generations,
             evaluations: r.evaluations,
             elapsed_s: r.elapsed.as_secs_f64(),
@@ -642,7 +650,8 @@ fn collect(case: &Case, results: &[RunResult], batch_wall_s: f64) -> CaseResult 
             backend: r.backend,
         })
         .collect();
-    let errors: Vec<f64> = results.iter().map(|r| r.error).collect();
+    // Statistics and success counts on the verified errors.
+    let errors: Vec<f64> = results.iter().map(|r| r.verified_error).collect();
     let gens = sample_generations(case.g_max, HISTORY_POINTS);
     let histories: Vec<Vec<f64>> = results
         .iter()

@@ -24,7 +24,9 @@ pub enum Function {
     /// `−20 exp(−0.2 √(Σx_j²/D)) − exp(Σ cos(2πx_j)/D) + 20 + e`, evaluated as
     /// `(20 − 20 exp(…)) + (e − exp(…))`
     Ackley = 3,
-    /// The thesis's f4, the penalised function (minimum at (1, …, 1)).
+    /// The thesis's f4, the generalized penalized function 2 (minimum at (1, …, 1)):
+    /// `0.1 {sin²(3πx_1) + Σ_{j<D} (x_j − 1)² [1 + sin²(3πx_{j+1})]
+    /// + (x_D − 1)² [1 + sin²(2πx_D)]} + Σ_j u(x_j, 5, 100, 4)`
     Penalized = 4,
     /// `10 D + Σ (x_j² − 10 cos(2πx_j))`
     Rastrigin = 5,
@@ -51,10 +53,18 @@ impl Function {
         Self::ALL.get(v as usize).copied()
     }
 
-    /// Does the second accumulator combine by product (Griewank) rather than sum?
+    /// Does the second accumulator combine by product (textbook Griewank: `Π cos`)
+    /// rather than sum?
     #[inline(always)]
-    pub fn b_is_product(self) -> bool {
-        matches!(self, Function::Griewank)
+    pub fn b_is_product(self, formula: Formula) -> bool {
+        matches!(self, Function::Griewank) && formula == Formula::Textbook
+    }
+
+    /// Does the second accumulator hold `1 − Π c_j` and combine two such values as
+    /// `m₁ + m₂ − m₁m₂` (exact Griewank)?
+    #[inline(always)]
+    pub fn b_is_one_minus_product(self, formula: Formula) -> bool {
+        matches!(self, Function::Griewank) && formula == Formula::Exact
     }
 
     /// Does a lane need the component before its first one (pair terms)?
@@ -70,6 +80,30 @@ impl Function {
     }
 }
 
+/// How the objective values are computed.
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Formula {
+    /// Arranged so that nothing cancels: within a few ulps (relative) of the exact value
+    /// everywhere, also next to the optimum, where the value is tiny (see
+    /// docs/FUNCTIONS.md).
+    #[default]
+    Exact = 0,
+    /// The formulas as printed (`Σx²/4000 − Π cos + 1`, `20 − 20e^… + e − e^…`,
+    /// `x² − 10 cos 2πx + 10`, …), evaluated as written: what the thesis computed. Next
+    /// to the optimum they cancel, and in f32 they return 0 (or stall near 1e-6) well
+    /// before the true value is that small.
+    Textbook = 1,
+}
+
+impl Formula {
+    pub const ALL: [Formula; 2] = [Formula::Exact, Formula::Textbook];
+
+    pub fn from_u32(v: u32) -> Option<Formula> {
+        Self::ALL.get(v as usize).copied()
+    }
+}
+
 /// One lane's running sums.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Acc<T> {
@@ -77,23 +111,37 @@ pub struct Acc<T> {
     pub b: T,
 }
 
+/// `1 − (1 − m₁)(1 − m₂) = m₁ + m₂ − m₁m₂`, commutative bit for bit (the sum and the
+/// product inside the FMA both are). For m₁, m₂ ∈ [0, 1] every step is a sum of
+/// non-negative parts: within 3 ulps (relative).
+#[inline(always)]
+fn one_minus_product<T: Real>(m1: T, m2: T) -> T {
+    (-m1).mul_add(m2, m1 + m2)
+}
+
 impl<T: Real> Acc<T> {
     #[inline(always)]
-    pub fn identity(f: Function) -> Self {
+    pub fn identity(f: Function, formula: Formula) -> Self {
         Acc {
             a: T::ZERO,
-            b: if f.b_is_product() { T::ONE } else { T::ZERO },
+            b: if f.b_is_product(formula) {
+                T::ONE
+            } else {
+                T::ZERO
+            },
         }
     }
 
     /// Combines two lanes' sums (commutative bit for bit, so every lane of a
     /// butterfly ends with the same value).
     #[inline(always)]
-    pub fn combine(self, o: Self, f: Function) -> Self {
+    pub fn combine(self, o: Self, f: Function, formula: Formula) -> Self {
         Acc {
             a: self.a + o.a,
-            b: if f.b_is_product() {
+            b: if f.b_is_product(formula) {
                 self.b * o.b
+            } else if f.b_is_one_minus_product(formula) {
+                one_minus_product(self.b, o.b)
             } else {
                 self.b + o.b
             },
@@ -157,7 +205,110 @@ pub fn lane_consts<T: Real>(f: Function, j0: u32) -> [T; 4] {
 
 /// Adds one lane's terms for one round to `acc`; `kc` from [`lane_consts`].
 #[inline(always)]
-pub fn accumulate<T: Real>(f: Function, acc: &mut Acc<T>, li: &LaneIn<T>, dim: u32, kc: &[T; 4]) {
+pub fn accumulate<T: Real>(
+    f: Function,
+    formula: Formula,
+    acc: &mut Acc<T>,
+    li: &LaneIn<T>,
+    dim: u32,
+    kc: &[T; 4],
+) {
+    match formula {
+        Formula::Exact => accumulate_exact(f, acc, li, dim, kc),
+        Formula::Textbook => accumulate_textbook(f, acc, li, dim, kc),
+    }
+}
+
+/// Exact Ackley accumulates `(2²⁰ x_j)²` (powers of two scale exactly).
+const ACKLEY_SCALE: f64 = 1_048_576.0;
+
+/// `x − round(x)`, exact: sin²(kπx) for an integer k depends only on it.
+#[inline(always)]
+fn centred<T: Real>(x: T) -> T {
+    x - x.round_even()
+}
+
+/// [`accumulate`] with [`Formula::Exact`]: every term is a sum of non-negative parts
+/// each computed to a few ulps (relative), so nothing cancels next to the optimum.
+/// - Griewank: `b` holds `m = 1 − Π cos t_j`, with `1 − cos t = 2 sin²(t/2)`;
+/// - Rosenbrock: `x_{j+1} − x_j²` with one rounding (an FMA);
+/// - Ackley: `b = Σ sin² πx_j` (`cos 2πx − 1 = −2 sin² πx`), and `a = Σ (2²⁰x_j)²`;
+/// - f4: `sin² 3πx = sin² 3πr`, `sin² 2πx = sin² 2πr` with `r = x − round(x)`;
+/// - Rastrigin: `x² − 10 cos 2πx + 10 = x² + 20 sin² πx`;
+/// - Weierstrass: [`Real::weierstrass_terms`].
+#[inline(always)]
+fn accumulate_exact<T: Real>(f: Function, acc: &mut Acc<T>, li: &LaneIn<T>, dim: u32, kc: &[T; 4]) {
+    let one = T::ONE;
+    let mut prev = li.prev;
+    let mut s = li.base;
+    let mut k = 0u32;
+    while k < 4 {
+        if k < li.n {
+            let x = li.v[k as usize];
+            let j = li.j0 + k;
+            match f {
+                Function::Sphere => acc.a = acc.a + x * x,
+                Function::Griewank => {
+                    acc.a = acc.a + x * x;
+                    let h = (x * kc[k as usize] * T::of(0.5)).sin();
+                    acc.b = one_minus_product(acc.b, (h + h) * h);
+                }
+                Function::Rosenbrock => {
+                    if j > 0 {
+                        let d = (-prev).mul_add(prev, x);
+                        acc.a = acc.a + (sq(one - prev) + T::of(100.0) * sq(d));
+                    }
+                }
+                Function::Ackley => {
+                    // Scaled by 2²⁰ so that the squares of tiny components do not
+                    // underflow (the root of their mean is what `finish` needs).
+                    let xs = x * T::of(ACKLEY_SCALE);
+                    acc.a = acc.a + xs * xs;
+                    acc.b = acc.b + sq(x.sin_pi());
+                }
+                Function::Penalized => {
+                    let r = centred(x);
+                    let s3 = sq((T::of(3.0) * r).sin_pi());
+                    if j == 0 {
+                        acc.a = acc.a + s3;
+                    } else {
+                        acc.a = acc.a + sq(prev - one) * (one + s3);
+                    }
+                    if j + 1 == dim {
+                        let s2 = sq((r + r).sin_pi());
+                        acc.a = acc.a + sq(x - one) * (one + s2);
+                    }
+                    let d = (x.abs() - T::of(5.0)).max(T::ZERO);
+                    acc.b = acc.b + T::of(100.0) * (sq(d) * sq(d));
+                }
+                Function::Rastrigin => {
+                    // 20·s first: (20 s)·s does not underflow before the last rounding.
+                    let sp = x.sin_pi();
+                    acc.a = acc.a + x.mul_add(x, (T::of(20.0) * sp) * sp);
+                }
+                Function::Schwefel12 => {
+                    s = s + x;
+                    acc.a = acc.a + s * s;
+                }
+                Function::Weierstrass => {
+                    acc.a = acc.a + x.weierstrass_terms();
+                }
+            }
+            prev = x;
+        }
+        k += 1;
+    }
+}
+
+/// [`accumulate`] with [`Formula::Textbook`]: the formulas as printed.
+#[inline(always)]
+fn accumulate_textbook<T: Real>(
+    f: Function,
+    acc: &mut Acc<T>,
+    li: &LaneIn<T>,
+    dim: u32,
+    kc: &[T; 4],
+) {
     let two_pi = T::PI + T::PI;
     let one = T::ONE;
     // Weierstrass's per-component constant, computed once per round.
@@ -193,7 +344,7 @@ pub fn accumulate<T: Real>(f: Function, acc: &mut Acc<T>, li: &LaneIn<T>, dim: u
                     if j == 0 {
                         acc.a = acc.a + s3 * s3;
                     } else {
-                        acc.a = acc.a + sq(prev - one) * (one + T::of(10.0) * (s3 * s3));
+                        acc.a = acc.a + sq(prev - one) * (one + s3 * s3);
                     }
                     if j + 1 == dim {
                         let s2 = (two_pi * x).sin();
@@ -235,7 +386,21 @@ pub fn lane_total<T: Real>(li: &LaneIn<T>) -> T {
 
 /// The function value from the group's combined sums.
 #[inline(always)]
-pub fn finish<T: Real>(f: Function, acc: Acc<T>, dim: u32) -> T {
+pub fn finish<T: Real>(f: Function, formula: Formula, acc: Acc<T>, dim: u32) -> T {
+    if formula == Formula::Exact {
+        match f {
+            Function::Griewank => return acc.a / T::of(4000.0) + acc.b,
+            Function::Ackley => {
+                // 20 (1 − e^{−0.2 √(a/D)}) + e (1 − e^{−2b/D}): two non-negative parts.
+                let d = T::of_u32(dim);
+                let r = (acc.a / d).sqrt() * T::of(1.0 / ACKLEY_SCALE);
+                let t1 = T::of(-20.0) * (T::of(-0.2) * r).expm1();
+                let t2 = -(T::E * ((T::of(-2.0) * acc.b) / d).expm1());
+                return t1 + t2;
+            }
+            _ => {}
+        }
+    }
     match f {
         Function::Griewank => acc.a / T::of(4000.0) - acc.b + T::ONE,
         Function::Ackley => {

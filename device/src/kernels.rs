@@ -21,7 +21,9 @@ use crate::de::{
     BoundPolicy, COMPONENT_SLOT, Crossover, Draws, RESAMPLE_SLOT, Strategy, TrialParams, accepts,
     better, block, draw_indices, first_exceeding, init_chunk, run_length, subsequence, trial_chunk,
 };
-use crate::functions::{Acc, Function, LaneIn, accumulate, finish, lane_consts, lane_total};
+use crate::functions::{
+    Acc, Formula, Function, LaneIn, accumulate, finish, lane_consts, lane_total,
+};
 use crate::lanes::{chunk, group_width, rounds, stride};
 use crate::philox::{block_words, key_of};
 use crate::real::Real;
@@ -252,14 +254,14 @@ impl Group {
     }
     /// The group's combined sums (every lane gets the same bits).
     #[inline(always)]
-    fn combine<T: LaneReal>(&self, mut acc: Acc<T>, f: Function) -> Acc<T> {
+    fn combine<T: LaneReal>(&self, mut acc: Acc<T>, f: Function, formula: Formula) -> Acc<T> {
         let mut m = self.g / 2;
         while m >= 1 {
             let o = Acc {
                 a: self.xor(acc.a, m),
                 b: self.xor(acc.b, m),
             };
-            acc = acc.combine(o, f);
+            acc = acc.combine(o, f, formula);
             m /= 2;
         }
         acc
@@ -285,6 +287,7 @@ impl Group {
 
 /// The running state of one group's canonical evaluation across rounds.
 struct Eval<T> {
+    formula: Formula,
     acc: Acc<T>,
     carry_last: T,
     carry_sum: T,
@@ -292,9 +295,10 @@ struct Eval<T> {
 
 impl<T: LaneReal> Eval<T> {
     #[inline(always)]
-    fn new(f: Function) -> Self {
+    fn new(f: Function, formula: Formula) -> Self {
         Eval {
-            acc: Acc::identity(f),
+            formula,
+            acc: Acc::identity(f, formula),
             carry_last: T::ZERO,
             carry_sum: T::ZERO,
         }
@@ -330,14 +334,14 @@ impl<T: LaneReal> Eval<T> {
             li.base = self.carry_sum + excl;
             self.carry_sum = self.carry_sum + total;
         }
-        accumulate(f, &mut self.acc, &li, dim, kc);
+        accumulate(f, self.formula, &mut self.acc, &li, dim, kc);
         if f.needs_prev() {
             self.carry_last = gr.idx(v[3], gr.g - 1);
         }
     }
     #[inline(always)]
     fn value(&self, gr: &Group, f: Function, dim: u32) -> T {
-        finish(f, gr.combine(self.acc, f), dim)
+        finish(f, self.formula, gr.combine(self.acc, f, self.formula), dim)
     }
 }
 
@@ -345,6 +349,7 @@ impl<T: LaneReal> Eval<T> {
 #[derive(Clone, Copy)]
 struct Setup<T> {
     f: Function,
+    formula: Formula,
     tp: TrialParams<T>,
     np: u32,
     stride: u32,
@@ -356,6 +361,7 @@ impl<T: LaneReal> Setup<T> {
     #[inline(always)]
     fn new(
         function: u32,
+        formula: u32,
         strategy: u32,
         crossover: u32,
         bounds: u32,
@@ -368,6 +374,7 @@ impl<T: LaneReal> Setup<T> {
         // than trap.
         Setup {
             f: Function::from_u32(function).unwrap_or(Function::Sphere),
+            formula: Formula::from_u32(formula).unwrap_or(Formula::Exact),
             tp: TrialParams {
                 strategy: Strategy::from_u32(strategy).unwrap_or(Strategy::Thesis),
                 crossover: Crossover::from_u32(crossover).unwrap_or(Crossover::Binomial),
@@ -406,7 +413,7 @@ unsafe fn init_one<T: LaneReal>(
 ) -> T {
     let dim = s.tp.dim;
     let sub = subsequence(pstream, i);
-    let mut ev = Eval::<T>::new(s.f);
+    let mut ev = Eval::<T>::new(s.f, s.formula);
     let nr = rounds(dim);
     let mut c = 0;
     while c < nr {
@@ -495,7 +502,7 @@ unsafe fn trial_one<T: LaneReal>(
         }
         run = run_length(gr.min_u32(first), dim);
     }
-    let mut ev = Eval::<T>::new(s.f);
+    let mut ev = Eval::<T>::new(s.f, s.formula);
     let mut last = [T::ZERO; 4];
     let mut c = 0;
     while c < nr {
@@ -1259,6 +1266,7 @@ macro_rules! kernels {
             best_idx: *mut u32,
             gens_done: *mut u32,
             hist: *mut $t,
+            formula: u32,
         ) {
             // The thesis variants fix the strategy (and init-only bounds) at compile time.
             let (strategy, bounds) = if $thesis {
@@ -1266,7 +1274,17 @@ macro_rules! kernels {
             } else {
                 (strategy, bounds)
             };
-            let s = Setup::<$t>::new($func as u32, strategy, crossover, bounds, dim, np, f, cr);
+            let s = Setup::<$t>::new(
+                $func as u32,
+                formula,
+                strategy,
+                crossover,
+                bounds,
+                dim,
+                np,
+                f,
+                cr,
+            );
             // SAFETY: forwarded from this kernel's contract.
             unsafe {
                 batch(
@@ -1307,6 +1325,7 @@ macro_rules! kernels {
             state: *mut u32,
             best_f: *mut $t,
             hist: *mut $t,
+            formula: u32,
         ) {
             // The thesis variants fix the strategy (and init-only bounds) at compile time.
             let (strategy, bounds) = if $thesis {
@@ -1314,7 +1333,17 @@ macro_rules! kernels {
             } else {
                 (strategy, bounds)
             };
-            let s = Setup::<$t>::new($func as u32, strategy, crossover, bounds, dim, np, f, cr);
+            let s = Setup::<$t>::new(
+                $func as u32,
+                formula,
+                strategy,
+                crossover,
+                bounds,
+                dim,
+                np,
+                f,
+                cr,
+            );
             // SAFETY: forwarded from this kernel's contract.
             unsafe {
                 step(
@@ -1373,13 +1402,24 @@ macro_rules! kernels {
             state: *mut u32,
             best_f: *mut $t,
             hist: *mut $t,
+            formula: u32,
         ) {
             let (strategy, bounds) = if $thesis {
                 (Strategy::Thesis as u32, BoundPolicy::InitOnly as u32)
             } else {
                 (strategy, bounds)
             };
-            let s = Setup::<$t>::new($func as u32, strategy, crossover, bounds, dim, np, f, cr);
+            let s = Setup::<$t>::new(
+                $func as u32,
+                formula,
+                strategy,
+                crossover,
+                bounds,
+                dim,
+                np,
+                f,
+                cr,
+            );
             // SAFETY: forwarded from this kernel's contract.
             unsafe {
                 persistent(
@@ -1434,9 +1474,10 @@ pub unsafe extern "ptx-kernel" fn evaluate_f32(
     n: u32,
     x: *const f32,
     out: *mut f32,
+    formula: u32,
 ) {
     // SAFETY: forwarded.
-    unsafe { evaluate_rows(function, dim, n, x, out) }
+    unsafe { evaluate_rows(function, formula, dim, n, x, out) }
 }
 
 /// As [`evaluate_f32`], in double precision.
@@ -1450,16 +1491,25 @@ pub unsafe extern "ptx-kernel" fn evaluate_f64(
     n: u32,
     x: *const f64,
     out: *mut f64,
+    formula: u32,
 ) {
     // SAFETY: forwarded.
-    unsafe { evaluate_rows(function, dim, n, x, out) }
+    unsafe { evaluate_rows(function, formula, dim, n, x, out) }
 }
 
 #[inline(always)]
-unsafe fn evaluate_rows<T: LaneReal>(function: u32, dim: u32, n: u32, x: *const T, out: *mut T) {
+unsafe fn evaluate_rows<T: LaneReal>(
+    function: u32,
+    formula: u32,
+    dim: u32,
+    n: u32,
+    x: *const T,
+    out: *mut T,
+) {
     // SAFETY: the host passes buffers as the kernels above require.
     unsafe {
         let f = Function::from_u32(function).unwrap_or(Function::Sphere);
+        let formula = Formula::from_u32(formula).unwrap_or(Formula::Exact);
         let g = group_width(dim);
         let tid = _block_idx_x() * _block_dim_x() + _thread_idx_x();
         let gr = Group::new(g, _thread_idx_x() & 31);
@@ -1471,7 +1521,7 @@ unsafe fn evaluate_rows<T: LaneReal>(function: u32, dim: u32, n: u32, x: *const 
         while pass < passes {
             let active = i0 < n;
             let i = if active { i0 } else { n - 1 };
-            let mut ev = Eval::<T>::new(f);
+            let mut ev = Eval::<T>::new(f, formula);
             let mut c = 0;
             while c < rounds(dim) {
                 let (j0, cnt) = chunk(dim, g, c, gr.lane);

@@ -6,7 +6,9 @@
 //! `rounds(D) = ⌈D / 4G⌉` rounds; in round `c` lane `l` owns the four components from
 //! `4(cG + l)`.
 
-use crate::functions::{Acc, Function, LaneIn, accumulate, finish, lane_consts, lane_total};
+use crate::functions::{
+    Acc, Formula, Function, LaneIn, accumulate, finish, lane_consts, lane_total,
+};
 use crate::real::Real;
 
 /// Components per lane per round (one 16-byte load of `f32`).
@@ -54,19 +56,24 @@ pub const fn chunk(dim: u32, g: u32, c: u32, l: u32) -> (u32, u32) {
 /// The objective value of `x`, computed exactly as a group of lanes on the GPU does.
 #[allow(clippy::needless_range_loop)] // lane-indexed, as the warp runs it
 #[inline(always)]
-pub fn evaluate<T: Real>(f: Function, x: &[T]) -> T {
-    evaluate_with(f, x, |j0| lane_consts(f, j0))
+pub fn evaluate<T: Real>(f: Function, formula: Formula, x: &[T]) -> T {
+    evaluate_with(f, formula, x, |j0| lane_consts(f, j0))
 }
 
 /// [`evaluate`] with the per-chunk constants of [`lane_consts`] supplied by the caller
 /// (`kc(j0)`), so that an engine evaluating many vectors computes them once.
 #[allow(clippy::needless_range_loop)] // lane-indexed, as the warp runs it
 #[inline(always)]
-pub fn evaluate_with<T: Real>(f: Function, x: &[T], kc: impl Fn(u32) -> [T; 4]) -> T {
+pub fn evaluate_with<T: Real>(
+    f: Function,
+    formula: Formula,
+    x: &[T],
+    kc: impl Fn(u32) -> [T; 4],
+) -> T {
     let dim = x.len() as u32;
     let g = group_width(dim);
     let gu = g as usize;
-    let mut acc = [Acc::<T>::identity(f); MAX_GROUP as usize];
+    let mut acc = [Acc::<T>::identity(f, formula); MAX_GROUP as usize];
     let mut carry_last = T::ZERO;
     let mut carry_sum = T::ZERO;
     let mut ins = [LaneIn {
@@ -107,11 +114,11 @@ pub fn evaluate_with<T: Real>(f: Function, x: &[T], kc: impl Fn(u32) -> [T; 4]) 
             carry_sum = carry_sum + incl[gu - 1];
         }
         for l in 0..gu {
-            accumulate(f, &mut acc[l], &ins[l], dim, &kc(ins[l].j0));
+            accumulate(f, formula, &mut acc[l], &ins[l], dim, &kc(ins[l].j0));
         }
         carry_last = ins[gu - 1].v[3];
     }
-    finish(f, butterfly(&mut acc[..gu], f), dim)
+    finish(f, formula, butterfly(&mut acc[..gu], f, formula), dim)
 }
 
 /// Hillis–Steele inclusive scan, in the order the warp-shuffle scan adds.
@@ -131,14 +138,14 @@ pub fn scan_inclusive<T: Real>(x: &mut [T]) {
 
 /// The xor-butterfly combination of the lanes' sums, as the warp does it.
 #[inline(always)]
-pub fn butterfly<T: Real>(acc: &mut [Acc<T>], f: Function) -> Acc<T> {
+pub fn butterfly<T: Real>(acc: &mut [Acc<T>], f: Function, formula: Formula) -> Acc<T> {
     let g = acc.len();
     let mut m = g / 2;
     while m >= 1 {
         let old: [Acc<T>; MAX_GROUP as usize] =
-            core::array::from_fn(|i| acc.get(i).copied().unwrap_or(Acc::identity(f)));
+            core::array::from_fn(|i| acc.get(i).copied().unwrap_or(Acc::identity(f, formula)));
         for l in 0..g {
-            acc[l] = old[l].combine(old[l ^ m], f);
+            acc[l] = old[l].combine(old[l ^ m], f, formula);
         }
         m /= 2;
     }

@@ -22,7 +22,7 @@ pub mod real;
 pub mod kernels;
 
 pub use de::{BoundPolicy, Crossover, Strategy};
-pub use functions::Function;
+pub use functions::{Formula, Function};
 pub use philox::{Philox4x32, philox4x32_10};
 pub use real::Real;
 

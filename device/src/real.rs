@@ -46,6 +46,19 @@ pub trait Real:
     fn floor(self) -> Self;
     /// The remainder of `self / m` with the sign of `self` (C's `fmod`, exact).
     fn fmod(self, m: Self) -> Self;
+    /// `e^x − 1`, accurate also for tiny x (libm).
+    fn expm1(self) -> Self;
+    /// sin(πx) with exact argument reduction ([`crate::math`]).
+    fn sin_pi(self) -> Self;
+    /// cos(πx) with exact argument reduction ([`crate::math`]).
+    fn cos_pi(self) -> Self;
+    /// `self · a + b` with one rounding.
+    fn mul_add(self, a: Self, b: Self) -> Self;
+    /// The nearest integer, ties to even (exact).
+    fn round_even(self) -> Self;
+    /// Weierstrass's per-component sum without cancellation
+    /// ([`crate::math::weierstrass_terms_f32`]).
+    fn weierstrass_terms(self) -> Self;
     fn abs(self) -> Self;
     fn is_nan(self) -> bool;
     /// The bits, for exact comparisons in tests and reductions.
@@ -112,6 +125,30 @@ impl Real for f32 {
         libm::fmodf(self, m)
     }
     #[inline(always)]
+    fn expm1(self) -> Self {
+        libm::expm1f(self)
+    }
+    #[inline(always)]
+    fn sin_pi(self) -> Self {
+        crate::math::sinpi_f32(self)
+    }
+    #[inline(always)]
+    fn cos_pi(self) -> Self {
+        crate::math::cospi_f32(self)
+    }
+    #[inline(always)]
+    fn mul_add(self, a: Self, b: Self) -> Self {
+        core::f32::math::mul_add(self, a, b)
+    }
+    #[inline(always)]
+    fn round_even(self) -> Self {
+        core::f32::math::round_ties_even(self)
+    }
+    #[inline(always)]
+    fn weierstrass_terms(self) -> Self {
+        crate::math::weierstrass_terms_f32(self)
+    }
+    #[inline(always)]
     fn abs(self) -> Self {
         f32::from_bits(self.to_bits() & 0x7fff_ffff)
     }
@@ -175,6 +212,30 @@ impl Real for f64 {
     #[inline(always)]
     fn fmod(self, m: Self) -> Self {
         libm::fmod(self, m)
+    }
+    #[inline(always)]
+    fn expm1(self) -> Self {
+        libm::expm1(self)
+    }
+    #[inline(always)]
+    fn sin_pi(self) -> Self {
+        crate::math::sinpi_f64(self)
+    }
+    #[inline(always)]
+    fn cos_pi(self) -> Self {
+        crate::math::cospi_f64(self)
+    }
+    #[inline(always)]
+    fn mul_add(self, a: Self, b: Self) -> Self {
+        core::f64::math::mul_add(self, a, b)
+    }
+    #[inline(always)]
+    fn round_even(self) -> Self {
+        core::f64::math::round_ties_even(self)
+    }
+    #[inline(always)]
+    fn weierstrass_terms(self) -> Self {
+        crate::math::weierstrass_terms_f64(self)
     }
     #[inline(always)]
     fn abs(self) -> Self {

@@ -2,7 +2,7 @@
 
 use crate::error::{Error, Result};
 use crate::problem::{FunctionInfo, Problem};
-use gpude_device::{BoundPolicy, Crossover, Function, Strategy};
+use gpude_device::{BoundPolicy, Crossover, Formula, Function, Strategy};
 
 /// The arithmetic a run uses on every backend.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -101,6 +101,14 @@ pub fn parse_strategy(name: &str) -> Result<(Strategy, Option<Crossover>)> {
 pub fn parse_crossover(name: &str) -> Result<Crossover> {
     lookup("crossover", &CROSSOVERS, name)
 }
+pub const FORMULAS: [(&str, Formula); 2] =
+    [("exact", Formula::Exact), ("textbook", Formula::Textbook)];
+pub fn parse_formula(name: &str) -> Result<Formula> {
+    lookup("formula", &FORMULAS, name)
+}
+pub fn formula_name(f: Formula) -> &'static str {
+    name_of(&FORMULAS, f)
+}
 pub fn parse_bounds(name: &str) -> Result<BoundPolicy> {
     lookup("bound policy", &BOUND_POLICIES, name)
 }
@@ -136,6 +144,8 @@ pub struct Job {
     /// Which random stream of the seed (independent repetitions use 0, 1, …).
     pub stream: u32,
     pub precision: Precision,
+    /// How the objective is computed (exact, the default, or as printed).
+    pub formula: Formula,
     /// Record the best value after every generation.
     pub history: bool,
 }
@@ -161,6 +171,7 @@ impl Job {
             seed: 0,
             stream: 0,
             precision: Precision::F32,
+            formula: Formula::Exact,
             history: false,
         }
     }
@@ -203,6 +214,7 @@ pub struct JobBuilder {
     seed: u64,
     stream: u32,
     precision: Precision,
+    formula: Formula,
     history: bool,
 }
 
@@ -276,6 +288,10 @@ impl JobBuilder {
     }
     pub fn precision(mut self, p: Precision) -> Self {
         self.precision = p;
+        self
+    }
+    pub fn formula(mut self, f: Formula) -> Self {
+        self.formula = f;
         self
     }
     pub fn history(mut self, h: bool) -> Self {
@@ -366,6 +382,7 @@ impl JobBuilder {
             seed: self.seed,
             stream: self.stream,
             precision: self.precision,
+            formula: self.formula,
             history: self.history,
         })
     }

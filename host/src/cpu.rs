@@ -3,7 +3,7 @@
 //! trajectory up to rounding.
 
 use crate::config::Job;
-use crate::result::{RunResult, termination};
+use crate::result::{RunResult, termination, verify};
 use gpude_device::de::{
     COMPONENT_SLOT, Crossover, RESAMPLE_SLOT, TrialParams, accepts, better, block, draw_indices,
     first_exceeding, init_chunk, run_length, subsequence, trial_chunk,
@@ -11,7 +11,7 @@ use gpude_device::de::{
 use gpude_device::functions::lane_consts;
 use gpude_device::lanes::{evaluate, evaluate_with};
 use gpude_device::philox::{block_words, key_of};
-use gpude_device::{Function, Real};
+use gpude_device::{Formula, Function, Real};
 use nalgebra::DVector;
 use rayon::prelude::*;
 use std::time::Instant;
@@ -86,7 +86,7 @@ pub fn initial<T: Real>(job: &Job) -> Population<T> {
                 let v = init_chunk(&u, n as u32, &chunk4(&lo, j0), &chunk4(&hi, j0));
                 row[j0..j0 + n].copy_from_slice(&v[..n]);
             }
-            *fx = evaluate_fast(f, row);
+            *fx = evaluate_fast(f, job.formula, row);
         });
     Population {
         dim: d,
@@ -200,7 +200,7 @@ fn trial_as<T: Real>(
         out[j0..j0 + n].copy_from_slice(&v[..n]);
     }
     // Idle lanes past the last chunk ask too; they own no component.
-    evaluate_with(spec.function, out, |j0| {
+    evaluate_with(spec.function, job.formula, out, |j0| {
         pop.kc.get(j0 as usize / 4).copied().unwrap_or([T::ZERO; 4])
     })
 }
@@ -284,19 +284,19 @@ fn trial_fast<T: Real>(
 }
 
 /// [`evaluate`] with hardware FMA when there is one (see [`trial_fast`]).
-fn evaluate_fast<T: Real>(f: Function, x: &[T]) -> T {
+fn evaluate_fast<T: Real>(f: Function, formula: Formula, x: &[T]) -> T {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("fma") {
         // SAFETY: the processor has FMA (checked just above).
-        return unsafe { evaluate_fma(f, x) };
+        return unsafe { evaluate_fma(f, formula, x) };
     }
-    evaluate(f, x)
+    evaluate(f, formula, x)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "fma")]
-fn evaluate_fma<T: Real>(f: Function, x: &[T]) -> T {
-    evaluate(f, x)
+fn evaluate_fma<T: Real>(f: Function, formula: Formula, x: &[T]) -> T {
+    evaluate(f, formula, x)
 }
 
 /// One synchronous generation: every trial from the current population, then greedy
@@ -357,10 +357,15 @@ pub fn run<T: Real>(job: &Job, observer: Option<Observer>) -> RunResult {
         }
     }
     let best_f = pop.fit[best].to_f64();
+    let best_x = DVector::from_iterator(pop.dim, pop.row(best).iter().map(|v| v.to_f64()));
+    let error = best_f - job.info().min;
+    let (verified_error, errors_disagree) = verify(job, &best_x, error);
     RunResult {
-        best_x: DVector::from_iterator(pop.dim, pop.row(best).iter().map(|v| v.to_f64())),
+        best_x,
         best_f,
-        error: best_f - job.info().min,
+        error,
+        verified_error,
+        errors_disagree,
         generations: g,
         evaluations: job.evaluations(g),
         termination: termination(job, g, best_f),
@@ -372,8 +377,8 @@ pub fn run<T: Real>(job: &Job, observer: Option<Observer>) -> RunResult {
     }
 }
 
-/// Evaluates one point in precision `T` exactly as the engines do.
-pub fn evaluate_point<T: Real>(f: Function, x: &[f64]) -> f64 {
+/// Evaluates one point in precision `T` with `formula` exactly as the engines do.
+pub fn evaluate_point<T: Real>(f: Function, formula: Formula, x: &[f64]) -> f64 {
     let v: Vec<T> = x.iter().map(|&c| T::of(c)).collect();
-    evaluate_fast(f, &v).to_f64()
+    evaluate_fast(f, formula, &v).to_f64()
 }

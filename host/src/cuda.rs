@@ -7,14 +7,14 @@
 
 use crate::config::Job;
 use crate::error::{Error, Result};
-use crate::result::{RunResult, termination};
+use crate::result::{RunResult, termination, verify};
 use cudarc::driver::sys::CUfunction_attribute_enum;
 use cudarc::driver::{
     CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DeviceRepr, DriverError,
     LaunchConfig, PushKernelArg, ValidAsZeroBits,
 };
 use gpude_device::lanes::{group_width, stride};
-use gpude_device::{Function, Real};
+use gpude_device::{Formula, Function, Real};
 use nalgebra::DVector;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -419,8 +419,12 @@ impl CudaEngine {
         };
         let target = T::of(job.target_value().unwrap_or(f64::NEG_INFINITY));
         let (fv, crv) = (T::of(job.f), T::of(job.cr));
-        let (strategy, crossover, bounds) =
-            (job.strategy as u32, job.crossover as u32, job.bounds as u32);
+        let (strategy, crossover, bounds, formula) = (
+            job.strategy as u32,
+            job.crossover as u32,
+            job.bounds as u32,
+            job.formula as u32,
+        );
         let (dim_u, np_u) = (dim, np as u32);
         let null: u64 = 0;
         // Every buffer above is sized for `p` populations of `np` rows of `st` values,
@@ -461,6 +465,7 @@ impl CudaEngine {
             Some(h) => b.arg(h),
             None => b.arg(&null),
         };
+        b.arg(&formula);
         // SAFETY: the argument list matches the kernel's signature in the device crate
         // (order and types), every buffer has the length the kernel indexes (checked
         // above), and the launch shape is within the function's limits.
@@ -566,8 +571,12 @@ impl CudaEngine {
         let mut bu = self.grid_buffers::<T>(&stream, job, &name, nblocks, 1, 0)?;
         let target = T::of(job.target_value().unwrap_or(f64::NEG_INFINITY));
         let (fv, crv) = (T::of(job.f), T::of(job.cr));
-        let (strategy, crossover, bounds) =
-            (job.strategy as u32, job.crossover as u32, job.bounds as u32);
+        let (strategy, crossover, bounds, formula) = (
+            job.strategy as u32,
+            job.crossover as u32,
+            job.bounds as u32,
+            job.formula as u32,
+        );
         let (dim_u, np_u) = (dim, np as u32);
         let (seed, pstream) = (job.seed, job.stream);
         let null: u64 = 0;
@@ -610,6 +619,7 @@ impl CudaEngine {
                 Some(h) => b.arg(h),
                 None => b.arg(&null),
             };
+            b.arg(&formula);
             // SAFETY: the arguments match the kernel's signature in the device crate;
             // flags hold 2·np words, the partials and scratch cover every block, the state
             // STATE_WORDS words and the history gens + 1 values, as the kernel indexes.
@@ -675,8 +685,12 @@ impl CudaEngine {
             .map_err(cuda_err(ctx("allocating")))?;
         let target = T::of(job.target_value().unwrap_or(f64::NEG_INFINITY));
         let (fv, crv) = (T::of(job.f), T::of(job.cr));
-        let (strategy, crossover, bounds) =
-            (job.strategy as u32, job.crossover as u32, job.bounds as u32);
+        let (strategy, crossover, bounds, formula) = (
+            job.strategy as u32,
+            job.crossover as u32,
+            job.bounds as u32,
+            job.formula as u32,
+        );
         let (dim_u, np_u) = (dim, np as u32);
         let (seed, pstream) = (job.seed, job.stream);
         let null: u64 = 0;
@@ -715,6 +729,7 @@ impl CudaEngine {
             Some(h) => b.arg(h),
             None => b.arg(&null),
         };
+        b.arg(&formula);
         // SAFETY: the arguments match the kernel's signature in the device crate; flags
         // hold 2·np words, the partials 2·nblocks, scratch 32·nblocks, the state
         // STATE_WORDS words and the history gens + 1 values, as the kernel indexes; the
@@ -741,7 +756,13 @@ impl CudaEngine {
     }
 
     /// Evaluates row-major points (`n × dim`) on the GPU, as the kernels do.
-    pub fn evaluate<T: GpuReal>(&self, f: Function, dim: u32, points: &[f64]) -> Result<Vec<f64>> {
+    pub fn evaluate<T: GpuReal>(
+        &self,
+        f: Function,
+        formula: Formula,
+        dim: u32,
+        points: &[f64],
+    ) -> Result<Vec<f64>> {
         if dim == 0 || !points.len().is_multiple_of(dim as usize) {
             return Err(Error::invalid(
                 "points",
@@ -771,9 +792,14 @@ impl CudaEngine {
             .map_err(cuda_err(format!("{name}: allocating")))?;
         let threads = 256u32;
         let blocks = ((n as u32 * group_width(dim)).div_ceil(threads)).max(1);
-        let (fc, nn) = (f as u32, n as u32);
+        let (fc, nn, fm) = (f as u32, n as u32, formula as u32);
         let mut b = stream.launch_builder(&func);
-        b.arg(&fc).arg(&dim).arg(&nn).arg(&x_d).arg(&mut out);
+        b.arg(&fc)
+            .arg(&dim)
+            .arg(&nn)
+            .arg(&x_d)
+            .arg(&mut out)
+            .arg(&fm);
         // SAFETY: x holds n rows of stride(dim) values and out n values, as the kernel reads
         // and writes them.
         unsafe {
@@ -883,10 +909,15 @@ fn read_grid<T: GpuReal>(
     } else {
         None
     };
+    let best_x = DVector::from_iterator(dim, x.iter().map(|v| v.to_f64()));
+    let error = bf - job.info().min;
+    let (verified_error, errors_disagree) = verify(job, &best_x, error);
     let result = RunResult {
-        best_x: DVector::from_iterator(dim, x.iter().map(|v| v.to_f64())),
+        best_x,
         best_f: bf,
-        error: bf - job.info().min,
+        error,
+        verified_error,
+        errors_disagree,
         generations: gn,
         evaluations: job.evaluations(gn),
         termination: termination(job, gn, bf),
@@ -1013,15 +1044,20 @@ impl<T: GpuReal> BatchLaunch<T> {
                 let job = jobs[k];
                 let gn = gens_done[k];
                 let bf = best_f[k].to_f64();
+                let x = DVector::from_iterator(
+                    dim,
+                    best_x[k * self.st..k * self.st + dim]
+                        .iter()
+                        .map(|v| v.to_f64()),
+                );
+                let error = bf - job.info().min;
+                let (verified_error, errors_disagree) = verify(job, &x, error);
                 RunResult {
-                    best_x: DVector::from_iterator(
-                        dim,
-                        best_x[k * self.st..k * self.st + dim]
-                            .iter()
-                            .map(|v| v.to_f64()),
-                    ),
+                    best_x: x,
                     best_f: bf,
-                    error: bf - job.info().min,
+                    error,
+                    verified_error,
+                    errors_disagree,
                     generations: gn,
                     evaluations: job.evaluations(gn),
                     termination: termination(job, gn, bf),

@@ -14,7 +14,7 @@ pub mod result;
 pub use config::{Job, JobBuilder, Precision};
 pub use cuda::{CudaEngine, FinalPopulation, Mode};
 pub use error::{Error, Result};
-pub use gpude_device::{BoundPolicy, Crossover, Function, Strategy};
+pub use gpude_device::{BoundPolicy, Crossover, Formula, Function, Strategy};
 pub use problem::{FUNCTIONS, FunctionInfo, Problem};
 pub use result::{RunResult, Termination};
 

@@ -53,7 +53,7 @@ pub const FUNCTIONS: [FunctionInfo; 8] = [
     FunctionInfo {
         function: Function::Penalized,
         name: "f4",
-        formula: "0.1 {sin^2(3 pi x_1) + sum_{j<D} (x_j - 1)^2 [1 + 10 sin^2(3 pi x_{j+1})] + (x_D - 1)^2 [1 + sin^2(2 pi x_D)]} + sum u(x_j, 5, 100, 4)",
+        formula: "0.1 {sin^2(3 pi x_1) + sum_{j<D} (x_j - 1)^2 [1 + sin^2(3 pi x_{j+1})] + (x_D - 1)^2 [1 + sin^2(2 pi x_D)]} + sum u(x_j, 5, 100, 4)",
         domain: (-600.0, 600.0),
         argmin: 1.0,
         min: 0.0,

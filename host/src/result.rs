@@ -34,8 +34,15 @@ pub struct RunResult {
     pub best_x: DVector<f64>,
     /// Its function value.
     pub best_f: f64,
-    /// `best_f` minus the function's minimum.
+    /// `best_f` minus the function's minimum: the error the search computed, in its
+    /// precision and formulas.
     pub error: f64,
+    /// `best_x` re-evaluated on the host in f64 with the exact formulas, minus the
+    /// minimum: the error to trust (success counts use it).
+    pub verified_error: f64,
+    /// True when `error` and `verified_error` differ by more than the rounding of the
+    /// run's precision (see [`verify`]): the search's own value was misleading.
+    pub errors_disagree: bool,
     pub generations: u32,
     pub evaluations: u64,
     pub termination: Termination,
@@ -56,6 +63,30 @@ fn ser_vec<S: serde::Serializer>(v: &DVector<f64>, s: S) -> Result<S::Ok, S::Err
 
 fn ser_secs<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_f64(d.as_secs_f64())
+}
+
+/// The verified error of a run's best point and whether the search's own `error`
+/// disagrees with it: `|error − verified| > tol·max(|error|, |verified|)` with
+/// `tol` = 1e-5 in f32 (≈ 80 ulps, beyond what the exact formulas' rounding gives) and
+/// 1e-12 in f64. Both engines fill their results through this one function.
+pub fn verify(job: &crate::Job, best_x: &DVector<f64>, error: f64) -> (f64, bool) {
+    let x: Vec<f64> = best_x.iter().copied().collect();
+    let v =
+        crate::cpu::evaluate_point::<f64>(job.problem.function, gpude_device::Formula::Exact, &x)
+            - job.info().min;
+    // The relative tolerance, and the terms' underflow: each of D terms may lose up to
+    // the smallest subnormal (f32 squares of |x| ≲ 1e-23 are 0).
+    let (tol, tiny) = match job.precision {
+        crate::Precision::F32 => (1e-5, f32::from_bits(1) as f64),
+        crate::Precision::F64 => (1e-12, f64::from_bits(1)),
+    };
+    let floor = 4.0 * tiny * x.len() as f64;
+    let disagree = if error.is_finite() && v.is_finite() {
+        (error - v).abs() > tol * error.abs().max(v.abs()) + floor
+    } else {
+        error.to_bits() != v.to_bits()
+    };
+    (v, disagree)
 }
 
 /// Why the run stopped, from how many generations it ran.
