@@ -79,17 +79,7 @@ fn run() -> Result<()> {
     let ptx = target_dir.join("nvptx64-nvidia-cuda/release/gpude_device.ptx");
     let text = std::fs::read_to_string(&ptx)
         .map_err(|e| format!("the PTX build gave no {}: {e}", ptx.display()))?;
-    for kernel in [
-        "de_batch_f32_griewank",
-        "de_step_f32_griewank",
-        "de_batch_f64_weierstrass",
-        "de_step_f64_weierstrass",
-        "evaluate_f32",
-    ] {
-        if !text.contains(&format!(".entry {kernel}")) {
-            return Err(format!("the PTX lacks the kernel {kernel}"));
-        }
-    }
+    check_kernels(&text)?;
     std::fs::write(out.join("gpude.ptx"), &text).map_err(|e| e.to_string())?;
     // One module per kernel, so that the driver compiles only the kernels a run uses.
     let modules = split_ptx(&text)?;
@@ -103,6 +93,62 @@ fn run() -> Result<()> {
     table += "]\n";
     std::fs::write(out.join("kernels.rs"), table).map_err(|e| e.to_string())?;
     println!("cargo:rustc-env=GPUDE_PTX_ARCH={arch}");
+    Ok(())
+}
+
+/// The registry of built-in functions and the kernels' names, shared with the device
+/// crate (it uses nothing outside `core`).
+#[allow(dead_code)]
+mod registry {
+    include!("device/src/registry.rs");
+}
+
+/// Every kernel key of the registry must have its entry point in the PTX, and the PTX
+/// must have no DE entry point the registry does not name: a missing kernel is a build
+/// error, not a run-time one.
+fn check_kernels(ptx: &str) -> Result<()> {
+    let entries: std::collections::BTreeSet<String> = ptx
+        .lines()
+        .filter_map(|l| declared_name(l, ".entry"))
+        .collect();
+    let mut expected = std::collections::BTreeSet::new();
+    registry::for_each_kernel_key(|key| {
+        let mut buf = [0u8; registry::KERNEL_NAME_MAX];
+        expected.insert(key.name_into(&mut buf).to_string());
+    });
+    let missing: Vec<&String> = expected.difference(&entries).collect();
+    if !missing.is_empty() {
+        return Err(format!(
+            "the registry names {} kernels that the device crate does not define: {}",
+            missing.len(),
+            missing
+                .iter()
+                .take(8)
+                .map(|s| s.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    let unnamed: Vec<&String> = entries
+        .iter()
+        .filter(|e| e.starts_with("de_") && !expected.contains(*e))
+        .collect();
+    if !unnamed.is_empty() {
+        return Err(format!(
+            "the device crate defines kernels that the registry does not name: {}",
+            unnamed
+                .iter()
+                .take(8)
+                .map(|s| s.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    for kernel in ["evaluate_f32", "evaluate_f64"] {
+        if !entries.contains(kernel) {
+            return Err(format!("the PTX lacks the kernel {kernel}"));
+        }
+    }
     Ok(())
 }
 

@@ -10,45 +10,34 @@
 
 use crate::real::Real;
 
-/// The objective functions. All have minimum value 0.
-#[repr(u32)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Function {
-    /// `Σ x_j²`
-    Sphere = 0,
-    /// `Σ x_j²/4000 − Π cos(x_j/√j) + 1` (j from 1; evaluated as `x_j · (1/√j)`, both
-    /// roundings correct, so the argument is within 1 ulp)
-    Griewank = 1,
-    /// `Σ_{j<D} (1 − x_j)² + 100 (x_{j+1} − x_j²)²`
-    Rosenbrock = 2,
-    /// `−20 exp(−0.2 √(Σx_j²/D)) − exp(Σ cos(2πx_j)/D) + 20 + e`, evaluated as
-    /// `(20 − 20 exp(…)) + (e − exp(…))`
-    Ackley = 3,
-    /// The thesis's f4, the generalized penalized function 2 (minimum at (1, …, 1)):
-    /// `0.1 {sin²(3πx_1) + Σ_{j<D} (x_j − 1)² [1 + sin²(3πx_{j+1})]
-    /// + (x_D − 1)² [1 + sin²(2πx_D)]} + Σ_j u(x_j, 5, 100, 4)`
-    Penalized = 4,
-    /// `10 D + Σ (x_j² − 10 cos(2πx_j))`
-    Rastrigin = 5,
-    /// Schwefel's problem 1.2: `Σ_i (Σ_{j≤i} x_j)²`
-    Schwefel12 = 6,
-    /// Weierstrass with a = 0.5, b = 3, k_max = 20:
-    /// `Σ_j Σ_k a^k cos(2π b^k (x_j + 0.5)) − D Σ_k a^k cos(π b^k)`
-    Weierstrass = 7,
+/// Expands to the [`Function`] enum from the registry's list.
+macro_rules! function_enum {
+    ($($(#[$doc:meta])* $variant:ident = $num:literal, $key:ident, $name:literal,
+        $formula:literal, ($lo:expr, $hi:expr), $argmin:expr, $min:expr, $min_dim:literal;)*) => {
+        /// The built-in objective functions, declared in [`crate::registry`]. All have
+        /// minimum value 0.
+        #[repr(u32)]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum Function {
+            $($(#[$doc])* $variant = $num,)*
+        }
+
+        impl Function {
+            /// Every built-in function, in the order of their numbers.
+            pub const ALL: [Function; [$($num),*].len()] = [$(Function::$variant),*];
+
+            /// The function's part of its kernels' names ([`crate::registry::KernelKey`]).
+            pub fn key(self) -> &'static str {
+                match self {
+                    $(Function::$variant => stringify!($key),)*
+                }
+            }
+        }
+    };
 }
+crate::builtin_functions!(function_enum);
 
 impl Function {
-    pub const ALL: [Function; 8] = [
-        Function::Sphere,
-        Function::Griewank,
-        Function::Rosenbrock,
-        Function::Ackley,
-        Function::Penalized,
-        Function::Rastrigin,
-        Function::Schwefel12,
-        Function::Weierstrass,
-    ];
-
     pub fn from_u32(v: u32) -> Option<Function> {
         Self::ALL.get(v as usize).copied()
     }

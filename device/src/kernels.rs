@@ -785,8 +785,9 @@ unsafe fn batch<T: LaneReal>(
         }
 
         let mut gn = 0;
-        // `bf <= target` is false for a NaN best, so a NaN never counts as reached.
-        while gn < gens && bf.partial_cmp(&target).is_none_or(|o| o.is_gt()) {
+        // Not `bf > target`: a NaN best never counts as having reached the target.
+        #[allow(clippy::neg_cmp_op_on_partial_ord)]
+        while gn < gens && !(bf <= target) {
             gn += 1;
             let mut pass = 0;
             while pass < passes {
@@ -1431,37 +1432,26 @@ macro_rules! kernels {
     };
 }
 
-/// Every kernel: (precision: function => generic batch, step and grid kernels; thesis
-/// batch, step and grid kernels).
+/// Every kernel of the registry's functions ([`crate::registry`]): per function and
+/// precision, the classic and the thesis family's batch, step and grid kernels, named
+/// as [`crate::registry::KernelKey`] names them (the build script checks the names).
 macro_rules! all_kernels {
-    ($t:ty: $($func:ident => $b:ident $s:ident $g:ident, $bt:ident $st:ident $gt:ident;)*) => {
+    ($($(#[$doc:meta])* $variant:ident = $num:literal, $key:ident, $name:literal,
+        $formula:literal, ($lo:expr, $hi:expr), $argmin:expr, $min:expr, $min_dim:literal;)*) => {
         $(
-            kernels!($t, Function::$func, false, $b, $s, $g);
-            kernels!($t, Function::$func, true, $bt, $st, $gt);
+            kernels!(f32, Function::$variant, false, ${concat(de_batch_f32_, $key)},
+                ${concat(de_step_f32_, $key)}, ${concat(de_grid_f32_, $key)});
+            kernels!(f32, Function::$variant, true, ${concat(de_batch_f32_, $key, _thesis)},
+                ${concat(de_step_f32_, $key, _thesis)}, ${concat(de_grid_f32_, $key, _thesis)});
+            kernels!(f64, Function::$variant, false, ${concat(de_batch_f64_, $key)},
+                ${concat(de_step_f64_, $key)}, ${concat(de_grid_f64_, $key)});
+            kernels!(f64, Function::$variant, true, ${concat(de_batch_f64_, $key, _thesis)},
+                ${concat(de_step_f64_, $key, _thesis)}, ${concat(de_grid_f64_, $key, _thesis)});
         )*
     };
 }
 
-all_kernels! { f32:
-    Sphere => de_batch_f32_sphere de_step_f32_sphere de_grid_f32_sphere, de_batch_f32_sphere_thesis de_step_f32_sphere_thesis de_grid_f32_sphere_thesis;
-    Griewank => de_batch_f32_griewank de_step_f32_griewank de_grid_f32_griewank, de_batch_f32_griewank_thesis de_step_f32_griewank_thesis de_grid_f32_griewank_thesis;
-    Rosenbrock => de_batch_f32_rosenbrock de_step_f32_rosenbrock de_grid_f32_rosenbrock, de_batch_f32_rosenbrock_thesis de_step_f32_rosenbrock_thesis de_grid_f32_rosenbrock_thesis;
-    Ackley => de_batch_f32_ackley de_step_f32_ackley de_grid_f32_ackley, de_batch_f32_ackley_thesis de_step_f32_ackley_thesis de_grid_f32_ackley_thesis;
-    Penalized => de_batch_f32_penalized de_step_f32_penalized de_grid_f32_penalized, de_batch_f32_penalized_thesis de_step_f32_penalized_thesis de_grid_f32_penalized_thesis;
-    Rastrigin => de_batch_f32_rastrigin de_step_f32_rastrigin de_grid_f32_rastrigin, de_batch_f32_rastrigin_thesis de_step_f32_rastrigin_thesis de_grid_f32_rastrigin_thesis;
-    Schwefel12 => de_batch_f32_schwefel12 de_step_f32_schwefel12 de_grid_f32_schwefel12, de_batch_f32_schwefel12_thesis de_step_f32_schwefel12_thesis de_grid_f32_schwefel12_thesis;
-    Weierstrass => de_batch_f32_weierstrass de_step_f32_weierstrass de_grid_f32_weierstrass, de_batch_f32_weierstrass_thesis de_step_f32_weierstrass_thesis de_grid_f32_weierstrass_thesis;
-}
-all_kernels! { f64:
-    Sphere => de_batch_f64_sphere de_step_f64_sphere de_grid_f64_sphere, de_batch_f64_sphere_thesis de_step_f64_sphere_thesis de_grid_f64_sphere_thesis;
-    Griewank => de_batch_f64_griewank de_step_f64_griewank de_grid_f64_griewank, de_batch_f64_griewank_thesis de_step_f64_griewank_thesis de_grid_f64_griewank_thesis;
-    Rosenbrock => de_batch_f64_rosenbrock de_step_f64_rosenbrock de_grid_f64_rosenbrock, de_batch_f64_rosenbrock_thesis de_step_f64_rosenbrock_thesis de_grid_f64_rosenbrock_thesis;
-    Ackley => de_batch_f64_ackley de_step_f64_ackley de_grid_f64_ackley, de_batch_f64_ackley_thesis de_step_f64_ackley_thesis de_grid_f64_ackley_thesis;
-    Penalized => de_batch_f64_penalized de_step_f64_penalized de_grid_f64_penalized, de_batch_f64_penalized_thesis de_step_f64_penalized_thesis de_grid_f64_penalized_thesis;
-    Rastrigin => de_batch_f64_rastrigin de_step_f64_rastrigin de_grid_f64_rastrigin, de_batch_f64_rastrigin_thesis de_step_f64_rastrigin_thesis de_grid_f64_rastrigin_thesis;
-    Schwefel12 => de_batch_f64_schwefel12 de_step_f64_schwefel12 de_grid_f64_schwefel12, de_batch_f64_schwefel12_thesis de_step_f64_schwefel12_thesis de_grid_f64_schwefel12_thesis;
-    Weierstrass => de_batch_f64_weierstrass de_step_f64_weierstrass de_grid_f64_weierstrass, de_batch_f64_weierstrass_thesis de_step_f64_weierstrass_thesis de_grid_f64_weierstrass_thesis;
-}
+crate::builtin_functions!(all_kernels);
 
 /// Evaluates `n` row-major vectors (stride [`stride`]) into `out`; one group per vector.
 ///

@@ -271,8 +271,11 @@ fn trial_fast<T: Real>(
 ) -> T {
     let thesis = job.strategy == gpude_device::Strategy::Thesis
         && job.bounds == gpude_device::BoundPolicy::InitOnly;
+    // One specialised path per function of the registry, in both families.
     macro_rules! go {
-        ($($f:literal)*) => {
+        ($($(#[$doc:meta])* $variant:ident = $f:literal, $key:ident, $name:literal,
+            $formula:literal, ($lo:expr, $hi:expr), $argmin:expr, $min:expr,
+            $min_dim:literal;)*) => {
             match (job.problem.function as u32, thesis) {
                 $(($f, true) => trial_spec::<T, $f, true>(job, pop, best, g, i, out),
                   ($f, false) => trial_spec::<T, $f, false>(job, pop, best, g, i, out),)*
@@ -280,7 +283,7 @@ fn trial_fast<T: Real>(
             }
         };
     }
-    go!(0 1 2 3 4 5 6 7)
+    gpude_device::builtin_functions!(go)
 }
 
 /// [`evaluate`] with hardware FMA when there is one (see [`trial_fast`]).

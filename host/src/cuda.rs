@@ -14,6 +14,7 @@ use cudarc::driver::{
     LaunchConfig, PushKernelArg, ValidAsZeroBits,
 };
 use gpude_device::lanes::{group_width, stride};
+use gpude_device::registry::{Family, KERNEL_NAME_MAX, KernelKey, KernelPrecision, Layout};
 use gpude_device::{Formula, Function, Real};
 use nalgebra::DVector;
 use std::collections::HashMap;
@@ -95,31 +96,27 @@ pub struct CudaEngine {
     capability: (i32, i32),
 }
 
-/// The kernel of `kind` (`batch` or `step`) for a job: the thesis strategy with
-/// init-only bounds has its own specialised kernels.
-fn kernel_name<T: Real>(kind: &str, job: &Job) -> String {
-    let special = job.strategy == gpude_device::Strategy::Thesis
+/// The name of a job's kernel in `layout` ([`KernelKey`]): the thesis strategy with
+/// init-only bounds has its own specialised family.
+fn kernel_name<T: Real>(layout: Layout, job: &Job) -> String {
+    let thesis = job.strategy == gpude_device::Strategy::Thesis
         && job.bounds == gpude_device::BoundPolicy::InitOnly;
-    format!(
-        "de_{kind}_{}_{}{}",
-        T::NAME,
-        kernel_suffix(job.problem.function),
-        if special { "_thesis" } else { "" }
-    )
-}
-
-/// The kernel-name suffix of a function.
-fn kernel_suffix(f: Function) -> &'static str {
-    match f {
-        Function::Sphere => "sphere",
-        Function::Griewank => "griewank",
-        Function::Rosenbrock => "rosenbrock",
-        Function::Ackley => "ackley",
-        Function::Penalized => "penalized",
-        Function::Rastrigin => "rastrigin",
-        Function::Schwefel12 => "schwefel12",
-        Function::Weierstrass => "weierstrass",
-    }
+    let key = KernelKey {
+        layout,
+        family: if thesis {
+            Family::Thesis
+        } else {
+            Family::Classic
+        },
+        function: job.problem.function.key(),
+        precision: if T::NAME == "f32" {
+            KernelPrecision::F32
+        } else {
+            KernelPrecision::F64
+        },
+    };
+    let mut buf = [0u8; KERNEL_NAME_MAX];
+    key.name_into(&mut buf).to_string()
 }
 
 /// A floating type the kernels exist for.
@@ -370,7 +367,7 @@ impl CudaEngine {
             + 4 * (p * np + 32 * p + 2 * p) as u64
             + 12 * p as u64;
         self.check_memory(needed)?;
-        let name = kernel_name::<T>("batch", job);
+        let name = kernel_name::<T>(Layout::Batch, job);
         let func = self.function(&name)?;
         let g = group_width(dim);
         let threads = self
@@ -556,7 +553,7 @@ impl CudaEngine {
         let dim = job.dim();
         let np = job.pop as usize;
         let gens = job.generations;
-        let name = kernel_name::<T>("step", job);
+        let name = kernel_name::<T>(Layout::Step, job);
         let func = self.function(&name)?;
         let g = group_width(dim);
         let threads = self.max_threads(&func, &name)?.min(256);
@@ -661,7 +658,7 @@ impl CudaEngine {
         let dim = job.dim();
         let np = job.pop as usize;
         let gens = job.generations;
-        let name = kernel_name::<T>("grid", job);
+        let name = kernel_name::<T>(Layout::Grid, job);
         let func = self.function(&name)?;
         let g = group_width(dim);
         let threads = self.max_threads(&func, &name)?.min(256);

@@ -14,75 +14,29 @@ pub struct FunctionInfo {
     /// The minimiser's components (all equal) and the minimum value.
     pub argmin: f64,
     pub min: f64,
+    /// The smallest dimension the function is defined for (2 for pair terms).
+    pub min_dim: u32,
 }
 
-/// Every function, in the order `gpude functions` lists them.
-pub const FUNCTIONS: [FunctionInfo; 8] = [
-    FunctionInfo {
-        function: Function::Sphere,
-        name: "sphere",
-        formula: "sum x_j^2",
-        domain: (-100.0, 100.0),
-        argmin: 0.0,
-        min: 0.0,
-    },
-    FunctionInfo {
-        function: Function::Griewank,
-        name: "griewank",
-        formula: "sum x_j^2/4000 - prod cos(x_j/sqrt(j)) + 1",
-        domain: (-600.0, 600.0),
-        argmin: 0.0,
-        min: 0.0,
-    },
-    FunctionInfo {
-        function: Function::Rosenbrock,
-        name: "rosenbrock",
-        formula: "sum_{j<D} (1 - x_j)^2 + 100 (x_{j+1} - x_j^2)^2",
-        domain: (-600.0, 600.0),
-        argmin: 1.0,
-        min: 0.0,
-    },
-    FunctionInfo {
-        function: Function::Ackley,
-        name: "ackley",
-        formula: "-20 exp(-0.2 sqrt(sum x_j^2 / D)) - exp(sum cos(2 pi x_j) / D) + 20 + e",
-        domain: (-32.0, 32.0),
-        argmin: 0.0,
-        min: 0.0,
-    },
-    FunctionInfo {
-        function: Function::Penalized,
-        name: "f4",
-        formula: "0.1 {sin^2(3 pi x_1) + sum_{j<D} (x_j - 1)^2 [1 + sin^2(3 pi x_{j+1})] + (x_D - 1)^2 [1 + sin^2(2 pi x_D)]} + sum u(x_j, 5, 100, 4)",
-        domain: (-600.0, 600.0),
-        argmin: 1.0,
-        min: 0.0,
-    },
-    FunctionInfo {
-        function: Function::Rastrigin,
-        name: "rastrigin",
-        formula: "10 D + sum (x_j^2 - 10 cos(2 pi x_j))",
-        domain: (-5.12, 5.12),
-        argmin: 0.0,
-        min: 0.0,
-    },
-    FunctionInfo {
-        function: Function::Schwefel12,
-        name: "schwefel12",
-        formula: "sum_i (sum_{j<=i} x_j)^2",
-        domain: (-100.0, 100.0),
-        argmin: 0.0,
-        min: 0.0,
-    },
-    FunctionInfo {
-        function: Function::Weierstrass,
-        name: "weierstrass",
-        formula: "sum_j sum_{k=0}^{20} 0.5^k cos(2 pi 3^k (x_j + 0.5)) - D sum_k 0.5^k cos(pi 3^k)",
-        domain: (-0.5, 0.5),
-        argmin: 0.0,
-        min: 0.0,
-    },
-];
+/// Expands to [`FUNCTIONS`] from the registry's list ([`gpude_device::registry`]).
+macro_rules! function_table {
+    ($($(#[$doc:meta])* $variant:ident = $num:literal, $key:ident, $name:literal,
+        $formula:literal, ($lo:expr, $hi:expr), $argmin:expr, $min:expr, $min_dim:literal;)*) => {
+        /// Every function, in the order `gpude functions` lists them.
+        pub const FUNCTIONS: [FunctionInfo; Function::ALL.len()] = [$(
+            FunctionInfo {
+                function: Function::$variant,
+                name: $name,
+                formula: $formula,
+                domain: ($lo, $hi),
+                argmin: $argmin,
+                min: $min,
+                min_dim: $min_dim,
+            },
+        )*];
+    };
+}
+gpude_device::builtin_functions!(function_table);
 
 /// Aliases accepted on input besides the names above.
 const ALIASES: [(&str, Function); 3] = [
