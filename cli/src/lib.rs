@@ -11,6 +11,7 @@ mod common;
 mod eval;
 mod functions;
 mod info;
+mod input;
 mod reproduce;
 mod run;
 pub mod thesis;
@@ -124,7 +125,7 @@ pub fn main() -> ExitCode {
     match dispatch(cli.command) {
         Ok(out) => write_stdout(&out),
         Err(e) => {
-            eprintln!("error: {e}");
+            eprintln!("error: {}", input::sanitize(&e.message));
             ExitCode::from(e.code)
         }
     }

@@ -22,12 +22,15 @@ fn gpude_stdin(args: &[&str], input: &str) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .expect("the gpude binary runs");
-    child
+    // gpude may fail before it reads stdin: a closed pipe is not the test's failure.
+    let written = child
         .stdin
         .take()
         .expect("stdin is piped")
-        .write_all(input.as_bytes())
-        .expect("stdin takes the input");
+        .write_all(input.as_bytes());
+    if let Err(e) = written {
+        assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "{e}");
+    }
     child.wait_with_output().expect("gpude finishes")
 }
 
@@ -551,7 +554,7 @@ fn eval_rejects_malformed_input() {
     fails(
         gpude(&["eval", "--function", "sphere", path_str(&bad)]),
         2,
-        "\"x5\"",
+        "value 2 (2 characters) is not a number",
     );
     fails(
         gpude_stdin(&["eval", "--function", "sphere"], "1,,2\n"),
@@ -763,4 +766,189 @@ fn batch_rejects_bad_files() {
         2,
         "/nonexistent/jobs.toml",
     );
+}
+
+// ---- bounded inputs, nothing echoed ----
+
+/// Content that must never appear in a message.
+const SECRET: &str = "S3CRET-d0-not-print";
+
+/// Asserts that no word of stderr is longer than 61 characters and that SECRET is absent.
+fn nothing_leaked(o: &Output) {
+    let err = stderr(o);
+    assert!(!err.contains(SECRET), "leaked:\n{err}");
+    assert!(!err.contains("S3CRET"), "leaked:\n{err}");
+    for w in err.split_whitespace() {
+        assert!(w.chars().count() <= 61, "a long word in:\n{err}");
+    }
+}
+
+#[test]
+fn inputs_must_be_regular_files() {
+    for sub in [&["eval", "--function", "sphere"][..], &["batch"][..]] {
+        let mut args = sub.to_vec();
+        args.push("/dev/zero");
+        fails(gpude(&args), 2, "/dev/zero is a device, not a regular file");
+        let mut args = sub.to_vec();
+        let dir = scratch("a-folder");
+        std::fs::create_dir_all(&dir).expect("folder");
+        args.push(path_str(&dir));
+        fails(gpude(&args), 2, "is a folder, not a regular file");
+    }
+    let fifo = scratch("points.fifo");
+    let _ = std::fs::remove_file(&fifo);
+    let made = Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    // Nothing writes to the FIFO: opening it must not wait for a writer.
+    fails(
+        gpude(&["eval", "--function", "sphere", path_str(&fifo)]),
+        2,
+        "is a FIFO, not a regular file",
+    );
+    fails(
+        gpude(&["batch", path_str(&fifo)]),
+        2,
+        "is a FIFO, not a regular file",
+    );
+}
+
+#[test]
+fn inputs_are_capped() {
+    // A sparse file larger than the cap is refused from its size alone.
+    let big = scratch("big-points.csv");
+    let f = std::fs::File::create(&big).expect("create");
+    f.set_len(64 * 1024 * 1024 + 1).expect("set_len");
+    fails(
+        gpude(&["eval", "--function", "sphere", path_str(&big)]),
+        2,
+        "is 67108865 bytes: the limit for points is 64 MiB",
+    );
+    let big_jobs = scratch("big-jobs.json");
+    let f = std::fs::File::create(&big_jobs).expect("create");
+    f.set_len(1024 * 1024 + 1).expect("set_len");
+    fails(
+        gpude(&["batch", path_str(&big_jobs)]),
+        2,
+        "the limit for a job file is 1 MiB",
+    );
+
+    // Stdin is read up to the cap and one byte more.
+    let mut child = Command::new(BIN)
+        .args(["batch", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the gpude binary runs");
+    let mut stdin = child.stdin.take().expect("stdin is piped");
+    let chunk = vec![b' '; 64 * 1024];
+    for _ in 0..40 {
+        // gpude stops reading past the cap: a closed pipe ends the writing.
+        if stdin.write_all(&chunk).is_err() {
+            break;
+        }
+    }
+    drop(stdin);
+    let o = child.wait_with_output().expect("gpude finishes");
+    fails(o, 2, "stdin: more than the limit for a job file (1 MiB)");
+
+    let help = ok(gpude(&["eval", "--help"]));
+    assert!(help.contains("64 MiB"), "{help}");
+    let help = ok(gpude(&["batch", "--help"]));
+    assert!(help.contains("1 MiB"), "{help}");
+}
+
+#[cfg(unix)]
+#[test]
+fn parse_errors_never_show_file_content() {
+    let cases: [(&str, String); 9] = [
+        (
+            "shadow.toml",
+            format!("root:$6${SECRET}:19000:0:99999:7:::\n"),
+        ),
+        (
+            "shadow.json",
+            format!("root:$6${SECRET}:19000:0:99999:7:::\n"),
+        ),
+        ("shadow", format!("root:$6${SECRET}:19000:0:99999:7:::\n")),
+        ("env.toml", format!("password = \"{SECRET}\"\n")),
+        ("dup.toml", format!("{SECRET} = 1\n{SECRET} = 2\n")),
+        (
+            "value.json",
+            format!(r#"{{"jobs": [{{"function": "sphere", "dim": "{SECRET}"}}]}}"#),
+        ),
+        (
+            "value.toml",
+            format!("[[jobs]]\nfunction = \"sphere\"\ndim = 4\nlower = \"{SECRET}\"\n"),
+        ),
+        ("string.json", format!("\"{SECRET}\"")),
+        ("unclosed.json", format!("[{{\"function\": \"{SECRET}")),
+    ];
+    for (name, content) in cases {
+        let target = scratch(&format!("secret-{name}"));
+        std::fs::write(&target, &content).expect("write");
+        let link = scratch(&format!("link-{name}"));
+        let _ = std::fs::remove_file(&link);
+        std::os::unix::fs::symlink(&target, &link).expect("symlink");
+        let o = gpude(&["batch", path_str(&link), "--backend", "cpu"]);
+        assert_eq!(o.status.code(), Some(2), "{name}: {}", stderr(&o));
+        assert!(stderr(&o).contains(path_str(&link)), "{}", stderr(&o));
+        nothing_leaked(&o);
+        let o = gpude(&["eval", "--function", "sphere", path_str(&link)]);
+        assert_eq!(o.status.code(), Some(2), "{name}: {}", stderr(&o));
+        nothing_leaked(&o);
+    }
+    // Syntax errors name the line and column.
+    let file = scratch("secret-lines.toml");
+    std::fs::write(
+        &file,
+        format!("[[jobs]]\nfunction = \"sphere\"\n{SECRET}\n"),
+    )
+    .expect("write");
+    let o = gpude(&["batch", path_str(&file)]);
+    nothing_leaked(&o);
+    fails(o, 2, "invalid TOML at line 3 column");
+    let file = scratch("secret-lines.json");
+    std::fs::write(&file, format!("[\n  {{\"function\": {SECRET}}}\n]")).expect("write");
+    let o = gpude(&["batch", path_str(&file)]);
+    nothing_leaked(&o);
+    fails(o, 2, "invalid JSON at line 2 column");
+    // Values from points files are described, not shown.
+    let o = gpude_stdin(&["eval", "--function", "sphere"], &format!("1,{SECRET}\n"));
+    nothing_leaked(&o);
+    fails(o, 2, "line 1: value 2 (19 characters) is not a number");
+    let o = gpude_stdin(
+        &["eval", "--function", "sphere"],
+        &format!("[[1, 2], [3, \"{SECRET}\"]]"),
+    );
+    nothing_leaked(&o);
+    fails(o, 2, "point 2: value 2 is a string, not a number");
+}
+
+#[test]
+fn long_words_are_cut_in_messages() {
+    let long = "A".repeat(20_000);
+    let o = gpude_stdin(&["eval", "--function", "sphere"], &format!("1 {long}\n"));
+    nothing_leaked(&o);
+    fails(o, 2, "line 1");
+    let o = gpude(&["eval", "--function", &long]);
+    nothing_leaked(&o);
+    fails(o, 2, "unknown function");
+    let o = gpude(&[
+        "run",
+        "--backend",
+        "cpu",
+        "--function",
+        "sphere",
+        "--dim",
+        "2",
+        "--lower",
+        &long,
+    ]);
+    nothing_leaked(&o);
+    assert!(stderr(&o).contains('…'), "{}", stderr(&o));
+    fails(o, 2, "is not a number");
 }
