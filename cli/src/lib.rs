@@ -12,6 +12,7 @@ mod eval;
 mod functions;
 mod info;
 mod input;
+mod output;
 mod reproduce;
 mod run;
 pub mod thesis;

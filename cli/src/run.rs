@@ -1,12 +1,11 @@
 //! `gpude run`: optimise one function, once or several times.
 
 use super::common::{self, BackendArgs, JobArgs, JobSpec, Summary, num};
-use super::{CliError, Result};
+use super::{CliError, Result, input, output};
 use gpude::{Job, RunResult, Solver};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
-use std::fs::File;
-use std::io::{BufWriter, IsTerminal, Write};
+use std::io::IsTerminal;
 use std::path::PathBuf;
 
 /// Error below which a run counts as a success when no --target is given.
@@ -34,7 +33,8 @@ pub struct Args {
     #[arg(long)]
     pub json: bool,
 
-    /// Write the best value after every generation to FILE (CSV; one column per run).
+    /// Write the best value after every generation to FILE (CSV; one column per run),
+    /// once the run has ended.
     #[arg(long, value_name = "FILE")]
     pub history: Option<PathBuf>,
 }
@@ -52,16 +52,10 @@ pub fn run(args: Args) -> Result<String> {
     let spec = args.job.spec(args.runs)?;
     let jobs = spec.jobs(args.history.is_some())?;
     let job = &jobs[0];
-    // Open the history file first: a bad path should not cost a run.
-    let history_file = match &args.history {
-        Some(p) => Some(File::create(p).map_err(|e| {
-            CliError::usage(format!(
-                "cannot create the history file {}: {e}",
-                p.display()
-            ))
-        })?),
-        None => None,
-    };
+    // A bad path should not cost a run; an existing file is replaced only at the end.
+    if let Some(p) = &args.history {
+        output::check_file(p, "the history file")?;
+    }
     let solver = args.backend.open()?;
     let results = execute(&solver, &jobs, show_progress(&args, &solver, job))?;
     if results.len() != jobs.len() {
@@ -72,9 +66,12 @@ pub fn run(args: Args) -> Result<String> {
         )));
     }
 
-    if let (Some(file), Some(path)) = (history_file, &args.history) {
-        write_history(file, &results).map_err(|e| {
-            CliError::runtime(format!("writing the history file {}: {e}", path.display()))
+    if let Some(path) = &args.history {
+        output::write(path, history_csv(&results).as_bytes()).map_err(|e| {
+            CliError::runtime(format!(
+                "writing the history file {}: {e}",
+                input::name(path)
+            ))
         })?;
     }
 
@@ -137,27 +134,27 @@ fn execute(solver: &Solver, jobs: &[Job], progress: bool) -> Result<Vec<RunResul
 
 /// CSV `generation,best` (one run) or `generation,run_0,run_1,…`; runs that stopped
 /// early leave their later cells empty.
-fn write_history(file: File, results: &[RunResult]) -> std::io::Result<()> {
+fn history_csv(results: &[RunResult]) -> String {
     let hist: Vec<&[f64]> = results
         .iter()
         .map(|r| r.history.as_deref().unwrap_or(&[]))
         .collect();
     let rows = hist.iter().map(|h| h.len()).max().unwrap_or(0);
-    let mut w = BufWriter::new(file);
+    let mut w = String::new();
     if hist.len() == 1 {
-        writeln!(w, "generation,best")?;
+        w.push_str("generation,best\n");
     } else {
         let names: Vec<String> = (0..hist.len()).map(|k| format!("run_{k}")).collect();
-        writeln!(w, "generation,{}", names.join(","))?;
+        w.push_str(&format!("generation,{}\n", names.join(",")));
     }
     for g in 0..rows {
         let cells: Vec<String> = hist
             .iter()
             .map(|h| h.get(g).map(|&v| common::exact(v)).unwrap_or_default())
             .collect();
-        writeln!(w, "{g},{}", cells.join(","))?;
+        w.push_str(&format!("{g},{}\n", cells.join(",")));
     }
-    w.flush()
+    w
 }
 
 fn human(solver: &Solver, job: &Job, results: &[RunResult], summary: &Summary) -> String {

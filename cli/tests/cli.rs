@@ -952,3 +952,129 @@ fn long_words_are_cut_in_messages() {
     assert!(stderr(&o).contains('…'), "{}", stderr(&o));
     fails(o, 2, "is not a number");
 }
+
+// ---- outputs: checked first, written whole at the end ----
+
+/// A folder that refuses new files, or None where permissions do not bind (root).
+#[cfg(unix)]
+fn read_only_folder(name: &str) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = scratch(name);
+    std::fs::create_dir_all(&dir).expect("folder");
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o555)).expect("chmod");
+    let probe = dir.join("probe");
+    if std::fs::write(&probe, b"x").is_ok() {
+        let _ = std::fs::remove_file(&probe);
+        return None;
+    }
+    Some(dir)
+}
+
+#[test]
+fn failed_run_leaves_the_history_file_alone() {
+    let path = scratch("kept-history.csv");
+    std::fs::write(&path, "generation,best\n0,1\n").expect("write");
+    let history = path_str(&path);
+    fails(
+        gpude(&[
+            "run",
+            "--backend",
+            "nosuch",
+            "--function",
+            "sphere",
+            "--dim",
+            "2",
+            "--history",
+            history,
+        ]),
+        2,
+        "\"nosuch\"",
+    );
+    fails(
+        gpude(&[
+            "run",
+            "--backend",
+            "cpu",
+            "--function",
+            "sphere",
+            "--dim",
+            "0",
+            "--history",
+            history,
+        ]),
+        2,
+        "dimension = 0",
+    );
+    assert_eq!(
+        std::fs::read_to_string(&path).expect("still there"),
+        "generation,best\n0,1\n"
+    );
+    // A successful run replaces it, and leaves no temporary file beside it.
+    ok(run_small(&["--history", history, "--gens", "3"]));
+    let text = std::fs::read_to_string(&path).expect("history");
+    assert_eq!(text.lines().count(), 5, "{text}");
+    let dir = path.parent().expect("folder");
+    let tmp: Vec<String> = std::fs::read_dir(dir)
+        .expect("list")
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".kept-history"))
+        .collect();
+    assert!(tmp.is_empty(), "{tmp:?}");
+    // A folder given as the file is refused before the run.
+    fails(run_small(&["--history", path_str(dir)]), 2, "is a folder");
+}
+
+#[test]
+fn unwritable_outputs_fail_before_the_work() {
+    let file = scratch("not-a-folder");
+    std::fs::write(&file, b"x").expect("write");
+    let under_file = file.join("out");
+    let missing = scratch("no-such-folder").join("bench.json");
+    let _ = std::fs::remove_dir_all(scratch("no-such-folder"));
+    let mut folders = vec![under_file.clone()];
+    #[cfg(unix)]
+    if let Some(ro) = read_only_folder("read-only") {
+        folders.push(ro.join("out"));
+        let o = gpude(&[
+            "bench",
+            "--quick",
+            "--backend",
+            "cpu",
+            "--out",
+            path_str(&ro.join("b.json")),
+        ]);
+        assert!(!stderr(&o).contains("bench:"), "{}", stderr(&o));
+        fails(o, 2, "does not take new files");
+        let o = run_small(&["--history", path_str(&ro.join("h.csv"))]);
+        fails(o, 2, "does not take new files");
+    }
+    for out in [&missing, &under_file.join("bench.json")] {
+        let o = gpude(&[
+            "bench",
+            "--quick",
+            "--backend",
+            "cpu",
+            "--out",
+            path_str(out),
+        ]);
+        // No case was measured.
+        assert!(!stderr(&o).contains("bench:"), "{}", stderr(&o));
+        fails(o, 2, "does not exist");
+    }
+    for out in &folders {
+        let start = std::time::Instant::now();
+        let o = gpude(&[
+            "reproduce",
+            "thesis",
+            "--quick",
+            "--backend",
+            "cpu",
+            "--out",
+            path_str(out),
+        ]);
+        assert!(!stderr(&o).contains("reproduce: ["), "{}", stderr(&o));
+        assert!(start.elapsed().as_secs() < 10);
+        fails(o, 2, "the output folder");
+    }
+}
