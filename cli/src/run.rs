@@ -124,6 +124,7 @@ fn execute(solver: &Solver, jobs: &[Job], progress: bool) -> Result<Vec<RunResul
             } else {
                 bar.set_message(format!("best f {}", num(best)));
             }
+            gpude::cpu::Flow::Continue
         };
         out.push(solver.run(job, Some(&observe))?);
         done += job.generations as u64;
