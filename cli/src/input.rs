@@ -134,6 +134,21 @@ pub fn read_text(path: Option<&Path>, cap: u64, what: &str) -> Result<(String, S
     }
 }
 
+/// Reads the bytes of `path`, a regular file of at most `cap` bytes.
+pub fn read_bytes(path: &Path, cap: u64, what: &str) -> Result<Vec<u8>> {
+    let shown = name(path);
+    let file = open_regular(path, &shown, what)?;
+    let bytes =
+        read_capped(file, cap).map_err(|e| CliError::usage(format!("cannot read {shown}: {e}")))?;
+    if bytes.len() as u64 > cap {
+        return Err(CliError::usage(format!(
+            "{shown}: more than the limit for {what} ({})",
+            describe_size(cap)
+        )));
+    }
+    Ok(bytes)
+}
+
 /// Opens `path` without blocking (a FIFO would wait for a writer) and checks that it is
 /// a regular file.
 fn open_regular(path: &Path, shown: &str, what: &str) -> Result<File> {

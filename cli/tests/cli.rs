@@ -1078,3 +1078,361 @@ fn unwritable_outputs_fail_before_the_work() {
         fails(o, 2, "the output folder");
     }
 }
+
+// ---- checkpoints, resume and interrupts ----
+
+/// The results of a `--json` report without their timings.
+fn results_without_time(v: &Value) -> Vec<Value> {
+    v["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .map(|r| {
+            let mut r = r.clone();
+            r.as_object_mut().expect("an object").remove("elapsed");
+            r
+        })
+        .collect()
+}
+
+/// The state of every run of a checkpoint file, as exact bits.
+fn checkpoint_bits(path: &Path) -> Vec<(u32, Vec<u64>, Vec<u64>)> {
+    use gpude::checkpoint::{Entry, State};
+    let bytes = std::fs::read(path).expect("checkpoint written");
+    gpude::checkpoint::decode(&bytes)
+        .expect("a valid checkpoint")
+        .into_iter()
+        .map(|e| match e {
+            Entry::Started(c) => {
+                let (x, f) = match &c.state {
+                    State::F32 { x, fit } => (
+                        x.iter().map(|v| v.to_bits() as u64).collect(),
+                        fit.iter().map(|v| v.to_bits() as u64).collect(),
+                    ),
+                    State::F64 { x, fit } => (
+                        x.iter().map(|v| v.to_bits()).collect(),
+                        fit.iter().map(|v| v.to_bits()).collect(),
+                    ),
+                };
+                (c.generation, x, f)
+            }
+            Entry::Pending(_) => (0, Vec::new(), Vec::new()),
+        })
+        .collect()
+}
+
+#[test]
+fn half_run_and_resume_equal_a_whole_run() {
+    let cases: [&[&str]; 4] = [
+        &["--strategy", "thesis"],
+        &[
+            "--strategy",
+            "rand1exp",
+            "--precision",
+            "f64",
+            "--bounds",
+            "reflect",
+        ],
+        &["--strategy", "best2", "--runs", "3", "--bounds", "resample"],
+        &[
+            "--strategy",
+            "current-to-best1",
+            "--runs",
+            "2",
+            "--precision",
+            "f64",
+        ],
+    ];
+    for (k, extra) in cases.iter().enumerate() {
+        let full_ckpt = scratch(&format!("full-{k}.ckpt"));
+        let half_ckpt = scratch(&format!("half-{k}.ckpt"));
+        let full_hist = scratch(&format!("full-{k}.csv"));
+        let half_hist = scratch(&format!("half-{k}.csv"));
+        let mut a = vec![
+            "--json",
+            "--gens",
+            "30",
+            "--checkpoint",
+            path_str(&full_ckpt),
+        ];
+        a.extend(["--history", path_str(&full_hist)]);
+        a.extend(*extra);
+        let full = ok_json(run_small(&a));
+        let mut b = vec![
+            "--json",
+            "--gens",
+            "15",
+            "--checkpoint",
+            path_str(&half_ckpt),
+        ];
+        b.extend(*extra);
+        let half = ok_json(run_small(&b));
+        assert_eq!(half["results"][0]["generations"], 15);
+        let resumed = ok_json(gpude(&[
+            "resume",
+            path_str(&half_ckpt),
+            "--gens",
+            "30",
+            "--json",
+            "--history",
+            path_str(&half_hist),
+        ]));
+        assert_eq!(
+            results_without_time(&full),
+            results_without_time(&resumed),
+            "{extra:?}"
+        );
+        assert_eq!(full["job"]["strategy"], resumed["job"]["strategy"]);
+        assert_eq!(
+            std::fs::read_to_string(&full_hist).expect("history"),
+            std::fs::read_to_string(&half_hist).expect("history"),
+            "{extra:?}"
+        );
+        // The final populations, bit for bit (resume saves back to the file it read).
+        let whole = checkpoint_bits(&full_ckpt);
+        assert_eq!(whole.len(), results_without_time(&full).len());
+        assert!(whole.iter().all(|(g, x, _)| *g == 30 && !x.is_empty()));
+        assert_eq!(whole, checkpoint_bits(&half_ckpt), "{extra:?}");
+    }
+}
+
+#[test]
+fn resume_refuses_bad_checkpoints() {
+    let good = scratch("good.ckpt");
+    ok(run_small(&["--gens", "3", "--checkpoint", path_str(&good)]));
+    let bytes = std::fs::read(&good).expect("written");
+
+    let cut = scratch("cut.ckpt");
+    std::fs::write(&cut, &bytes[..bytes.len() - 7]).expect("write");
+    fails(
+        gpude(&["resume", path_str(&cut)]),
+        2,
+        "cut.ckpt: checkpoint: truncated",
+    );
+
+    let altered = scratch("altered.ckpt");
+    let mut b = bytes.clone();
+    let at = b.len() - 3;
+    b[at] ^= 1;
+    std::fs::write(&altered, &b).expect("write");
+    fails(gpude(&["resume", path_str(&altered)]), 2, "checksum");
+
+    let foreign = scratch("foreign.ckpt");
+    std::fs::write(&foreign, format!("[[jobs]]\nfunction = \"{SECRET}\"\n")).expect("write");
+    let o = gpude(&["resume", path_str(&foreign)]);
+    nothing_leaked(&o);
+    fails(o, 2, "not a gpude checkpoint");
+
+    fails(gpude(&["resume", "/dev/zero"]), 2, "not a regular file");
+    fails(
+        gpude(&["resume", "/nonexistent/x.ckpt"]),
+        2,
+        "/nonexistent/x.ckpt",
+    );
+    // --checkpoint-every needs --checkpoint.
+    let o = run_small(&["--checkpoint-every", "5"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    fails(
+        run_small(&["--checkpoint", path_str(&good), "--checkpoint-every", "0"]),
+        2,
+        "--checkpoint-every = 0",
+    );
+    // A file that stays as it was: the failed resume did not touch it.
+    assert_eq!(
+        std::fs::read(&cut).expect("kept"),
+        &bytes[..bytes.len() - 7]
+    );
+}
+
+/// Sends `signal` to a child process.
+fn send(child: &std::process::Child, signal: &str) {
+    let sent = Command::new("kill")
+        .args([signal, &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(sent.success());
+}
+
+/// Starts a long run that saves every 20 generations, waits for its first save and
+/// interrupts it with `signal`.
+fn interrupted_run(name: &str, extra: &[&str], signal: &str) -> (Output, PathBuf) {
+    let ckpt = scratch(name);
+    let _ = std::fs::remove_file(&ckpt);
+    let mut args = vec![
+        "run",
+        "--backend",
+        "cpu",
+        "--function",
+        "rastrigin",
+        "--dim",
+        "16",
+        "--pop",
+        "64",
+        "--gens",
+        "100000000",
+        "--seed",
+        "7",
+        "--checkpoint",
+        path_str(&ckpt),
+        "--checkpoint-every",
+        "20",
+    ];
+    args.extend(extra);
+    let child = Command::new(BIN)
+        .args(&args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the gpude binary runs");
+    let start = std::time::Instant::now();
+    while !ckpt.exists() {
+        assert!(start.elapsed().as_secs() < 60, "no checkpoint was written");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    send(&child, signal);
+    (child.wait_with_output().expect("gpude finishes"), ckpt)
+}
+
+#[test]
+fn sigint_stops_reports_saves_and_resumes_identically() {
+    let (o, ckpt) = interrupted_run("interrupted.ckpt", &["--json"], "-INT");
+    assert_eq!(o.status.code(), Some(130), "stderr:\n{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains("interrupted at generation"), "{err}");
+    assert!(err.contains("gpude resume"), "{err}");
+    // The partial result is printed.
+    let partial: Value = serde_json::from_str(&stdout(&o)).expect("JSON on stdout");
+    let r = &partial["results"][0];
+    assert_eq!(r["termination"], "stopped");
+    let g = r["generations"].as_u64().expect("generations");
+    assert!(g >= 20);
+    let saved = checkpoint_bits(&ckpt);
+    assert_eq!(saved[0].0 as u64, g);
+
+    // Resumed to g + 25 generations: the same bits as a run of that length.
+    let total = (g + 25).to_string();
+    let resumed = ok_json(gpude(&[
+        "resume",
+        path_str(&ckpt),
+        "--gens",
+        &total,
+        "--json",
+    ]));
+    let whole_ckpt = scratch("uninterrupted.ckpt");
+    let whole = ok_json(gpude(&[
+        "run",
+        "--backend",
+        "cpu",
+        "--function",
+        "rastrigin",
+        "--dim",
+        "16",
+        "--pop",
+        "64",
+        "--gens",
+        &total,
+        "--seed",
+        "7",
+        "--json",
+        "--checkpoint",
+        path_str(&whole_ckpt),
+    ]));
+    assert_eq!(results_without_time(&whole), results_without_time(&resumed));
+    assert_eq!(checkpoint_bits(&whole_ckpt), checkpoint_bits(&ckpt));
+}
+
+#[test]
+fn interrupted_multi_run_resumes_identically() {
+    let (o, ckpt) = interrupted_run("interrupted-runs.ckpt", &["--runs", "3"], "-TERM");
+    assert_eq!(o.status.code(), Some(130), "stderr:\n{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("stopped before the end"), "{out}");
+    let saved = checkpoint_bits(&ckpt);
+    assert_eq!(saved.len(), 3);
+    let g = saved[0].0;
+    // The first run was stopped; the others had not started.
+    assert!(saved[1].1.is_empty() && saved[2].1.is_empty());
+    let total = (g + 10).to_string();
+    let resumed = ok_json(gpude(&[
+        "resume",
+        path_str(&ckpt),
+        "--gens",
+        &total,
+        "--json",
+    ]));
+    let whole = ok_json(gpude(&[
+        "run",
+        "--backend",
+        "cpu",
+        "--function",
+        "rastrigin",
+        "--dim",
+        "16",
+        "--pop",
+        "64",
+        "--gens",
+        &total,
+        "--seed",
+        "7",
+        "--runs",
+        "3",
+        "--json",
+    ]));
+    assert_eq!(results_without_time(&whole), results_without_time(&resumed));
+}
+
+#[test]
+fn interrupt_without_checkpoint_saves_to_the_default_file() {
+    let dir = scratch("default-ckpt");
+    std::fs::create_dir_all(&dir).expect("folder");
+    let default = dir.join("gpude.ckpt");
+    let history = dir.join("h.csv");
+    let mut waited = 300;
+    loop {
+        let _ = std::fs::remove_file(&default);
+        let child = Command::new(BIN)
+            .current_dir(&dir)
+            .args([
+                "run",
+                "--backend",
+                "cpu",
+                "--function",
+                "sphere",
+                "--dim",
+                "16",
+                "--pop",
+                "64",
+                "--gens",
+                "100000000",
+                "--history",
+                path_str(&history),
+            ])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the gpude binary runs");
+        std::thread::sleep(std::time::Duration::from_millis(waited));
+        send(&child, "-INT");
+        let o = child.wait_with_output().expect("gpude finishes");
+        if o.status.code().is_none() && waited < 5000 {
+            // The signal came before gpude was ready for it: try again, waiting longer.
+            waited *= 2;
+            continue;
+        }
+        assert_eq!(o.status.code(), Some(130), "stderr:\n{}", stderr(&o));
+        assert!(stderr(&o).contains("saved to gpude.ckpt"), "{}", stderr(&o));
+        assert!(
+            stdout(&o).contains("termination  stopped before the end"),
+            "{}",
+            stdout(&o)
+        );
+        break;
+    }
+    let saved = checkpoint_bits(&default);
+    let text = std::fs::read_to_string(&history).expect("history written");
+    assert_eq!(
+        text.lines().count() as u32,
+        saved[0].0 + 2,
+        "a header and g + 1 rows"
+    );
+}

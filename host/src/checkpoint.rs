@@ -87,6 +87,20 @@ pub fn best_index<T: Real>(fit: &[T]) -> usize {
     b
 }
 
+/// Sets a job's generation limit (an evaluation budget becomes this count).
+fn set_limit(job: &mut Job, generations: u32) -> Result<()> {
+    if generations == u32::MAX {
+        return Err(Error::invalid(
+            "generations",
+            generations,
+            format!("at most {}", u32::MAX - 1),
+        ));
+    }
+    job.generations = generations;
+    job.budget_from_evaluations = false;
+    Ok(())
+}
+
 /// One run between two generations.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Checkpoint {
@@ -138,16 +152,7 @@ impl Checkpoint {
     /// Raises or lowers the generation limit (a resumed run then goes on to it); an
     /// evaluation budget becomes this generation count.
     pub fn set_generations(&mut self, generations: u32) -> Result<()> {
-        if generations == u32::MAX {
-            return Err(Error::invalid(
-                "generations",
-                generations,
-                format!("at most {}", u32::MAX - 1),
-            ));
-        }
-        self.job.generations = generations;
-        self.job.budget_from_evaluations = false;
-        Ok(())
+        set_limit(&mut self.job, generations)
     }
 
     /// The result so far: what a run stopped here reports. Its termination is
@@ -229,6 +234,30 @@ impl Entry {
             Entry::Started(c) => &c.job,
         }
     }
+
+    /// This entry, borrowed.
+    pub fn part(&self) -> Part<'_> {
+        match self {
+            Entry::Pending(j) => Part::Pending(j),
+            Entry::Started(c) => Part::Started(c),
+        }
+    }
+
+    /// Sets the generation limit of the run (see [`Checkpoint::set_generations`]).
+    pub fn set_generations(&mut self, generations: u32) -> Result<()> {
+        match self {
+            Entry::Started(c) => c.set_generations(generations),
+            Entry::Pending(j) => set_limit(j, generations),
+        }
+    }
+}
+
+/// An [`Entry`] borrowed: what [`encode_parts`] takes, so that a list of runs can be
+/// saved without copying their populations.
+#[derive(Clone, Copy, Debug)]
+pub enum Part<'a> {
+    Pending(&'a Job),
+    Started(&'a Checkpoint),
 }
 
 /// Every setting of a job, as stored.
@@ -354,13 +383,21 @@ struct EntryRecord {
 
 /// The bytes of a checkpoint file holding `entries`.
 pub fn encode(entries: &[Entry]) -> Result<Vec<u8>> {
-    let records: Vec<EntryRef> = entries
-        .iter()
+    encode_parts(entries.iter().map(Entry::part))
+}
+
+/// The bytes of a checkpoint file holding these runs.
+pub fn encode_parts<'a>(parts: impl IntoIterator<Item = Part<'a>>) -> Result<Vec<u8>> {
+    let records: Vec<EntryRef> = parts
+        .into_iter()
         .map(|e| EntryRef {
-            job: JobRecord::of(e.job()),
+            job: JobRecord::of(match e {
+                Part::Pending(j) => j,
+                Part::Started(c) => &c.job,
+            }),
             run: match e {
-                Entry::Pending(_) => None,
-                Entry::Started(c) => Some(RunRef {
+                Part::Pending(_) => None,
+                Part::Started(c) => Some(RunRef {
                     generation: c.generation,
                     state: &c.state,
                     history: c.history.as_deref(),
