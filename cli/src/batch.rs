@@ -325,3 +325,133 @@ fn json_of_toml(v: toml::Value) -> Result<Value> {
         ),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A word that must never appear in a message.
+    const MARK: &str = "QZXJ";
+
+    fn bounded(m: &str) {
+        assert!(m.chars().count() <= 600, "{m}");
+        assert!(!m.contains(MARK), "{m}");
+    }
+
+    fn paths() -> impl Strategy<Value = &'static str> {
+        prop::sample::select(vec!["jobs.json", "jobs.toml", "jobs", "JOBS.TOML"])
+    }
+
+    /// A value holding the marked word somewhere.
+    fn marked_value() -> impl Strategy<Value = serde_json::Value> {
+        let leaf = prop_oneof![
+            "[a-z0-9]{0,20}".prop_map(|s| Value::String(format!("{MARK}{s}"))),
+            any::<i64>().prop_map(Value::from),
+            any::<bool>().prop_map(Value::Bool),
+            Just(Value::Null),
+        ];
+        leaf.prop_recursive(3, 16, 4, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                prop::collection::btree_map("[a-z_]{1,12}", inner, 0..4)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn any_text_parses_or_fails_cleanly(text in "\\PC{0,300}", path in paths()) {
+            if let Err(e) = parse(&text, Path::new(path)) {
+                prop_assert!(e.message.chars().count() <= 600, "{}", e.message);
+            }
+        }
+
+        #[test]
+        fn any_bytes_parse_or_fail_cleanly(
+            bytes in prop::collection::vec(any::<u8>(), 0..400),
+            path in paths(),
+        ) {
+            let text = String::from_utf8_lossy(&bytes);
+            if let Err(e) = parse(&text, Path::new(path)) {
+                prop_assert!(e.message.chars().count() <= 600, "{}", e.message);
+            }
+        }
+
+        #[test]
+        fn values_are_never_shown(
+            key in prop::sample::select(KEYS.iter().map(|(k, _)| *k).collect::<Vec<_>>()),
+            value in marked_value(),
+            path in paths(),
+        ) {
+            // A known key with any value: JSON, and TOML where the value has a TOML form.
+            let job = serde_json::json!({"jobs": [{"function": "sphere", key: value}]});
+            if let Err(e) = parse(&job.to_string(), Path::new(path)) {
+                bounded(&e.message);
+            }
+            let mut table = toml::Table::new();
+            if let Ok(v) = toml::Value::try_from(&value) {
+                let mut one = toml::Table::new();
+                one.insert("function".into(), toml::Value::String("sphere".into()));
+                one.insert(key.into(), v);
+                table.insert("jobs".into(), toml::Value::Array(vec![toml::Value::Table(one)]));
+                if let Ok(text) = toml::to_string(&table)
+                    && let Err(e) = parse(&text, Path::new("jobs.toml"))
+                {
+                    bounded(&e.message);
+                }
+            }
+        }
+
+        #[test]
+        fn broken_files_never_show_their_text(
+            prefix in "[\\[\\]{}=\",: a-z0-9\n]{0,40}",
+            tail in "[A-Za-z0-9:$]{0,30}",
+            path in paths(),
+        ) {
+            let text = format!("{prefix}{MARK}{tail}");
+            if let Err(e) = parse(&text, Path::new(path)) {
+                bounded(&e.message);
+            }
+        }
+    }
+
+    #[test]
+    fn deep_nesting_is_refused_without_overflow() {
+        let deep = format!("{}1{}", "[".repeat(50_000), "]".repeat(50_000));
+        assert!(parse(&deep, Path::new("jobs.json")).is_err());
+        let deep = format!("a = {}1{}", "[".repeat(50_000), "]".repeat(50_000));
+        assert!(parse(&deep, Path::new("jobs.toml")).is_err());
+        let deep = format!("a = {}1{}", "{b = ".repeat(50_000), "}".repeat(50_000));
+        assert!(parse(&deep, Path::new("jobs.toml")).is_err());
+    }
+
+    #[test]
+    fn good_files_read() {
+        let jobs = parse(
+            r#"{"jobs": [{"function": "sphere", "dim": 3, "lower": [-1, -2, -3], "f": 0.5}]}"#,
+            Path::new("x"),
+        )
+        .expect("valid");
+        assert_eq!(jobs[0].dim, Some(3));
+        let jobs = parse(
+            "[[jobs]]\nfunction = \"ackley\"\ngens = 4\n",
+            Path::new("x.toml"),
+        )
+        .expect("valid");
+        assert_eq!(jobs[0].generations, Some(4));
+        let e = parse(
+            "[[jobs]]\nfunction = \"ackley\"\nf = nan\n",
+            Path::new("x.toml"),
+        )
+        .expect_err("NaN refused");
+        assert!(e.message.contains("finite"), "{}", e.message);
+        let e = parse(
+            r#"[{"function": "ackley", "gens": 3, "generations": 4}]"#,
+            Path::new("x"),
+        )
+        .expect_err("both refused");
+        assert!(e.message.contains("not both"), "{}", e.message);
+    }
+}

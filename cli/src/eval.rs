@@ -39,6 +39,7 @@ pub struct Args {
 }
 
 /// A point and where it came from (`line 3`, `point 2`).
+#[derive(Debug)]
 pub(crate) struct Point {
     place: String,
     x: Vec<f64>,
@@ -182,5 +183,80 @@ fn kind(v: &Value) -> &'static str {
         Value::String(_) => "a string",
         Value::Array(_) => "an array",
         Value::Object(_) => "an object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A word that must never appear in a message.
+    const MARK: &str = "QZXJ";
+
+    /// Checks an error message: bounded, nothing of the input's marked word in it.
+    fn bounded(m: &str) {
+        assert!(m.chars().count() <= 300, "{m}");
+        assert!(!m.contains(MARK), "{m}");
+    }
+
+    fn rows_with_mark() -> impl Strategy<Value = String> {
+        (
+            prop::collection::vec("[-+0-9.eE, \t#\\[\\]{}\"a-z]{0,12}", 0..6),
+            "[A-Za-z0-9_:$]{0,40}",
+            0usize..6,
+        )
+            .prop_map(|(mut parts, tail, at)| {
+                let at = at.min(parts.len());
+                parts.insert(at, format!("{MARK}{tail}"));
+                parts.join("\n")
+            })
+    }
+
+    proptest! {
+        #[test]
+        fn any_text_parses_or_fails_cleanly(text in "\\PC{0,200}") {
+            if let Err(e) = parse_points(&text) {
+                prop_assert!(e.message.chars().count() <= 300, "{}", e.message);
+            }
+        }
+
+        #[test]
+        fn any_bytes_parse_or_fail_cleanly(bytes in prop::collection::vec(any::<u8>(), 0..300)) {
+            let text = String::from_utf8_lossy(&bytes);
+            if let Err(e) = parse_points(&text) {
+                prop_assert!(e.message.chars().count() <= 300, "{}", e.message);
+            }
+        }
+
+        #[test]
+        fn errors_never_show_the_input(text in rows_with_mark()) {
+            if let Err(e) = parse_points(&text) {
+                bounded(&e.message);
+            }
+            // As JSON too: the same words inside an array of points.
+            let json = format!("[[1, 2], [\"{}\", {text:?}]]", text.replace(['"', '\\'], ""));
+            let e = parse_points(&json).expect_err("strings are not numbers");
+            bounded(&e.message);
+        }
+
+        #[test]
+        fn numbers_read_back(points in prop::collection::vec(
+            prop::collection::vec(-1e300f64..1e300, 1..6), 1..5)) {
+            let text: String = points
+                .iter()
+                .map(|p| p.iter().map(|v| format!("{v:e}")).collect::<Vec<_>>().join(", ") + "\n")
+                .collect();
+            let read = parse_points(&text).expect("valid rows");
+            let back: Vec<Vec<f64>> = read.into_iter().map(|p| p.x).collect();
+            prop_assert_eq!(back, points);
+        }
+    }
+
+    #[test]
+    fn deep_json_nesting_is_refused() {
+        let deep = "[".repeat(100_000);
+        let e = parse_points(&deep).expect_err("refused");
+        assert!(e.message.contains("invalid JSON"), "{}", e.message);
     }
 }
