@@ -1436,3 +1436,72 @@ fn interrupt_without_checkpoint_saves_to_the_default_file() {
         "a header and g + 1 rows"
     );
 }
+
+// ---- flags that do not apply ----
+
+#[test]
+fn gpu_flags_are_refused_on_the_cpu_and_warned_about_on_fallback() {
+    fails(
+        run_small(&["--mode", "grid"]),
+        2,
+        "--mode grid applies to the GPU only",
+    );
+    fails(
+        run_small(&["--streams", "8", "--device", "1"]),
+        2,
+        "--device 1, --streams 8 applies to the GPU only",
+    );
+    fails(
+        run_small(&["--streams", "0"]),
+        2,
+        "--streams = 0 is not allowed: 1 ..= 128",
+    );
+    fails(
+        gpude(&[
+            "run",
+            "--function",
+            "sphere",
+            "--dim",
+            "2",
+            "--streams",
+            "0",
+        ]),
+        2,
+        "--streams = 0",
+    );
+    fails(run_small(&["--mode", "diagonal"]), 2, "\"diagonal\"");
+    let file = scratch("one-job.json");
+    std::fs::write(&file, r#"[{"function": "sphere", "dim": 2, "gens": 2}]"#).expect("write");
+    fails(
+        gpude(&[
+            "batch",
+            path_str(&file),
+            "--backend",
+            "cpu",
+            "--mode",
+            "steps",
+        ]),
+        2,
+        "--mode steps applies to the GPU only",
+    );
+    let gpu = !ok_json(gpude(&["info", "--json"]))["gpu"].is_null();
+    if !gpu {
+        let o = gpude(&[
+            "run",
+            "--function",
+            "sphere",
+            "--dim",
+            "2",
+            "--gens",
+            "2",
+            "--mode",
+            "grid",
+        ]);
+        assert!(
+            stderr(&o).contains("warning: no GPU, running on the CPU: --mode grid ignored"),
+            "{}",
+            stderr(&o)
+        );
+        ok(o);
+    }
+}
