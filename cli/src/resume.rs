@@ -46,7 +46,15 @@ pub fn run(args: Args) -> Result<String> {
         .map_err(|e| CliError::from(e).context(format!("cannot resume from {shown}")))?;
     drop(bytes);
     if let Some(g) = args.gens {
-        for e in &mut entries {
+        for (k, e) in entries.iter_mut().enumerate() {
+            if let Entry::Started(c) = e
+                && c.generation > g
+            {
+                return Err(CliError::usage(format!(
+                    "--gens = {g} is not allowed: run {k} of {shown} has done {} generations already",
+                    c.generation
+                )));
+            }
             e.set_generations(g)?;
         }
     }
@@ -70,7 +78,8 @@ pub fn run(args: Args) -> Result<String> {
         Some(j) if j.budget_from_evaluations => Some(j.evaluations(j.generations)),
         _ => None,
     };
-    let done = run::on_cpu(entries, &save, false)?;
+    let jobs: Vec<gpude::Job> = entries.iter().map(|e| e.job().clone()).collect();
+    let done = run::on_cpu(entries, &save, run::show_progress(args.json, &jobs))?;
     let at = Where {
         backend: "cpu",
         fallback_reason: None,

@@ -4,7 +4,7 @@ use super::common::{self, BackendArgs, JobArgs, JobSpec, Summary, num};
 use super::{CliError, Result, input, interrupt, output};
 use gpude::checkpoint::{self, Entry, Part};
 use gpude::cpu::{self, Checkpoint, Control, Flow};
-use gpude::{Job, RunResult, Solver, Termination};
+use gpude::{Job, RunResult, Termination};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 use std::io::IsTerminal;
@@ -96,7 +96,7 @@ pub fn run(args: Args) -> Result<String> {
     };
     if solver.backend_name() == "cpu" {
         let entries = jobs.iter().cloned().map(Entry::Pending).collect();
-        let progress = show_progress(&args, &solver, &jobs[0]);
+        let progress = show_progress(args.json, &jobs);
         let done = on_cpu(entries, &args.save, progress)?;
         return finish(
             done,
@@ -341,14 +341,14 @@ pub(crate) fn finish(
     Err(CliError::interrupted(message, out))
 }
 
-/// Should a progress bar be drawn? Only for people watching a long run that reports
-/// its generations (the CPU engine).
-fn show_progress(args: &Args, solver: &Solver, job: &Job) -> bool {
-    let work = job.pop as f64 * job.dim() as f64 * job.generations as f64 * args.runs as f64;
-    !args.json
-        && solver.backend_name() == "cpu"
-        && work > PROGRESS_WORK
-        && std::io::stdout().is_terminal()
+/// Should a progress bar be drawn? Only for people watching a long run on the CPU
+/// engine (which reports its generations).
+pub(crate) fn show_progress(json: bool, jobs: &[Job]) -> bool {
+    let work: f64 = jobs
+        .iter()
+        .map(|j| j.pop as f64 * j.dim() as f64 * j.generations as f64)
+        .sum();
+    !json && work > PROGRESS_WORK && std::io::stdout().is_terminal()
 }
 
 /// CSV `generation,best` (one run) or `generation,run_0,run_1,…`; runs that stopped

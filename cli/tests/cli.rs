@@ -1225,6 +1225,11 @@ fn resume_refuses_bad_checkpoints() {
 
     fails(gpude(&["resume", "/dev/zero"]), 2, "not a regular file");
     fails(
+        gpude(&["resume", path_str(&good), "--gens", "2"]),
+        2,
+        "--gens = 2 is not allowed: run 0 of",
+    );
+    fails(
         gpude(&["resume", "/nonexistent/x.ckpt"]),
         2,
         "/nonexistent/x.ckpt",
