@@ -78,8 +78,8 @@ pub fn run(args: Args) -> Result<String> {
         Some(j) if j.budget_from_evaluations => Some(j.evaluations(j.generations)),
         _ => None,
     };
-    let jobs: Vec<gpude::Job> = entries.iter().map(|e| e.job().clone()).collect();
-    let done = run::on_cpu(entries, &save, run::show_progress(args.json, &jobs))?;
+    let progress = run::show_progress(args.json, entries.iter().map(Entry::job));
+    let done = run::on_cpu(entries, &save, progress)?;
     let at = Where {
         backend: "cpu",
         fallback_reason: None,

@@ -95,8 +95,8 @@ pub fn run(args: Args) -> Result<String> {
         fallback_reason: solver.fallback_reason(),
     };
     if solver.backend_name() == "cpu" {
-        let entries = jobs.iter().cloned().map(Entry::Pending).collect();
-        let progress = show_progress(args.json, &jobs);
+        let progress = show_progress(args.json, jobs.iter());
+        let entries = jobs.into_iter().map(Entry::Pending).collect();
         let done = on_cpu(entries, &args.save, progress)?;
         return finish(
             done,
@@ -124,7 +124,8 @@ pub fn run(args: Args) -> Result<String> {
         )));
     }
     let done = Done {
-        jobs,
+        first: jobs[0].clone(),
+        runs: jobs.len(),
         results,
         entries: Vec::new(),
         interrupted: false,
@@ -155,11 +156,16 @@ pub(crate) fn check_outputs(
 
 /// Runs that ended or were interrupted.
 pub(crate) struct Done {
-    /// Every run's job, in order.
-    pub jobs: Vec<Job>,
+    /// The first run's job (the others differ in their random stream only, or come from
+    /// a checkpoint of such runs).
+    pub first: Job,
+    /// How many runs there are.
+    pub runs: usize,
     /// The results of the runs that started (all of them unless interrupted).
     pub results: Vec<RunResult>,
-    /// Every run's state (CPU engine only).
+    /// Every run's state (CPU engine only); runs that ended are kept as their job alone
+    /// (a rerun gives the same bits) unless `--checkpoint` asks for their state, so that
+    /// many runs do not hold all their populations.
     pub entries: Vec<Entry>,
     pub interrupted: bool,
 }
@@ -168,8 +174,12 @@ pub(crate) struct Done {
 /// at a generation boundary on SIGINT/SIGTERM and saving as `save` asks.
 pub(crate) fn on_cpu(entries: Vec<Entry>, save: &SaveArgs, progress: bool) -> Result<Done> {
     let stop = interrupt::flag()?;
-    let jobs: Vec<Job> = entries.iter().map(|e| e.job().clone()).collect();
-    let total: u64 = jobs.iter().map(|j| j.generations as u64).sum();
+    let Some(first) = entries.first().map(|e| e.job().clone()) else {
+        return Err(CliError::usage("there is no run to do"));
+    };
+    let gens: Vec<u32> = entries.iter().map(|e| e.job().generations).collect();
+    let total: u64 = gens.iter().map(|&g| g as u64).sum();
+    let keep_states = save.checkpoint.is_some();
     let bar = progress.then(|| {
         let bar = ProgressBar::new(total);
         if let Ok(style) =
@@ -233,9 +243,14 @@ pub(crate) fn on_cpu(entries: Vec<Entry>, save: &SaveArgs, progress: bool) -> Re
         if let Some(e) = save_error.take() {
             return Err(e);
         }
-        before += jobs[k].generations as u64;
+        before += gens[k] as u64;
+        let stopped = outcome.result.termination == Termination::Stopped;
         results.push(outcome.result);
-        done.push(Entry::Started(outcome.checkpoint));
+        done.push(if keep_states || stopped {
+            Entry::Started(outcome.checkpoint)
+        } else {
+            Entry::Pending(outcome.checkpoint.job)
+        });
     }
     if let Some(bar) = bar {
         bar.finish_and_clear();
@@ -247,7 +262,8 @@ pub(crate) fn on_cpu(entries: Vec<Entry>, save: &SaveArgs, progress: bool) -> Re
                 .any(|r| r.termination == Termination::Stopped));
     done.extend(rest);
     Ok(Done {
-        jobs,
+        runs: gens.len(),
+        first,
         results,
         entries: done,
         interrupted,
@@ -305,7 +321,7 @@ pub(crate) fn finish(
             Err(e) => return Err(e),
         }
     }
-    let job = &done.jobs[0];
+    let job = &done.first;
     let threshold = job.target.unwrap_or(DEFAULT_SUCCESS);
     let errors: Vec<f64> = done.results.iter().map(|r| r.error).collect();
     let summary = Summary::of(&errors, threshold);
@@ -313,7 +329,7 @@ pub(crate) fn finish(
         common::to_json(&Report {
             backend: at.backend,
             fallback_reason: at.fallback_reason,
-            job: JobSpec::resolved(job, done.jobs.len() as u32, budget),
+            job: JobSpec::resolved(job, done.runs as u32, budget),
             results: &done.results,
             summary,
         })?
@@ -324,7 +340,7 @@ pub(crate) fn finish(
         return Ok(out);
     }
     let g = done.results.last().map_or(0, |r| r.generations);
-    let at_run = match done.jobs.len() {
+    let at_run = match done.runs {
         1 => format!("interrupted at generation {g}"),
         n => format!(
             "interrupted at generation {g} of run {} of {n}",
@@ -343,9 +359,8 @@ pub(crate) fn finish(
 
 /// Should a progress bar be drawn? Only for people watching a long run on the CPU
 /// engine (which reports its generations).
-pub(crate) fn show_progress(json: bool, jobs: &[Job]) -> bool {
+pub(crate) fn show_progress<'a>(json: bool, jobs: impl Iterator<Item = &'a Job>) -> bool {
     let work: f64 = jobs
-        .iter()
         .map(|j| j.pop as f64 * j.dim() as f64 * j.generations as f64)
         .sum();
     !json && work > PROGRESS_WORK && std::io::stdout().is_terminal()
