@@ -15,6 +15,7 @@
 
 pub use gpude_device as device;
 pub use gpude_host as host;
+pub use gpude_host::checkpoint;
 pub use gpude_host::cpu;
 pub use gpude_host::{
     Backend, BoundPolicy, Crossover, CudaEngine, Error, FUNCTIONS, Formula, Function, FunctionInfo,
@@ -56,7 +57,9 @@ impl Solver {
         self.0.cuda()
     }
 
-    /// Runs one job. The observer sees every generation on the CPU engine.
+    /// Runs one job. The observer sees every generation on the CPU engine and may stop
+    /// the run there ([`cpu::Flow::Stop`]); for stop flags and checkpoints, see
+    /// [`cpu::run_controlled`] and [`cpu::resume`].
     pub fn run(&self, job: &Job, observer: Option<cpu::Observer>) -> Result<RunResult> {
         self.0.run(job, observer)
     }

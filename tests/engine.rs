@@ -545,7 +545,10 @@ fn observer_sees_every_generation() {
         .build()
         .unwrap();
     let seen = Mutex::new(Vec::new());
-    let observer = |g: u32, f: f64| seen.lock().unwrap().push((g, f));
+    let observer = |g: u32, f: f64| {
+        seen.lock().unwrap().push((g, f));
+        gpude::cpu::Flow::Continue
+    };
     let r = solver().run(&job, Some(&observer)).unwrap();
     let seen = seen.into_inner().unwrap();
     let h = r.history.as_ref().unwrap();

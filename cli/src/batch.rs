@@ -2,20 +2,28 @@
 //!
 //! JSON: an array of jobs, or `{"jobs": [...]}`. TOML: `[[jobs]]` tables. Each job has
 //! the keys of [`JobSpec`]; `repetitions` (or `runs`) expands to streams 0 … n−1.
+//!
+//! A job file is at most [`MAX_JOB_FILE_BYTES`]. Messages about it give the line and
+//! column and the kind of problem (or the job, the key and the type it needs), never
+//! the values it holds.
 
 use super::common::{self, BackendArgs, JobSpec, Summary, num};
+use super::input::{self, MIB};
 use super::{CliError, Result};
 use gpude::{Job, RunResult};
-use serde::{Deserialize, Serialize};
-use std::io::Read;
+use serde::Serialize;
+use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
+
+/// The largest job file.
+pub const MAX_JOB_FILE_BYTES: u64 = MIB;
 
 /// Error below which a run counts as a success when its job has no target.
 const DEFAULT_SUCCESS: f64 = 1e-10;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Job file (.json or .toml; `-` reads stdin).
+    /// Job file (.json or .toml, a regular file of at most 1 MiB; `-` reads stdin).
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
 
@@ -25,13 +33,6 @@ pub struct Args {
     /// Print the settings and results as JSON.
     #[arg(long)]
     pub json: bool,
-}
-
-/// The top level of a file that is an object / table.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct BatchFile<V> {
-    jobs: Vec<V>,
 }
 
 #[derive(Serialize)]
@@ -50,7 +51,7 @@ struct JobReport<'a> {
 }
 
 pub fn run(args: Args) -> Result<String> {
-    let (text, name) = read(&args.file)?;
+    let (text, name) = input::read_text(Some(&args.file), MAX_JOB_FILE_BYTES, "a job file")?;
     let specs = parse(&text, &args.file).map_err(|e| e.context(&name))?;
     if specs.is_empty() {
         return Err(CliError::usage(format!("{name}: the file lists no jobs")));
@@ -144,28 +145,15 @@ pub fn run(args: Args) -> Result<String> {
     Ok(s)
 }
 
-fn read(path: &Path) -> Result<(String, String)> {
-    if path.as_os_str() == "-" {
-        let mut text = String::new();
-        std::io::stdin()
-            .read_to_string(&mut text)
-            .map_err(|e| CliError::usage(format!("cannot read stdin: {e}")))?;
-        return Ok((text, "stdin".into()));
-    }
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| CliError::usage(format!("cannot read {}: {e}", path.display())))?;
-    Ok((text, path.display().to_string()))
-}
-
 /// The jobs of a file, its format chosen by the extension, else by trying JSON first.
-fn parse(text: &str, path: &Path) -> Result<Vec<JobSpec>> {
+pub(crate) fn parse(text: &str, path: &Path) -> Result<Vec<JobSpec>> {
     let ext = path
         .extension()
         .and_then(|e| e.to_str())
         .map(str::to_ascii_lowercase);
-    match ext.as_deref() {
-        Some("json") => parse_json(text),
-        Some("toml") => parse_toml(text),
+    let top = match ext.as_deref() {
+        Some("json") => parse_json(text)?,
+        Some("toml") => parse_toml(text)?,
         _ => parse_json(text).or_else(|je| {
             parse_toml(text).map_err(|te| {
                 CliError::usage(format!(
@@ -173,19 +161,26 @@ fn parse(text: &str, path: &Path) -> Result<Vec<JobSpec>> {
                     je.message, te.message
                 ))
             })
-        }),
-    }
-}
-
-fn parse_json(text: &str) -> Result<Vec<JobSpec>> {
-    let v: serde_json::Value =
-        serde_json::from_str(text).map_err(|e| CliError::usage(format!("invalid JSON: {e}")))?;
-    let items = match v {
-        serde_json::Value::Array(a) => a,
-        obj @ serde_json::Value::Object(_) => {
-            serde_json::from_value::<BatchFile<serde_json::Value>>(obj)
-                .map_err(|e| CliError::usage(e.to_string()))?
-                .jobs
+        })?,
+    };
+    let items = match top {
+        Value::Array(a) => a,
+        Value::Object(mut obj) => {
+            let others = obj.keys().filter(|k| *k != "jobs").count();
+            match obj.remove("jobs") {
+                Some(Value::Array(a)) if others == 0 => a,
+                Some(Value::Array(_)) => {
+                    return Err(CliError::usage(format!(
+                        "only `jobs` is allowed at the top level ({others} other keys found)"
+                    )));
+                }
+                Some(_) => return Err(CliError::usage("`jobs` must be an array of jobs")),
+                None => {
+                    return Err(CliError::usage(
+                        "no `jobs`: give an array of jobs, {\"jobs\": [...]} or [[jobs]] tables",
+                    ));
+                }
+            }
         }
         _ => {
             return Err(CliError::usage(
@@ -196,21 +191,269 @@ fn parse_json(text: &str) -> Result<Vec<JobSpec>> {
     items
         .into_iter()
         .enumerate()
-        .map(|(i, v)| {
-            serde_json::from_value(v).map_err(|e| CliError::usage(format!("job {i}: {e}")))
-        })
+        .map(|(i, v)| job_spec(v).map_err(|e| e.context(format!("job {i}"))))
         .collect()
 }
 
-fn parse_toml(text: &str) -> Result<Vec<JobSpec>> {
-    let file: BatchFile<toml::Value> = toml::from_str(text)
-        .map_err(|e| CliError::usage(format!("invalid TOML: {}", e.to_string().trim_end())))?;
-    file.jobs
-        .into_iter()
-        .enumerate()
-        .map(|(i, v)| {
-            v.try_into::<JobSpec>()
-                .map_err(|e| CliError::usage(format!("job {i}: {}", e.to_string().trim_end())))
+/// The keys of a job and the type each needs.
+const KEYS: [(&str, &str); 19] = [
+    ("function", "a function name"),
+    ("dim", WHOLE32),
+    ("lower", "a number or an array of numbers"),
+    ("upper", "a number or an array of numbers"),
+    ("pop", WHOLE32),
+    ("generations", WHOLE32),
+    ("gens", WHOLE32),
+    ("max_evals", WHOLE64),
+    ("max_evaluations", WHOLE64),
+    ("target", "a number"),
+    ("strategy", "a strategy name"),
+    ("crossover", "a crossover name"),
+    ("bounds", "a bound policy name"),
+    ("f", "a number"),
+    ("cr", "a number"),
+    ("seed", WHOLE64),
+    ("precision", "f32 or f64"),
+    ("repetitions", WHOLE32),
+    ("runs", WHOLE32),
+];
+const WHOLE32: &str = "a whole number in 0 ..= 4294967295";
+const WHOLE64: &str = "a whole number ≥ 0";
+
+/// One job from its JSON value: every key known and of the right type, checked one by
+/// one so that a message names the key, not the value.
+fn job_spec(v: Value) -> Result<JobSpec> {
+    let Value::Object(obj) = v else {
+        return Err(CliError::usage("a job must be an object (a table in TOML)"));
+    };
+    for (key, value) in &obj {
+        let Some((_, needs)) = KEYS.iter().find(|(k, _)| k == key) else {
+            let known: Vec<&str> = KEYS.iter().map(|(k, _)| *k).collect();
+            return Err(CliError::usage(format!(
+                "unknown key `{}`; known: {}",
+                input::clip(key),
+                known.join(", ")
+            )));
+        };
+        let mut one = Map::new();
+        one.insert(key.clone(), value.clone());
+        if key != "function" {
+            one.insert("function".into(), Value::String(String::new()));
+        }
+        if serde_json::from_value::<JobSpec>(Value::Object(one)).is_err() {
+            return Err(CliError::usage(format!("`{key}` must be {needs}")));
+        }
+    }
+    if !obj.contains_key("function") {
+        return Err(CliError::usage("`function` is missing"));
+    }
+    let aliases = [
+        ("generations", "gens"),
+        ("max_evals", "max_evaluations"),
+        ("repetitions", "runs"),
+    ];
+    for (a, b) in aliases {
+        if obj.contains_key(a) && obj.contains_key(b) {
+            return Err(CliError::usage(format!("give `{a}` or `{b}`, not both")));
+        }
+    }
+    serde_json::from_value(Value::Object(obj))
+        .map_err(|_| CliError::usage("the settings cannot be read"))
+}
+
+/// A JSON document (syntax errors give their line and column and kind only).
+fn parse_json(text: &str) -> Result<Value> {
+    serde_json::from_str(text).map_err(|e| {
+        CliError::usage(format!(
+            "invalid JSON at line {} column {}: {}",
+            e.line(),
+            e.column(),
+            json_category(&e)
+        ))
+    })
+}
+
+/// The kind of a JSON error, without the position serde_json appends.
+fn json_category(e: &serde_json::Error) -> String {
+    let full = e.to_string();
+    let bare = match full.rfind(" at line ") {
+        Some(at) => &full[..at],
+        None => &full,
+    };
+    input::redact_quoted(bare)
+}
+
+/// A TOML document as JSON values (syntax errors give their line and column and kind
+/// only).
+fn parse_toml(text: &str) -> Result<Value> {
+    let table: toml::Table = toml::from_str(text).map_err(|e| {
+        let at = e
+            .span()
+            .map(|s| input::line_column(text, s.start))
+            .map(|(l, c)| format!(" at line {l} column {c}"))
+            .unwrap_or_default();
+        CliError::usage(format!(
+            "invalid TOML{at}: {}",
+            input::redact_quoted(e.message())
+        ))
+    })?;
+    Ok(Value::Object(
+        table
+            .into_iter()
+            .map(|(k, v)| Ok((k, json_of_toml(v)?)))
+            .collect::<Result<Map<String, Value>>>()?,
+    ))
+}
+
+/// A TOML value as JSON; infinities, NaN and dates have no JSON form and are refused.
+fn json_of_toml(v: toml::Value) -> Result<Value> {
+    Ok(match v {
+        toml::Value::String(s) => Value::String(s),
+        toml::Value::Integer(i) => Value::from(i),
+        toml::Value::Float(f) => serde_json::Number::from_f64(f)
+            .map(Value::Number)
+            .ok_or_else(|| CliError::usage(format!("{f} is not allowed: a finite number")))?,
+        toml::Value::Boolean(b) => Value::Bool(b),
+        toml::Value::Datetime(_) => {
+            return Err(CliError::usage("dates are not allowed in a job file"));
+        }
+        toml::Value::Array(a) => {
+            Value::Array(a.into_iter().map(json_of_toml).collect::<Result<_>>()?)
+        }
+        toml::Value::Table(t) => Value::Object(
+            t.into_iter()
+                .map(|(k, v)| Ok((k, json_of_toml(v)?)))
+                .collect::<Result<_>>()?,
+        ),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A word that must never appear in a message.
+    const MARK: &str = "QZXJ";
+
+    fn bounded(m: &str) {
+        assert!(m.chars().count() <= 600, "{m}");
+        assert!(!m.contains(MARK), "{m}");
+    }
+
+    fn paths() -> impl Strategy<Value = &'static str> {
+        prop::sample::select(vec!["jobs.json", "jobs.toml", "jobs", "JOBS.TOML"])
+    }
+
+    /// A value holding the marked word somewhere.
+    fn marked_value() -> impl Strategy<Value = serde_json::Value> {
+        let leaf = prop_oneof![
+            "[a-z0-9]{0,20}".prop_map(|s| Value::String(format!("{MARK}{s}"))),
+            any::<i64>().prop_map(Value::from),
+            any::<bool>().prop_map(Value::Bool),
+            Just(Value::Null),
+        ];
+        leaf.prop_recursive(3, 16, 4, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                prop::collection::btree_map("[a-z_]{1,12}", inner, 0..4)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
         })
-        .collect()
+    }
+
+    proptest! {
+        #[test]
+        fn any_text_parses_or_fails_cleanly(text in "\\PC{0,300}", path in paths()) {
+            if let Err(e) = parse(&text, Path::new(path)) {
+                prop_assert!(e.message.chars().count() <= 600, "{}", e.message);
+            }
+        }
+
+        #[test]
+        fn any_bytes_parse_or_fail_cleanly(
+            bytes in prop::collection::vec(any::<u8>(), 0..400),
+            path in paths(),
+        ) {
+            let text = String::from_utf8_lossy(&bytes);
+            if let Err(e) = parse(&text, Path::new(path)) {
+                prop_assert!(e.message.chars().count() <= 600, "{}", e.message);
+            }
+        }
+
+        #[test]
+        fn values_are_never_shown(
+            key in prop::sample::select(KEYS.iter().map(|(k, _)| *k).collect::<Vec<_>>()),
+            value in marked_value(),
+            path in paths(),
+        ) {
+            // A known key with any value: JSON, and TOML where the value has a TOML form.
+            let job = serde_json::json!({"jobs": [{"function": "sphere", key: value}]});
+            if let Err(e) = parse(&job.to_string(), Path::new(path)) {
+                bounded(&e.message);
+            }
+            let mut table = toml::Table::new();
+            if let Ok(v) = toml::Value::try_from(&value) {
+                let mut one = toml::Table::new();
+                one.insert("function".into(), toml::Value::String("sphere".into()));
+                one.insert(key.into(), v);
+                table.insert("jobs".into(), toml::Value::Array(vec![toml::Value::Table(one)]));
+                if let Ok(text) = toml::to_string(&table)
+                    && let Err(e) = parse(&text, Path::new("jobs.toml"))
+                {
+                    bounded(&e.message);
+                }
+            }
+        }
+
+        #[test]
+        fn broken_files_never_show_their_text(
+            prefix in "[\\[\\]{}=\",: a-z0-9\n]{0,40}",
+            tail in "[A-Za-z0-9:$]{0,30}",
+            path in paths(),
+        ) {
+            let text = format!("{prefix}{MARK}{tail}");
+            if let Err(e) = parse(&text, Path::new(path)) {
+                bounded(&e.message);
+            }
+        }
+    }
+
+    #[test]
+    fn deep_nesting_is_refused_without_overflow() {
+        let deep = format!("{}1{}", "[".repeat(50_000), "]".repeat(50_000));
+        assert!(parse(&deep, Path::new("jobs.json")).is_err());
+        let deep = format!("a = {}1{}", "[".repeat(50_000), "]".repeat(50_000));
+        assert!(parse(&deep, Path::new("jobs.toml")).is_err());
+        let deep = format!("a = {}1{}", "{b = ".repeat(50_000), "}".repeat(50_000));
+        assert!(parse(&deep, Path::new("jobs.toml")).is_err());
+    }
+
+    #[test]
+    fn good_files_read() {
+        let jobs = parse(
+            r#"{"jobs": [{"function": "sphere", "dim": 3, "lower": [-1, -2, -3], "f": 0.5}]}"#,
+            Path::new("x"),
+        )
+        .expect("valid");
+        assert_eq!(jobs[0].dim, Some(3));
+        let jobs = parse(
+            "[[jobs]]\nfunction = \"ackley\"\ngens = 4\n",
+            Path::new("x.toml"),
+        )
+        .expect("valid");
+        assert_eq!(jobs[0].generations, Some(4));
+        let e = parse(
+            "[[jobs]]\nfunction = \"ackley\"\nf = nan\n",
+            Path::new("x.toml"),
+        )
+        .expect_err("NaN refused");
+        assert!(e.message.contains("finite"), "{}", e.message);
+        let e = parse(
+            r#"[{"function": "ackley", "gens": 3, "generations": 4}]"#,
+            Path::new("x"),
+        )
+        .expect_err("both refused");
+        assert!(e.message.contains("not both"), "{}", e.message);
+    }
 }

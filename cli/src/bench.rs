@@ -27,7 +27,7 @@ pub struct Args {
     #[arg(long)]
     pub json: bool,
 
-    /// Also write the JSON to this file.
+    /// Also write the JSON to this file (checked before the cases run, written at the end).
     #[arg(long, value_name = "FILE")]
     pub out: Option<std::path::PathBuf>,
 }
@@ -49,6 +49,9 @@ pub fn run(args: Args) -> Result<String> {
             "--repeats = {} is not allowed: 1 ..= 100",
             args.repeats
         )));
+    }
+    if let Some(path) = &args.out {
+        crate::output::check_file(path, "the output file")?;
     }
     let engine = match args.backend.trim().to_ascii_lowercase().as_str() {
         "auto" => gpude::cuda_engine(0, 4).ok(),
@@ -93,8 +96,8 @@ pub fn run(args: Args) -> Result<String> {
     let json = serde_json::to_string_pretty(&report)
         .map_err(|e| CliError::runtime(format!("cannot write JSON: {e}")))?;
     if let Some(path) = &args.out {
-        std::fs::write(path, &json)
-            .map_err(|e| CliError::usage(format!("{}: {e}", path.display())))?;
+        crate::output::write(path, format!("{json}\n").as_bytes())
+            .map_err(|e| CliError::runtime(format!("writing {}: {e}", crate::input::name(path))))?;
     }
     if args.json {
         Ok(json + "\n")

@@ -1,7 +1,7 @@
 //! What several subcommands share: the job flags, the backend flags, the job
 //! description of batch files, and number formatting.
 
-use super::{CliError, Result};
+use super::{CliError, Result, input};
 use gpude::host::config::{
     bounds_name, crossover_name, formula_name, parse_bounds, parse_crossover, parse_formula,
     parse_strategy, strategy_name,
@@ -140,29 +140,71 @@ pub struct BackendArgs {
     pub backend: String,
 
     /// GPU layout: auto, batch (one block per population), grid (the whole GPU, one
-    /// launch per run) or steps (the whole GPU, one launch per generation).
+    /// launch per run) or steps (the whole GPU, one launch per generation). GPU only.
     #[arg(long, default_value = "auto", value_name = "M")]
     pub mode: String,
 
-    /// GPU index.
-    #[arg(long, default_value_t = 0, value_name = "N")]
-    pub device: usize,
+    /// GPU index [default: 0]. GPU only.
+    #[arg(long, value_name = "N")]
+    pub device: Option<usize>,
 
-    /// CUDA streams to spread launches over.
-    #[arg(long, default_value_t = 4, value_name = "N")]
-    pub streams: usize,
+    /// CUDA streams to spread launches over, 1 ..= 128 [default: 4]. GPU only.
+    #[arg(long, value_name = "N")]
+    pub streams: Option<usize>,
 }
 
+/// The most CUDA streams.
+pub const MAX_STREAMS: usize = 128;
+
 impl BackendArgs {
-    /// Opens the backend these flags name.
+    /// Opens the backend these flags name. GPU flags with `--backend cpu` are an error;
+    /// when `auto` finds no GPU they are ignored with a warning on stderr.
     pub fn open(&self) -> Result<Solver> {
+        let backend = Backend::parse(&self.backend)?;
+        let mode = Mode::parse(&self.mode)?;
+        if let Some(n) = self.streams
+            && !(1..=MAX_STREAMS).contains(&n)
+        {
+            return Err(CliError::usage(format!(
+                "--streams = {n} is not allowed: 1 ..= {MAX_STREAMS}"
+            )));
+        }
+        let gpu_flags = self.gpu_flags();
+        if backend == Backend::Cpu && !gpu_flags.is_empty() {
+            return Err(CliError::usage(format!(
+                "{} applies to the GPU only: leave it out with --backend cpu",
+                gpu_flags.join(", ")
+            )));
+        }
         let opts = SolverOptions {
-            backend: Backend::parse(&self.backend)?,
-            device: self.device,
-            streams: self.streams,
-            mode: Mode::parse(&self.mode)?,
+            backend,
+            device: self.device.unwrap_or(0),
+            streams: self.streams.unwrap_or(4),
+            mode,
         };
-        Ok(Solver::new(&opts)?)
+        let solver = Solver::new(&opts)?;
+        if solver.backend_name() == "cpu" && !gpu_flags.is_empty() {
+            eprintln!(
+                "warning: no GPU, running on the CPU: {} ignored",
+                gpu_flags.join(", ")
+            );
+        }
+        Ok(solver)
+    }
+
+    /// The GPU-only flags given, as typed (`--mode grid`).
+    fn gpu_flags(&self) -> Vec<String> {
+        let mut given = Vec::new();
+        if !self.mode.trim().eq_ignore_ascii_case("auto") {
+            given.push(format!("--mode {}", input::clip(self.mode.trim())));
+        }
+        if let Some(d) = self.device {
+            given.push(format!("--device {d}"));
+        }
+        if let Some(n) = self.streams {
+            given.push(format!("--streams {n}"));
+        }
+        given
     }
 }
 

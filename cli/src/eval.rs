@@ -4,13 +4,19 @@
 //! whitespace; blank lines and lines starting with `#` are skipped) or JSON (an array of
 //! points, or one point as an array of numbers), recognised by a leading `[`. Values
 //! that overflow print as `inf` (as `null` in JSON output).
+//!
+//! The input is at most [`MAX_POINTS_BYTES`]; messages about it say where (line, value
+//! number) and what is wrong, never what the input holds.
 
 use super::common;
+use super::input::{self, MIB};
 use super::{CliError, Result};
 use gpude::{FunctionInfo, Precision};
 use serde_json::Value;
-use std::io::Read;
 use std::path::PathBuf;
+
+/// The largest input of points.
+pub const MAX_POINTS_BYTES: u64 = 64 * MIB;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -18,7 +24,8 @@ pub struct Args {
     #[arg(long, value_name = "NAME")]
     pub function: String,
 
-    /// File of points; `-` or nothing reads stdin.
+    /// File of points (a regular file of at most 64 MiB); `-` or nothing reads stdin
+    /// (at most 64 MiB).
     #[arg(value_name = "FILE")]
     pub path: Option<PathBuf>,
 
@@ -36,7 +43,8 @@ pub struct Args {
 }
 
 /// A point and where it came from (`line 3`, `point 2`).
-struct Point {
+#[derive(Debug)]
+pub(crate) struct Point {
     place: String,
     x: Vec<f64>,
 }
@@ -45,7 +53,7 @@ pub fn run(args: Args) -> Result<String> {
     let info = FunctionInfo::parse(&args.function)?;
     let precision = Precision::parse(&args.precision)?;
     let formula = gpude::host::config::parse_formula(&args.formula)?;
-    let (text, source) = read_input(args.path.as_ref())?;
+    let (text, source) = input::read_text(args.path.as_deref(), MAX_POINTS_BYTES, "points")?;
     let points = parse_points(&text).map_err(|e| e.context(&source))?;
     let mut values = Vec::with_capacity(points.len());
     for p in &points {
@@ -72,25 +80,8 @@ pub fn run(args: Args) -> Result<String> {
     Ok(out)
 }
 
-/// The input text and a name for it in messages.
-fn read_input(path: Option<&PathBuf>) -> Result<(String, String)> {
-    match path {
-        Some(p) if p.as_os_str() != "-" => {
-            let text = std::fs::read_to_string(p)
-                .map_err(|e| CliError::usage(format!("cannot read {}: {e}", p.display())))?;
-            Ok((text, p.display().to_string()))
-        }
-        _ => {
-            let mut text = String::new();
-            std::io::stdin()
-                .read_to_string(&mut text)
-                .map_err(|e| CliError::usage(format!("cannot read stdin: {e}")))?;
-            Ok((text, "stdin".to_string()))
-        }
-    }
-}
-
-fn parse_points(text: &str) -> Result<Vec<Point>> {
+/// The points of an input text (rows or JSON).
+pub(crate) fn parse_points(text: &str) -> Result<Vec<Point>> {
     if text.trim_start().starts_with(['[', '{']) {
         parse_json(text)
     } else {
@@ -120,7 +111,11 @@ fn parse_rows(text: &str) -> Result<Vec<Point>> {
                 )));
             }
             let v = t.parse::<f64>().map_err(|_| {
-                CliError::usage(format!("{place}: {t:?} (value {}) is not a number", j + 1))
+                CliError::usage(format!(
+                    "{place}: value {} ({} characters) is not a number",
+                    j + 1,
+                    t.chars().count()
+                ))
             })?;
             x.push(v);
         }
@@ -130,8 +125,12 @@ fn parse_rows(text: &str) -> Result<Vec<Point>> {
 }
 
 fn parse_json(text: &str) -> Result<Vec<Point>> {
-    let v: Value =
-        serde_json::from_str(text).map_err(|e| CliError::usage(format!("invalid JSON: {e}")))?;
+    let v: Value = serde_json::from_str(text).map_err(|e| {
+        CliError::usage(format!(
+            "invalid JSON: {}",
+            input::redact_quoted(&e.to_string())
+        ))
+    })?;
     let Value::Array(items) = v else {
         return Err(CliError::usage("JSON input must be an array"));
     };
@@ -157,7 +156,7 @@ fn parse_json(text: &str) -> Result<Vec<Point>> {
                 }),
                 other => Err(CliError::usage(format!(
                     "{place}: {} is not an array of numbers (give an array of points, or one point as an array of numbers)",
-                    short(other)
+                    kind(other)
                 ))),
             }
         })
@@ -171,21 +170,98 @@ fn numbers(items: &[Value], place: &str) -> Result<Vec<f64>> {
         .map(|(j, v)| {
             v.as_f64().ok_or_else(|| {
                 CliError::usage(format!(
-                    "{place}: value {} = {} is not a number",
+                    "{place}: value {} is {}, not a number",
                     j + 1,
-                    short(v)
+                    kind(v)
                 ))
             })
         })
         .collect()
 }
 
-/// A JSON value in at most 40 characters.
-fn short(v: &Value) -> String {
-    let s = v.to_string();
-    if s.chars().count() > 40 {
-        format!("{}…", s.chars().take(39).collect::<String>())
-    } else {
-        s
+/// What kind of JSON value `v` is (never what it holds).
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A word that must never appear in a message.
+    const MARK: &str = "QZXJ";
+
+    /// Checks an error message: bounded, nothing of the input's marked word in it.
+    fn bounded(m: &str) {
+        assert!(m.chars().count() <= 300, "{m}");
+        assert!(!m.contains(MARK), "{m}");
+    }
+
+    fn rows_with_mark() -> impl Strategy<Value = String> {
+        (
+            prop::collection::vec("[-+0-9.eE, \t#\\[\\]{}\"a-z]{0,12}", 0..6),
+            "[A-Za-z0-9_:$]{0,40}",
+            0usize..6,
+        )
+            .prop_map(|(mut parts, tail, at)| {
+                let at = at.min(parts.len());
+                parts.insert(at, format!("{MARK}{tail}"));
+                parts.join("\n")
+            })
+    }
+
+    proptest! {
+        #[test]
+        fn any_text_parses_or_fails_cleanly(text in "\\PC{0,200}") {
+            if let Err(e) = parse_points(&text) {
+                prop_assert!(e.message.chars().count() <= 300, "{}", e.message);
+            }
+        }
+
+        #[test]
+        fn any_bytes_parse_or_fail_cleanly(bytes in prop::collection::vec(any::<u8>(), 0..300)) {
+            let text = String::from_utf8_lossy(&bytes);
+            if let Err(e) = parse_points(&text) {
+                prop_assert!(e.message.chars().count() <= 300, "{}", e.message);
+            }
+        }
+
+        #[test]
+        fn errors_never_show_the_input(text in rows_with_mark()) {
+            if let Err(e) = parse_points(&text) {
+                bounded(&e.message);
+            }
+            // As JSON too: the same words inside an array of points.
+            let json = format!("[[1, 2], [\"{}\", {text:?}]]", text.replace(['"', '\\'], ""));
+            let e = parse_points(&json).expect_err("strings are not numbers");
+            bounded(&e.message);
+        }
+
+        #[test]
+        fn numbers_read_back(points in prop::collection::vec(
+            prop::collection::vec(-1e300f64..1e300, 1..6), 1..5)) {
+            let text: String = points
+                .iter()
+                .map(|p| p.iter().map(|v| format!("{v:e}")).collect::<Vec<_>>().join(", ") + "\n")
+                .collect();
+            let read = parse_points(&text).expect("valid rows");
+            let back: Vec<Vec<f64>> = read.into_iter().map(|p| p.x).collect();
+            prop_assert_eq!(back, points);
+        }
+    }
+
+    #[test]
+    fn deep_json_nesting_is_refused() {
+        let deep = "[".repeat(100_000);
+        let e = parse_points(&deep).expect_err("refused");
+        assert!(e.message.contains("invalid JSON"), "{}", e.message);
     }
 }

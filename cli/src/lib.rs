@@ -11,7 +11,11 @@ mod common;
 mod eval;
 mod functions;
 mod info;
+mod input;
+mod interrupt;
+mod output;
 mod reproduce;
+mod resume;
 mod run;
 pub mod stats;
 pub mod thesis;
@@ -34,6 +38,8 @@ pub struct Cli {
 pub enum Command {
     /// Optimise one function (optionally several independent runs).
     Run(Box<run::Args>),
+    /// Go on with the runs of a checkpoint file (from `run --checkpoint` or an interrupt).
+    Resume(resume::Args),
     /// Evaluate a function at points read from a file or stdin.
     Eval(eval::Args),
     /// List the benchmark functions with their domains and optima.
@@ -53,12 +59,17 @@ pub enum Command {
 pub const EXIT_USAGE: u8 = 2;
 /// Exit code for failures while running: CUDA errors, I/O while writing.
 pub const EXIT_RUNTIME: u8 = 1;
+/// Exit code after SIGINT or SIGTERM stopped a run (its partial result printed).
+pub const EXIT_INTERRUPTED: u8 = 130;
 
 /// An error to report as `error: <message>` with an exit code.
 #[derive(Debug)]
 pub struct CliError {
     pub code: u8,
     pub message: String,
+    /// What to print on stdout before the message (the partial result of an
+    /// interrupted run).
+    pub output: Option<String>,
 }
 
 impl CliError {
@@ -67,6 +78,7 @@ impl CliError {
         CliError {
             code: EXIT_USAGE,
             message: message.into(),
+            output: None,
         }
     }
 
@@ -75,6 +87,16 @@ impl CliError {
         CliError {
             code: EXIT_RUNTIME,
             message: message.into(),
+            output: None,
+        }
+    }
+
+    /// An interrupted run (exit code 130) with its partial result for stdout.
+    pub fn interrupted(message: impl Into<String>, output: String) -> Self {
+        CliError {
+            code: EXIT_INTERRUPTED,
+            message: message.into(),
+            output: Some(output),
         }
     }
 
@@ -106,6 +128,7 @@ impl From<gpude::Error> for CliError {
         CliError {
             code,
             message: e.to_string(),
+            output: None,
         }
     }
 }
@@ -126,7 +149,10 @@ pub fn main() -> ExitCode {
     match dispatch(cli.command) {
         Ok(out) => write_stdout(&out),
         Err(e) => {
-            eprintln!("error: {e}");
+            if let Some(out) = &e.output {
+                let _ = write_stdout(out);
+            }
+            eprintln!("error: {}", input::sanitize(&e.message));
             ExitCode::from(e.code)
         }
     }
@@ -136,6 +162,7 @@ pub fn main() -> ExitCode {
 pub fn dispatch(command: Command) -> Result<String> {
     match command {
         Command::Run(a) => run::run(*a),
+        Command::Resume(a) => resume::run(a),
         Command::Eval(a) => eval::run(a),
         Command::Functions(a) => functions::run(a),
         Command::Info(a) => info::run(a),

@@ -79,13 +79,8 @@ fn thesis(args: ThesisArgs) -> Result<String> {
     options.precisions = Options::parse_precisions(&args.precision)?;
     options.validate()?;
 
-    // A folder that cannot be made should not cost the runs.
-    std::fs::create_dir_all(&args.out).map_err(|e| {
-        CliError::usage(format!(
-            "cannot create the output folder {}: {e}",
-            args.out.display()
-        ))
-    })?;
+    // A folder that cannot be made or written should not cost the runs.
+    crate::output::check_dir(&args.out, "the output folder")?;
 
     let solver = args.backend.open()?;
     if let Some(why) = solver.fallback_reason() {

@@ -1,13 +1,15 @@
 //! `gpude run`: optimise one function, once or several times.
 
 use super::common::{self, BackendArgs, JobArgs, JobSpec, Summary, num};
-use super::{CliError, Result};
-use gpude::{Job, RunResult, Solver};
+use super::{CliError, Result, input, interrupt, output};
+use gpude::checkpoint::{self, Entry, Part};
+use gpude::cpu::{self, Checkpoint, Control, Flow};
+use gpude::{Job, RunResult, Termination};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
-use std::fs::File;
-use std::io::{BufWriter, IsTerminal, Write};
+use std::io::IsTerminal;
 use std::path::PathBuf;
+use std::sync::atomic::Ordering;
 
 /// Error below which a run counts as a success when no --target is given.
 const DEFAULT_SUCCESS: f64 = 1e-10;
@@ -34,10 +36,31 @@ pub struct Args {
     #[arg(long)]
     pub json: bool,
 
-    /// Write the best value after every generation to FILE (CSV; one column per run).
+    /// Write the best value after every generation to FILE (CSV; one column per run),
+    /// once the run has ended or was interrupted.
     #[arg(long, value_name = "FILE")]
     pub history: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub save: SaveArgs,
 }
+
+/// Where and how often the CPU engine saves the runs.
+#[derive(Debug, clap::Args)]
+pub struct SaveArgs {
+    /// Save the state of the runs to FILE at the end, on SIGINT/SIGTERM and every
+    /// --checkpoint-every generations (CPU engine); `gpude resume FILE` goes on with
+    /// the same bits. Without it an interrupted run is saved to ./gpude.ckpt.
+    #[arg(long, value_name = "FILE")]
+    pub checkpoint: Option<PathBuf>,
+
+    /// Also save every N generations (needs --checkpoint).
+    #[arg(long, value_name = "N", requires = "checkpoint")]
+    pub checkpoint_every: Option<u32>,
+}
+
+/// Where an interrupted run is saved when no --checkpoint is given.
+pub const DEFAULT_CHECKPOINT: &str = "gpude.ckpt";
 
 #[derive(Serialize)]
 struct Report<'a> {
@@ -48,22 +71,51 @@ struct Report<'a> {
     summary: Summary,
 }
 
+/// What the output shows of where the runs ran.
+pub(crate) struct Where<'a> {
+    pub backend: &'static str,
+    pub fallback_reason: Option<&'a str>,
+}
+
 pub fn run(args: Args) -> Result<String> {
     let spec = args.job.spec(args.runs)?;
-    let jobs = spec.jobs(args.history.is_some())?;
-    let job = &jobs[0];
-    // Open the history file first: a bad path should not cost a run.
-    let history_file = match &args.history {
-        Some(p) => Some(File::create(p).map_err(|e| {
-            CliError::usage(format!(
-                "cannot create the history file {}: {e}",
-                p.display()
-            ))
-        })?),
-        None => None,
-    };
+    let saving = args.save.checkpoint.is_some();
+    // A checkpoint records the history so that a resumed run can write all of it.
+    let jobs = spec.jobs(args.history.is_some() || saving)?;
+    if args.save.checkpoint_every == Some(0) {
+        return Err(CliError::usage(
+            "--checkpoint-every = 0 is not allowed: 1 or more generations",
+        ));
+    }
+    // A bad path should not cost a run; an existing file is replaced only at the end.
+    check_outputs(args.history.as_deref(), args.save.checkpoint.as_deref())?;
     let solver = args.backend.open()?;
-    let results = execute(&solver, &jobs, show_progress(&args, &solver, job))?;
+    let at = Where {
+        backend: solver.backend_name(),
+        fallback_reason: solver.fallback_reason(),
+    };
+    if solver.backend_name() == "cpu" {
+        let progress = show_progress(args.json, jobs.iter());
+        let entries = jobs.into_iter().map(Entry::Pending).collect();
+        let done = on_cpu(entries, &args.save, progress)?;
+        return finish(
+            done,
+            &args.history,
+            args.json,
+            &at,
+            spec.max_evals,
+            &args.save,
+        );
+    }
+    if saving {
+        return Err(CliError::usage(
+            "--checkpoint needs the CPU engine (--backend cpu): GPU runs are not saved",
+        ));
+    }
+    let results = match jobs.as_slice() {
+        [one] => vec![solver.run(one, None)?],
+        _ => solver.run_batch(&jobs)?,
+    };
     if results.len() != jobs.len() {
         return Err(CliError::runtime(format!(
             "the engine returned {} results for {} runs",
@@ -71,101 +123,280 @@ pub fn run(args: Args) -> Result<String> {
             jobs.len()
         )));
     }
-
-    if let (Some(file), Some(path)) = (history_file, &args.history) {
-        write_history(file, &results).map_err(|e| {
-            CliError::runtime(format!("writing the history file {}: {e}", path.display()))
-        })?;
-    }
-
-    let threshold = job.target.unwrap_or(DEFAULT_SUCCESS);
-    // Successes are judged on the verified errors.
-    let errors: Vec<f64> = results.iter().map(|r| r.verified_error).collect();
-    let summary = Summary::of(&errors, threshold);
-    if args.json {
-        return common::to_json(&Report {
-            backend: solver.backend_name(),
-            fallback_reason: solver.fallback_reason(),
-            job: JobSpec::resolved(job, args.runs, spec.max_evals),
-            results: &results,
-            summary,
-        });
-    }
-    Ok(human(&solver, job, &results, &summary))
+    let done = Done {
+        first: jobs[0].clone(),
+        runs: jobs.len(),
+        results,
+        entries: Vec::new(),
+        interrupted: false,
+    };
+    finish(
+        done,
+        &args.history,
+        args.json,
+        &at,
+        spec.max_evals,
+        &args.save,
+    )
 }
 
-/// Should a progress bar be drawn? Only for people watching a long run that reports
-/// its generations (the CPU engine).
-fn show_progress(args: &Args, solver: &Solver, job: &Job) -> bool {
-    let work = job.pop as f64 * job.dim() as f64 * job.generations as f64 * args.runs as f64;
-    !args.json
-        && solver.backend_name() == "cpu"
-        && work > PROGRESS_WORK
-        && std::io::stdout().is_terminal()
+/// Checks the history and checkpoint paths before any work.
+pub(crate) fn check_outputs(
+    history: Option<&std::path::Path>,
+    checkpoint: Option<&std::path::Path>,
+) -> Result<()> {
+    if let Some(p) = history {
+        output::check_file(p, "the history file")?;
+    }
+    if let Some(p) = checkpoint {
+        output::check_file(p, "the checkpoint file")?;
+    }
+    Ok(())
 }
 
-fn execute(solver: &Solver, jobs: &[Job], progress: bool) -> Result<Vec<RunResult>> {
-    if !progress {
-        return Ok(match jobs {
-            [one] => vec![solver.run(one, None)?],
-            _ => solver.run_batch(jobs)?,
-        });
-    }
-    let total: u64 = jobs.iter().map(|j| j.generations as u64).sum();
-    let bar = ProgressBar::new(total);
-    if let Ok(style) = ProgressStyle::with_template("{wide_bar} {pos}/{len} gens  {msg}  eta {eta}")
-    {
-        bar.set_style(style);
-    }
-    let mut out = Vec::with_capacity(jobs.len());
-    let mut done = 0u64;
-    for (k, job) in jobs.iter().enumerate() {
-        let runs = jobs.len();
+/// Runs that ended or were interrupted.
+pub(crate) struct Done {
+    /// The first run's job (the others differ in their random stream only, or come from
+    /// a checkpoint of such runs).
+    pub first: Job,
+    /// How many runs there are.
+    pub runs: usize,
+    /// The results of the runs that started (all of them unless interrupted).
+    pub results: Vec<RunResult>,
+    /// Every run's state (CPU engine only); runs that ended are kept as their job alone
+    /// (a rerun gives the same bits) unless `--checkpoint` asks for their state, so that
+    /// many runs do not hold all their populations.
+    pub entries: Vec<Entry>,
+    pub interrupted: bool,
+}
+
+/// Runs (or goes on with) `entries` on the CPU engine, one after the other, stopping
+/// at a generation boundary on SIGINT/SIGTERM and saving as `save` asks.
+pub(crate) fn on_cpu(entries: Vec<Entry>, save: &SaveArgs, progress: bool) -> Result<Done> {
+    let stop = interrupt::flag()?;
+    let Some(first) = entries.first().map(|e| e.job().clone()) else {
+        return Err(CliError::usage("there is no run to do"));
+    };
+    let gens: Vec<u32> = entries.iter().map(|e| e.job().generations).collect();
+    let total: u64 = gens.iter().map(|&g| g as u64).sum();
+    let keep_states = save.checkpoint.is_some();
+    let bar = progress.then(|| {
+        let bar = ProgressBar::new(total);
+        if let Ok(style) =
+            ProgressStyle::with_template("{wide_bar} {pos}/{len} gens  {msg}  eta {eta}")
+        {
+            bar.set_style(style);
+        }
+        bar
+    });
+    let every = save.checkpoint_every.unwrap_or(0);
+    let n = entries.len();
+    let mut done: Vec<Entry> = Vec::with_capacity(n);
+    let mut rest: std::collections::VecDeque<Entry> = entries.into();
+    let mut results = Vec::with_capacity(n);
+    let mut before = 0u64;
+    let mut save_error: Option<CliError> = None;
+    while let Some(entry) = rest.pop_front() {
+        if stop.load(Ordering::Relaxed) {
+            rest.push_front(entry);
+            break;
+        }
+        let k = done.len();
         let observe = |g: u32, best: f64| {
-            bar.set_position(done + g as u64);
-            if runs > 1 {
-                bar.set_message(format!("run {}/{runs}  best f {}", k + 1, num(best)));
-            } else {
-                bar.set_message(format!("best f {}", num(best)));
+            if let Some(bar) = &bar {
+                bar.set_position(before + g as u64);
+                if n > 1 {
+                    bar.set_message(format!("run {}/{n}  best f {}", k + 1, num(best)));
+                } else {
+                    bar.set_message(format!("best f {}", num(best)));
+                }
+            }
+            Flow::Continue
+        };
+        let mut saver = |c: &Checkpoint| {
+            let Some(path) = &save.checkpoint else {
+                return Flow::Continue;
+            };
+            let parts = done
+                .iter()
+                .map(Entry::part)
+                .chain([Part::Started(c)])
+                .chain(rest.iter().map(Entry::part));
+            match write_checkpoint(path, parts) {
+                Ok(()) => Flow::Continue,
+                Err(e) => {
+                    save_error = Some(e);
+                    Flow::Stop
+                }
             }
         };
-        out.push(solver.run(job, Some(&observe))?);
-        done += job.generations as u64;
+        let mut control = Control {
+            observer: Some(&observe),
+            stop: Some(&stop),
+            every,
+            save: Some(&mut saver),
+        };
+        let outcome = match entry {
+            Entry::Pending(job) => cpu::run_controlled(&job, &mut control),
+            Entry::Started(c) => cpu::resume(c, &mut control)?,
+        };
+        if let Some(e) = save_error.take() {
+            return Err(e);
+        }
+        before += gens[k] as u64;
+        let stopped = outcome.result.termination == Termination::Stopped;
+        results.push(outcome.result);
+        done.push(if keep_states || stopped {
+            Entry::Started(outcome.checkpoint)
+        } else {
+            Entry::Pending(outcome.checkpoint.job)
+        });
     }
-    bar.finish_and_clear();
-    Ok(out)
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    let interrupted = stop.load(Ordering::Relaxed)
+        && (!rest.is_empty()
+            || results
+                .iter()
+                .any(|r| r.termination == Termination::Stopped));
+    done.extend(rest);
+    Ok(Done {
+        runs: gens.len(),
+        first,
+        results,
+        entries: done,
+        interrupted,
+    })
+}
+
+/// Writes a checkpoint file whole.
+fn write_checkpoint<'a>(
+    path: &std::path::Path,
+    parts: impl IntoIterator<Item = Part<'a>>,
+) -> Result<()> {
+    let bytes = checkpoint::encode_parts(parts)?;
+    output::write(path, &bytes).map_err(|e| {
+        CliError::runtime(format!(
+            "writing the checkpoint file {}: {e}",
+            input::name(path)
+        ))
+    })
+}
+
+/// Writes the history and the checkpoint, and reports; an interrupted run reports as
+/// an error with exit code 130 and its partial result on stdout.
+pub(crate) fn finish(
+    mut done: Done,
+    history: &Option<PathBuf>,
+    json: bool,
+    at: &Where,
+    budget: Option<u64>,
+    save: &SaveArgs,
+) -> Result<String> {
+    if let Some(path) = history {
+        output::write(path, history_csv(&done.results).as_bytes()).map_err(|e| {
+            CliError::runtime(format!(
+                "writing the history file {}: {e}",
+                input::name(path)
+            ))
+        })?;
+    } else {
+        for r in &mut done.results {
+            r.history = None;
+        }
+    }
+    let saved_to = match (&save.checkpoint, done.interrupted) {
+        (Some(p), _) => Some(p.clone()),
+        (None, true) => Some(PathBuf::from(DEFAULT_CHECKPOINT)),
+        (None, false) => None,
+    };
+    let mut saved = None;
+    if let Some(path) = &saved_to
+        && !done.entries.is_empty()
+    {
+        match write_checkpoint(path, done.entries.iter().map(Entry::part)) {
+            Ok(()) => saved = Some(path),
+            Err(e) if done.interrupted => eprintln!("warning: {}", e.message),
+            Err(e) => return Err(e),
+        }
+    }
+    let job = &done.first;
+    let threshold = job.target.unwrap_or(DEFAULT_SUCCESS);
+    // Successes are judged on the verified errors.
+    let errors: Vec<f64> = done.results.iter().map(|r| r.verified_error).collect();
+    let summary = Summary::of(&errors, threshold);
+    let out = if json {
+        common::to_json(&Report {
+            backend: at.backend,
+            fallback_reason: at.fallback_reason,
+            job: JobSpec::resolved(job, done.runs as u32, budget),
+            results: &done.results,
+            summary,
+        })?
+    } else {
+        human(at, job, &done.results, &summary)
+    };
+    if !done.interrupted {
+        return Ok(out);
+    }
+    let g = done.results.last().map_or(0, |r| r.generations);
+    let at_run = match done.runs {
+        1 => format!("interrupted at generation {g}"),
+        n => format!(
+            "interrupted at generation {g} of run {} of {n}",
+            done.results.len().max(1)
+        ),
+    };
+    let message = match saved {
+        Some(p) => {
+            let p = input::name(p);
+            format!("{at_run}; saved to {p}: go on with `gpude resume {p}`")
+        }
+        None => format!("{at_run}; nothing saved"),
+    };
+    Err(CliError::interrupted(message, out))
+}
+
+/// Should a progress bar be drawn? Only for people watching a long run on the CPU
+/// engine (which reports its generations).
+pub(crate) fn show_progress<'a>(json: bool, jobs: impl Iterator<Item = &'a Job>) -> bool {
+    let work: f64 = jobs
+        .map(|j| j.pop as f64 * j.dim() as f64 * j.generations as f64)
+        .sum();
+    !json && work > PROGRESS_WORK && std::io::stdout().is_terminal()
 }
 
 /// CSV `generation,best` (one run) or `generation,run_0,run_1,…`; runs that stopped
 /// early leave their later cells empty.
-fn write_history(file: File, results: &[RunResult]) -> std::io::Result<()> {
+fn history_csv(results: &[RunResult]) -> String {
     let hist: Vec<&[f64]> = results
         .iter()
         .map(|r| r.history.as_deref().unwrap_or(&[]))
         .collect();
     let rows = hist.iter().map(|h| h.len()).max().unwrap_or(0);
-    let mut w = BufWriter::new(file);
+    let mut w = String::new();
     if hist.len() == 1 {
-        writeln!(w, "generation,best")?;
+        w.push_str("generation,best\n");
     } else {
         let names: Vec<String> = (0..hist.len()).map(|k| format!("run_{k}")).collect();
-        writeln!(w, "generation,{}", names.join(","))?;
+        w.push_str(&format!("generation,{}\n", names.join(",")));
     }
     for g in 0..rows {
         let cells: Vec<String> = hist
             .iter()
             .map(|h| h.get(g).map(|&v| common::exact(v)).unwrap_or_default())
             .collect();
-        writeln!(w, "{g},{}", cells.join(","))?;
+        w.push_str(&format!("{g},{}\n", cells.join(",")));
     }
-    w.flush()
+    w
 }
 
-fn human(solver: &Solver, job: &Job, results: &[RunResult], summary: &Summary) -> String {
+fn human(at: &Where, job: &Job, results: &[RunResult], summary: &Summary) -> String {
     let mut s = String::new();
-    let backend = match solver.fallback_reason() {
-        Some(why) => format!("{} (no GPU: {why})", solver.backend_name()),
-        None => solver.backend_name().to_string(),
+    let backend = match at.fallback_reason {
+        Some(why) => format!("{} (no GPU: {why})", at.backend),
+        None => at.backend.to_string(),
     };
     let mut line = |k: &str, v: String| s.push_str(&format!("{k:<13}{v}\n"));
     line("backend", backend);

@@ -813,7 +813,7 @@ pub fn write(dir: &Path, r: &Reproduction) -> Result<Written> {
         }
     }
     let report = dir.join("REPORT.md");
-    std::fs::write(&report, report_markdown(r, &plots))?;
+    crate::output::write(&report, report_markdown(r, &plots).as_bytes())?;
     Ok(Written {
         report,
         runs,
@@ -838,7 +838,7 @@ fn write_json<T: Serialize>(path: &Path, v: &T, pretty: bool) -> Result<()> {
             path.display()
         )))
     })?;
-    std::fs::write(path, s + "\n")?;
+    crate::output::write(path, (s + "\n").as_bytes())?;
     Ok(())
 }
 
@@ -1096,14 +1096,18 @@ fn plot_function(
     let png = format!("{stem}.png");
     let svg = format!("{stem}.svg");
     let png_path = dir.join(&png);
-    draw(
-        BitMapBackend::new(&png_path, PLOT_SIZE).into_drawing_area(),
-        &title,
-        g_max,
-        axis,
-        &lines,
-    )
-    .map_err(plot_error)?;
+    // The bitmap backend writes the file itself (in the format its extension names):
+    // into a temporary file, renamed once complete.
+    crate::output::write_with(&png_path, |tmp| {
+        draw(
+            BitMapBackend::new(tmp, PLOT_SIZE).into_drawing_area(),
+            &title,
+            g_max,
+            axis,
+            &lines,
+        )
+        .map_err(|m| std::io::Error::other(format!("drawing a plot: {m}")))
+    })?;
     let mut svg_text = String::new();
     draw(
         SVGBackend::with_string(&mut svg_text, PLOT_SIZE).into_drawing_area(),
@@ -1113,7 +1117,7 @@ fn plot_function(
         &lines,
     )
     .map_err(plot_error)?;
-    std::fs::write(dir.join(&svg), svg_text)?;
+    crate::output::write(&dir.join(&svg), svg_text.as_bytes())?;
     Ok(Plot {
         function: e.function,
         precision,

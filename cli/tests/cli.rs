@@ -559,7 +559,7 @@ fn eval_rejects_malformed_input() {
     fails(
         gpude(&["eval", "--function", "sphere", path_str(&bad)]),
         2,
-        "\"x5\"",
+        "value 2 (2 characters) is not a number",
     );
     fails(
         gpude_stdin(&["eval", "--function", "sphere"], "1,,2\n"),
@@ -771,4 +771,747 @@ fn batch_rejects_bad_files() {
         2,
         "/nonexistent/jobs.toml",
     );
+}
+
+// ---- bounded inputs, nothing echoed ----
+
+/// Content that must never appear in a message.
+const SECRET: &str = "S3CRET-d0-not-print";
+
+/// Asserts that no word of stderr is longer than 61 characters and that SECRET is absent.
+fn nothing_leaked(o: &Output) {
+    let err = stderr(o);
+    assert!(!err.contains(SECRET), "leaked:\n{err}");
+    assert!(!err.contains("S3CRET"), "leaked:\n{err}");
+    for w in err.split_whitespace() {
+        assert!(w.chars().count() <= 61, "a long word in:\n{err}");
+    }
+}
+
+#[test]
+fn inputs_must_be_regular_files() {
+    for sub in [&["eval", "--function", "sphere"][..], &["batch"][..]] {
+        let mut args = sub.to_vec();
+        args.push("/dev/zero");
+        fails(gpude(&args), 2, "/dev/zero is a device, not a regular file");
+        let mut args = sub.to_vec();
+        let dir = scratch("a-folder");
+        std::fs::create_dir_all(&dir).expect("folder");
+        args.push(path_str(&dir));
+        fails(gpude(&args), 2, "is a folder, not a regular file");
+    }
+    let fifo = scratch("points.fifo");
+    let _ = std::fs::remove_file(&fifo);
+    let made = Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    // Nothing writes to the FIFO: opening it must not wait for a writer.
+    fails(
+        gpude(&["eval", "--function", "sphere", path_str(&fifo)]),
+        2,
+        "is a FIFO, not a regular file",
+    );
+    fails(
+        gpude(&["batch", path_str(&fifo)]),
+        2,
+        "is a FIFO, not a regular file",
+    );
+}
+
+#[test]
+fn inputs_are_capped() {
+    // A sparse file larger than the cap is refused from its size alone.
+    let big = scratch("big-points.csv");
+    let f = std::fs::File::create(&big).expect("create");
+    f.set_len(64 * 1024 * 1024 + 1).expect("set_len");
+    fails(
+        gpude(&["eval", "--function", "sphere", path_str(&big)]),
+        2,
+        "is 67108865 bytes: the limit for points is 64 MiB",
+    );
+    let big_jobs = scratch("big-jobs.json");
+    let f = std::fs::File::create(&big_jobs).expect("create");
+    f.set_len(1024 * 1024 + 1).expect("set_len");
+    fails(
+        gpude(&["batch", path_str(&big_jobs)]),
+        2,
+        "the limit for a job file is 1 MiB",
+    );
+
+    // Stdin is read up to the cap and one byte more.
+    let mut child = Command::new(BIN)
+        .args(["batch", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the gpude binary runs");
+    let mut stdin = child.stdin.take().expect("stdin is piped");
+    let chunk = vec![b' '; 64 * 1024];
+    for _ in 0..40 {
+        // gpude stops reading past the cap: a closed pipe ends the writing.
+        if stdin.write_all(&chunk).is_err() {
+            break;
+        }
+    }
+    drop(stdin);
+    let o = child.wait_with_output().expect("gpude finishes");
+    fails(o, 2, "stdin: more than the limit for a job file (1 MiB)");
+
+    let help = ok(gpude(&["eval", "--help"]));
+    assert!(help.contains("64 MiB"), "{help}");
+    let help = ok(gpude(&["batch", "--help"]));
+    assert!(help.contains("1 MiB"), "{help}");
+}
+
+#[cfg(unix)]
+#[test]
+fn parse_errors_never_show_file_content() {
+    let cases: [(&str, String); 9] = [
+        (
+            "shadow.toml",
+            format!("root:$6${SECRET}:19000:0:99999:7:::\n"),
+        ),
+        (
+            "shadow.json",
+            format!("root:$6${SECRET}:19000:0:99999:7:::\n"),
+        ),
+        ("shadow", format!("root:$6${SECRET}:19000:0:99999:7:::\n")),
+        ("env.toml", format!("password = \"{SECRET}\"\n")),
+        ("dup.toml", format!("{SECRET} = 1\n{SECRET} = 2\n")),
+        (
+            "value.json",
+            format!(r#"{{"jobs": [{{"function": "sphere", "dim": "{SECRET}"}}]}}"#),
+        ),
+        (
+            "value.toml",
+            format!("[[jobs]]\nfunction = \"sphere\"\ndim = 4\nlower = \"{SECRET}\"\n"),
+        ),
+        ("string.json", format!("\"{SECRET}\"")),
+        ("unclosed.json", format!("[{{\"function\": \"{SECRET}")),
+    ];
+    for (name, content) in cases {
+        let target = scratch(&format!("secret-{name}"));
+        std::fs::write(&target, &content).expect("write");
+        let link = scratch(&format!("link-{name}"));
+        let _ = std::fs::remove_file(&link);
+        std::os::unix::fs::symlink(&target, &link).expect("symlink");
+        let o = gpude(&["batch", path_str(&link), "--backend", "cpu"]);
+        assert_eq!(o.status.code(), Some(2), "{name}: {}", stderr(&o));
+        assert!(stderr(&o).contains(path_str(&link)), "{}", stderr(&o));
+        nothing_leaked(&o);
+        let o = gpude(&["eval", "--function", "sphere", path_str(&link)]);
+        assert_eq!(o.status.code(), Some(2), "{name}: {}", stderr(&o));
+        nothing_leaked(&o);
+    }
+    // Syntax errors name the line and column.
+    let file = scratch("secret-lines.toml");
+    std::fs::write(
+        &file,
+        format!("[[jobs]]\nfunction = \"sphere\"\n{SECRET}\n"),
+    )
+    .expect("write");
+    let o = gpude(&["batch", path_str(&file)]);
+    nothing_leaked(&o);
+    fails(o, 2, "invalid TOML at line 3 column");
+    let file = scratch("secret-lines.json");
+    std::fs::write(&file, format!("[\n  {{\"function\": {SECRET}}}\n]")).expect("write");
+    let o = gpude(&["batch", path_str(&file)]);
+    nothing_leaked(&o);
+    fails(o, 2, "invalid JSON at line 2 column");
+    // Values from points files are described, not shown.
+    let o = gpude_stdin(&["eval", "--function", "sphere"], &format!("1,{SECRET}\n"));
+    nothing_leaked(&o);
+    fails(o, 2, "line 1: value 2 (19 characters) is not a number");
+    let o = gpude_stdin(
+        &["eval", "--function", "sphere"],
+        &format!("[[1, 2], [3, \"{SECRET}\"]]"),
+    );
+    nothing_leaked(&o);
+    fails(o, 2, "point 2: value 2 is a string, not a number");
+}
+
+#[test]
+fn long_words_are_cut_in_messages() {
+    let long = "A".repeat(20_000);
+    let o = gpude_stdin(&["eval", "--function", "sphere"], &format!("1 {long}\n"));
+    nothing_leaked(&o);
+    fails(o, 2, "line 1");
+    let o = gpude(&["eval", "--function", &long]);
+    nothing_leaked(&o);
+    fails(o, 2, "unknown function");
+    let o = gpude(&[
+        "run",
+        "--backend",
+        "cpu",
+        "--function",
+        "sphere",
+        "--dim",
+        "2",
+        "--lower",
+        &long,
+    ]);
+    nothing_leaked(&o);
+    assert!(stderr(&o).contains('…'), "{}", stderr(&o));
+    fails(o, 2, "is not a number");
+}
+
+// ---- outputs: checked first, written whole at the end ----
+
+/// A folder that refuses new files, or None where permissions do not bind (root).
+#[cfg(unix)]
+fn read_only_folder(name: &str) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = scratch(name);
+    std::fs::create_dir_all(&dir).expect("folder");
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o555)).expect("chmod");
+    let probe = dir.join("probe");
+    if std::fs::write(&probe, b"x").is_ok() {
+        let _ = std::fs::remove_file(&probe);
+        return None;
+    }
+    Some(dir)
+}
+
+#[test]
+fn failed_run_leaves_the_history_file_alone() {
+    let path = scratch("kept-history.csv");
+    std::fs::write(&path, "generation,best\n0,1\n").expect("write");
+    let history = path_str(&path);
+    fails(
+        gpude(&[
+            "run",
+            "--backend",
+            "nosuch",
+            "--function",
+            "sphere",
+            "--dim",
+            "2",
+            "--history",
+            history,
+        ]),
+        2,
+        "\"nosuch\"",
+    );
+    fails(
+        gpude(&[
+            "run",
+            "--backend",
+            "cpu",
+            "--function",
+            "sphere",
+            "--dim",
+            "0",
+            "--history",
+            history,
+        ]),
+        2,
+        "dimension = 0",
+    );
+    assert_eq!(
+        std::fs::read_to_string(&path).expect("still there"),
+        "generation,best\n0,1\n"
+    );
+    // A successful run replaces it, and leaves no temporary file beside it.
+    ok(run_small(&["--history", history, "--gens", "3"]));
+    let text = std::fs::read_to_string(&path).expect("history");
+    assert_eq!(text.lines().count(), 5, "{text}");
+    let dir = path.parent().expect("folder");
+    let tmp: Vec<String> = std::fs::read_dir(dir)
+        .expect("list")
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".kept-history"))
+        .collect();
+    assert!(tmp.is_empty(), "{tmp:?}");
+    // A folder given as the file is refused before the run.
+    fails(run_small(&["--history", path_str(dir)]), 2, "is a folder");
+}
+
+#[test]
+fn unwritable_outputs_fail_before_the_work() {
+    let file = scratch("not-a-folder");
+    std::fs::write(&file, b"x").expect("write");
+    let under_file = file.join("out");
+    let missing = scratch("no-such-folder").join("bench.json");
+    let _ = std::fs::remove_dir_all(scratch("no-such-folder"));
+    let mut folders = vec![under_file.clone()];
+    #[cfg(unix)]
+    if let Some(ro) = read_only_folder("read-only") {
+        folders.push(ro.join("out"));
+        let o = gpude(&[
+            "bench",
+            "--quick",
+            "--backend",
+            "cpu",
+            "--out",
+            path_str(&ro.join("b.json")),
+        ]);
+        assert!(!stderr(&o).contains("bench:"), "{}", stderr(&o));
+        fails(o, 2, "does not take new files");
+        let o = run_small(&["--history", path_str(&ro.join("h.csv"))]);
+        fails(o, 2, "does not take new files");
+    }
+    for out in [&missing, &under_file.join("bench.json")] {
+        let o = gpude(&[
+            "bench",
+            "--quick",
+            "--backend",
+            "cpu",
+            "--out",
+            path_str(out),
+        ]);
+        // No case was measured.
+        assert!(!stderr(&o).contains("bench:"), "{}", stderr(&o));
+        fails(o, 2, "does not exist");
+    }
+    for out in &folders {
+        let start = std::time::Instant::now();
+        let o = gpude(&[
+            "reproduce",
+            "thesis",
+            "--quick",
+            "--backend",
+            "cpu",
+            "--out",
+            path_str(out),
+        ]);
+        assert!(!stderr(&o).contains("reproduce: ["), "{}", stderr(&o));
+        assert!(start.elapsed().as_secs() < 10);
+        fails(o, 2, "the output folder");
+    }
+}
+
+// ---- checkpoints, resume and interrupts ----
+
+/// The results of a `--json` report without their timings.
+fn results_without_time(v: &Value) -> Vec<Value> {
+    v["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .map(|r| {
+            let mut r = r.clone();
+            r.as_object_mut().expect("an object").remove("elapsed");
+            r
+        })
+        .collect()
+}
+
+/// The state of every run of a checkpoint file, as exact bits.
+fn checkpoint_bits(path: &Path) -> Vec<(u32, Vec<u64>, Vec<u64>)> {
+    use gpude::checkpoint::{Entry, State};
+    let bytes = std::fs::read(path).expect("checkpoint written");
+    gpude::checkpoint::decode(&bytes)
+        .expect("a valid checkpoint")
+        .into_iter()
+        .map(|e| match e {
+            Entry::Started(c) => {
+                let (x, f) = match &c.state {
+                    State::F32 { x, fit } => (
+                        x.iter().map(|v| v.to_bits() as u64).collect(),
+                        fit.iter().map(|v| v.to_bits() as u64).collect(),
+                    ),
+                    State::F64 { x, fit } => (
+                        x.iter().map(|v| v.to_bits()).collect(),
+                        fit.iter().map(|v| v.to_bits()).collect(),
+                    ),
+                };
+                (c.generation, x, f)
+            }
+            Entry::Pending(_) => (0, Vec::new(), Vec::new()),
+        })
+        .collect()
+}
+
+#[test]
+fn half_run_and_resume_equal_a_whole_run() {
+    let cases: [&[&str]; 4] = [
+        &["--strategy", "thesis"],
+        &[
+            "--strategy",
+            "rand1exp",
+            "--precision",
+            "f64",
+            "--bounds",
+            "reflect",
+        ],
+        &["--strategy", "best2", "--runs", "3", "--bounds", "resample"],
+        &[
+            "--strategy",
+            "current-to-best1",
+            "--runs",
+            "2",
+            "--precision",
+            "f64",
+        ],
+    ];
+    for (k, extra) in cases.iter().enumerate() {
+        let full_ckpt = scratch(&format!("full-{k}.ckpt"));
+        let half_ckpt = scratch(&format!("half-{k}.ckpt"));
+        let full_hist = scratch(&format!("full-{k}.csv"));
+        let half_hist = scratch(&format!("half-{k}.csv"));
+        let mut a = vec![
+            "--json",
+            "--gens",
+            "30",
+            "--checkpoint",
+            path_str(&full_ckpt),
+        ];
+        a.extend(["--history", path_str(&full_hist)]);
+        a.extend(*extra);
+        let full = ok_json(run_small(&a));
+        let mut b = vec![
+            "--json",
+            "--gens",
+            "15",
+            "--checkpoint",
+            path_str(&half_ckpt),
+        ];
+        b.extend(*extra);
+        let half = ok_json(run_small(&b));
+        assert_eq!(half["results"][0]["generations"], 15);
+        let resumed = ok_json(gpude(&[
+            "resume",
+            path_str(&half_ckpt),
+            "--gens",
+            "30",
+            "--json",
+            "--history",
+            path_str(&half_hist),
+        ]));
+        assert_eq!(
+            results_without_time(&full),
+            results_without_time(&resumed),
+            "{extra:?}"
+        );
+        assert_eq!(full["job"]["strategy"], resumed["job"]["strategy"]);
+        assert_eq!(
+            std::fs::read_to_string(&full_hist).expect("history"),
+            std::fs::read_to_string(&half_hist).expect("history"),
+            "{extra:?}"
+        );
+        // The final populations, bit for bit (resume saves back to the file it read).
+        let whole = checkpoint_bits(&full_ckpt);
+        assert_eq!(whole.len(), results_without_time(&full).len());
+        assert!(whole.iter().all(|(g, x, _)| *g == 30 && !x.is_empty()));
+        assert_eq!(whole, checkpoint_bits(&half_ckpt), "{extra:?}");
+    }
+}
+
+#[test]
+fn resume_refuses_bad_checkpoints() {
+    let good = scratch("good.ckpt");
+    ok(run_small(&["--gens", "3", "--checkpoint", path_str(&good)]));
+    let bytes = std::fs::read(&good).expect("written");
+
+    let cut = scratch("cut.ckpt");
+    std::fs::write(&cut, &bytes[..bytes.len() - 7]).expect("write");
+    fails(
+        gpude(&["resume", path_str(&cut)]),
+        2,
+        "cut.ckpt: checkpoint: truncated",
+    );
+
+    let altered = scratch("altered.ckpt");
+    let mut b = bytes.clone();
+    let at = b.len() - 3;
+    b[at] ^= 1;
+    std::fs::write(&altered, &b).expect("write");
+    fails(gpude(&["resume", path_str(&altered)]), 2, "checksum");
+
+    let foreign = scratch("foreign.ckpt");
+    std::fs::write(&foreign, format!("[[jobs]]\nfunction = \"{SECRET}\"\n")).expect("write");
+    let o = gpude(&["resume", path_str(&foreign)]);
+    nothing_leaked(&o);
+    fails(o, 2, "not a gpude checkpoint");
+
+    fails(gpude(&["resume", "/dev/zero"]), 2, "not a regular file");
+    fails(
+        gpude(&["resume", path_str(&good), "--gens", "2"]),
+        2,
+        "--gens = 2 is not allowed: run 0 of",
+    );
+    fails(
+        gpude(&["resume", "/nonexistent/x.ckpt"]),
+        2,
+        "/nonexistent/x.ckpt",
+    );
+    // --checkpoint-every needs --checkpoint.
+    let o = run_small(&["--checkpoint-every", "5"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    fails(
+        run_small(&["--checkpoint", path_str(&good), "--checkpoint-every", "0"]),
+        2,
+        "--checkpoint-every = 0",
+    );
+    // A file that stays as it was: the failed resume did not touch it.
+    assert_eq!(
+        std::fs::read(&cut).expect("kept"),
+        &bytes[..bytes.len() - 7]
+    );
+}
+
+/// Sends `signal` to a child process.
+fn send(child: &std::process::Child, signal: &str) {
+    let sent = Command::new("kill")
+        .args([signal, &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(sent.success());
+}
+
+/// Starts a long run that saves every 20 generations, waits for its first save and
+/// interrupts it with `signal`.
+fn interrupted_run(name: &str, extra: &[&str], signal: &str) -> (Output, PathBuf) {
+    let ckpt = scratch(name);
+    let _ = std::fs::remove_file(&ckpt);
+    let mut args = vec![
+        "run",
+        "--backend",
+        "cpu",
+        "--function",
+        "rastrigin",
+        "--dim",
+        "16",
+        "--pop",
+        "64",
+        "--gens",
+        "100000000",
+        "--seed",
+        "7",
+        "--checkpoint",
+        path_str(&ckpt),
+        "--checkpoint-every",
+        "20",
+    ];
+    args.extend(extra);
+    let child = Command::new(BIN)
+        .args(&args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the gpude binary runs");
+    let start = std::time::Instant::now();
+    while !ckpt.exists() {
+        assert!(start.elapsed().as_secs() < 60, "no checkpoint was written");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    send(&child, signal);
+    (child.wait_with_output().expect("gpude finishes"), ckpt)
+}
+
+#[test]
+fn sigint_stops_reports_saves_and_resumes_identically() {
+    let (o, ckpt) = interrupted_run("interrupted.ckpt", &["--json"], "-INT");
+    assert_eq!(o.status.code(), Some(130), "stderr:\n{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains("interrupted at generation"), "{err}");
+    assert!(err.contains("gpude resume"), "{err}");
+    // The partial result is printed.
+    let partial: Value = serde_json::from_str(&stdout(&o)).expect("JSON on stdout");
+    let r = &partial["results"][0];
+    assert_eq!(r["termination"], "stopped");
+    let g = r["generations"].as_u64().expect("generations");
+    assert!(g >= 20);
+    let saved = checkpoint_bits(&ckpt);
+    assert_eq!(saved[0].0 as u64, g);
+
+    // Resumed to g + 25 generations: the same bits as a run of that length.
+    let total = (g + 25).to_string();
+    let resumed = ok_json(gpude(&[
+        "resume",
+        path_str(&ckpt),
+        "--gens",
+        &total,
+        "--json",
+    ]));
+    let whole_ckpt = scratch("uninterrupted.ckpt");
+    let whole = ok_json(gpude(&[
+        "run",
+        "--backend",
+        "cpu",
+        "--function",
+        "rastrigin",
+        "--dim",
+        "16",
+        "--pop",
+        "64",
+        "--gens",
+        &total,
+        "--seed",
+        "7",
+        "--json",
+        "--checkpoint",
+        path_str(&whole_ckpt),
+    ]));
+    assert_eq!(results_without_time(&whole), results_without_time(&resumed));
+    assert_eq!(checkpoint_bits(&whole_ckpt), checkpoint_bits(&ckpt));
+}
+
+#[test]
+fn interrupted_multi_run_resumes_identically() {
+    let (o, ckpt) = interrupted_run("interrupted-runs.ckpt", &["--runs", "3"], "-TERM");
+    assert_eq!(o.status.code(), Some(130), "stderr:\n{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("stopped before the end"), "{out}");
+    let saved = checkpoint_bits(&ckpt);
+    assert_eq!(saved.len(), 3);
+    let g = saved[0].0;
+    // The first run was stopped; the others had not started.
+    assert!(saved[1].1.is_empty() && saved[2].1.is_empty());
+    let total = (g + 10).to_string();
+    let resumed = ok_json(gpude(&[
+        "resume",
+        path_str(&ckpt),
+        "--gens",
+        &total,
+        "--json",
+    ]));
+    let whole = ok_json(gpude(&[
+        "run",
+        "--backend",
+        "cpu",
+        "--function",
+        "rastrigin",
+        "--dim",
+        "16",
+        "--pop",
+        "64",
+        "--gens",
+        &total,
+        "--seed",
+        "7",
+        "--runs",
+        "3",
+        "--json",
+    ]));
+    assert_eq!(results_without_time(&whole), results_without_time(&resumed));
+}
+
+#[test]
+fn interrupt_without_checkpoint_saves_to_the_default_file() {
+    let dir = scratch("default-ckpt");
+    std::fs::create_dir_all(&dir).expect("folder");
+    let default = dir.join("gpude.ckpt");
+    let history = dir.join("h.csv");
+    let mut waited = 300;
+    loop {
+        let _ = std::fs::remove_file(&default);
+        let child = Command::new(BIN)
+            .current_dir(&dir)
+            .args([
+                "run",
+                "--backend",
+                "cpu",
+                "--function",
+                "sphere",
+                "--dim",
+                "16",
+                "--pop",
+                "64",
+                "--gens",
+                "100000000",
+                "--history",
+                path_str(&history),
+            ])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the gpude binary runs");
+        std::thread::sleep(std::time::Duration::from_millis(waited));
+        send(&child, "-INT");
+        let o = child.wait_with_output().expect("gpude finishes");
+        if o.status.code().is_none() && waited < 5000 {
+            // The signal came before gpude was ready for it: try again, waiting longer.
+            waited *= 2;
+            continue;
+        }
+        assert_eq!(o.status.code(), Some(130), "stderr:\n{}", stderr(&o));
+        assert!(stderr(&o).contains("saved to gpude.ckpt"), "{}", stderr(&o));
+        assert!(
+            stdout(&o).contains("termination  stopped before the end"),
+            "{}",
+            stdout(&o)
+        );
+        break;
+    }
+    let saved = checkpoint_bits(&default);
+    let text = std::fs::read_to_string(&history).expect("history written");
+    assert_eq!(
+        text.lines().count() as u32,
+        saved[0].0 + 2,
+        "a header and g + 1 rows"
+    );
+}
+
+// ---- flags that do not apply ----
+
+#[test]
+fn gpu_flags_are_refused_on_the_cpu_and_warned_about_on_fallback() {
+    fails(
+        run_small(&["--mode", "grid"]),
+        2,
+        "--mode grid applies to the GPU only",
+    );
+    fails(
+        run_small(&["--streams", "8", "--device", "1"]),
+        2,
+        "--device 1, --streams 8 applies to the GPU only",
+    );
+    fails(
+        run_small(&["--streams", "0"]),
+        2,
+        "--streams = 0 is not allowed: 1 ..= 128",
+    );
+    fails(
+        gpude(&[
+            "run",
+            "--function",
+            "sphere",
+            "--dim",
+            "2",
+            "--streams",
+            "0",
+        ]),
+        2,
+        "--streams = 0",
+    );
+    fails(run_small(&["--mode", "diagonal"]), 2, "\"diagonal\"");
+    let file = scratch("one-job.json");
+    std::fs::write(&file, r#"[{"function": "sphere", "dim": 2, "gens": 2}]"#).expect("write");
+    fails(
+        gpude(&[
+            "batch",
+            path_str(&file),
+            "--backend",
+            "cpu",
+            "--mode",
+            "steps",
+        ]),
+        2,
+        "--mode steps applies to the GPU only",
+    );
+    let gpu = !ok_json(gpude(&["info", "--json"]))["gpu"].is_null();
+    if !gpu {
+        let o = gpude(&[
+            "run",
+            "--function",
+            "sphere",
+            "--dim",
+            "2",
+            "--gens",
+            "2",
+            "--mode",
+            "grid",
+        ]);
+        assert!(
+            stderr(&o).contains("warning: no GPU, running on the CPU: --mode grid ignored"),
+            "{}",
+            stderr(&o)
+        );
+        ok(o);
+    }
 }

@@ -1,24 +1,66 @@
 //! The CPU engine: the kernels' per-individual arithmetic and random streams, on all
 //! cores with rayon. A run here and on the GPU with the same seed follow the same
 //! trajectory up to rounding.
+//!
+//! [`run_controlled`] and [`resume`] run under a [`Control`]: an observer that may stop
+//! the run, a stop flag polled at every generation boundary, and checkpoints on the way;
+//! a run resumed from a [`Checkpoint`] gives the same bits as one that never stopped.
 
-use crate::config::Job;
-use crate::result::{RunResult, termination, verify};
+pub use crate::checkpoint::{Checkpoint, State, Stored};
+use crate::config::{Job, Precision};
+use crate::error::Result;
+use crate::result::RunResult;
 use gpude_device::de::{
-    COMPONENT_SLOT, Crossover, RESAMPLE_SLOT, TrialParams, accepts, better, block, draw_indices,
+    COMPONENT_SLOT, Crossover, RESAMPLE_SLOT, TrialParams, accepts, block, draw_indices,
     first_exceeding, init_chunk, run_length, subsequence, trial_chunk,
 };
 use gpude_device::functions::lane_consts;
 use gpude_device::lanes::{evaluate, evaluate_with};
 use gpude_device::philox::{block_words, key_of};
 use gpude_device::{Formula, Function, Real};
-use nalgebra::DVector;
 use rayon::prelude::*;
-use std::time::Instant;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
-/// Something that watches a run: called after the initialisation (generation 0) and
-/// after every generation with the best value so far.
-pub type Observer<'a> = &'a (dyn Fn(u32, f64) + Sync);
+/// What an observer decides after a generation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[must_use]
+pub enum Flow {
+    /// Go on.
+    Continue,
+    /// Stop the run here: it ends with [`crate::Termination::Stopped`] and its state so
+    /// far (unless it had ended anyway).
+    Stop,
+}
+
+/// Something that watches a run: called after the initialisation (generation 0, or the
+/// generation a resumed run starts from) and after every generation with the best value
+/// so far; [`Flow::Stop`] ends the run at that generation.
+pub type Observer<'a> = &'a (dyn Fn(u32, f64) -> Flow + Sync);
+
+/// Receives the run's state every [`Control::every`] generations; [`Flow::Stop`] ends
+/// the run there.
+pub type Saver<'a> = &'a mut dyn FnMut(&Checkpoint) -> Flow;
+
+/// How a run is watched, stopped and saved on the way. `Control::default()` does none
+/// of it.
+#[derive(Default)]
+pub struct Control<'a> {
+    pub observer: Option<Observer<'a>>,
+    /// Polled before every generation: once set, the run stops there.
+    pub stop: Option<&'a AtomicBool>,
+    /// Give `save` the state every this many generations (0: never). The state after
+    /// the last generation is in the [`Outcome`], not given to `save`.
+    pub every: u32,
+    pub save: Option<Saver<'a>>,
+}
+
+/// How a run ended: its result and its final state (from which it can go on).
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    pub result: RunResult,
+    pub checkpoint: Checkpoint,
+}
 
 /// A population in one precision, row-major (`x[i·D + j]`).
 #[derive(Clone, Debug)]
@@ -39,13 +81,19 @@ impl<T: Real> Population<T> {
     }
     /// Index of the best individual (lowest value, then lowest index).
     pub fn best(&self) -> usize {
-        let mut b = 0;
-        for i in 1..self.fit.len() {
-            if better(self.fit[i], i as u32, self.fit[b], b as u32) {
-                b = i;
-            }
+        crate::checkpoint::best_index(&self.fit)
+    }
+    /// The population of `job` with these rows and values (from a checkpoint).
+    pub fn from_parts(job: &Job, x: Vec<T>, fit: Vec<T>) -> Population<T> {
+        let d = job.dim() as usize;
+        Population {
+            dim: d,
+            x,
+            fit,
+            lo: job.problem.lower.iter().map(|&v| T::of(v)).collect(),
+            hi: job.problem.upper.iter().map(|&v| T::of(v)).collect(),
+            kc: chunk_consts(job.problem.function, d),
         }
-        b
     }
 }
 
@@ -70,11 +118,10 @@ pub fn initial<T: Real>(job: &Job) -> Population<T> {
     let d = job.dim() as usize;
     let np = job.pop as usize;
     let key = key_of(job.seed);
-    let lo: Vec<T> = job.problem.lower.iter().map(|&v| T::of(v)).collect();
-    let hi: Vec<T> = job.problem.upper.iter().map(|&v| T::of(v)).collect();
+    let mut pop = Population::from_parts(job, vec![T::ZERO; np * d], vec![T::ZERO; np]);
+    let (lo, hi) = (&pop.lo, &pop.hi);
     let f = job.problem.function;
-    let mut x = vec![T::ZERO; np * d];
-    let mut fit = vec![T::ZERO; np];
+    let (x, fit) = (&mut pop.x, &mut pop.fit);
     x.par_chunks_mut(d)
         .zip(fit.par_iter_mut())
         .enumerate()
@@ -83,19 +130,12 @@ pub fn initial<T: Real>(job: &Job) -> Population<T> {
             for j0 in (0..d).step_by(4) {
                 let n = (d - j0).min(4);
                 let u = block_words(key, sub, block(0, (j0 / 4) as u32));
-                let v = init_chunk(&u, n as u32, &chunk4(&lo, j0), &chunk4(&hi, j0));
+                let v = init_chunk(&u, n as u32, &chunk4(lo, j0), &chunk4(hi, j0));
                 row[j0..j0 + n].copy_from_slice(&v[..n]);
             }
             *fx = evaluate_fast(f, job.formula, row);
         });
-    Population {
-        dim: d,
-        x,
-        fit,
-        lo,
-        hi,
-        kc: chunk_consts(f, d),
-    }
+    pop
 }
 
 /// Individual `i`'s trial in generation `g` and its value.
@@ -336,47 +376,114 @@ pub fn generation<T: Real>(
 }
 
 /// Runs `job` to the end on the CPU.
-pub fn run<T: Real>(job: &Job, observer: Option<Observer>) -> RunResult {
+pub fn run<T: Stored>(job: &Job, observer: Option<Observer>) -> RunResult {
+    let mut control = Control {
+        observer,
+        ..Control::default()
+    };
+    fresh::<T>(job, &mut control).result
+}
+
+/// Runs `job` on the CPU under `control`: to its end, or to the generation where the
+/// stop flag, the observer or the saver stopped it.
+pub fn run_controlled(job: &Job, control: &mut Control) -> Outcome {
+    match job.precision {
+        Precision::F32 => fresh::<f32>(job, control),
+        Precision::F64 => fresh::<f64>(job, control),
+    }
+}
+
+/// Goes on from `from` to its job's generation limit (see
+/// [`Checkpoint::set_generations`]) under `control`, with the same bits as a run that
+/// never stopped. A checkpoint whose parts disagree is an error.
+pub fn resume(from: Checkpoint, control: &mut Control) -> Result<Outcome> {
+    from.check()?;
+    Ok(match from.job.precision {
+        Precision::F32 => go_on::<f32>(from, control),
+        Precision::F64 => go_on::<f64>(from, control),
+    })
+}
+
+fn fresh<T: Stored>(job: &Job, control: &mut Control) -> Outcome {
     let start = Instant::now();
-    let mut pop = initial::<T>(job);
+    let pop = initial::<T>(job);
+    let history = job.history.then(|| vec![pop.fit[pop.best()].to_f64()]);
+    drive(job.clone(), pop, 0, history, start, Duration::ZERO, control)
+}
+
+fn go_on<T: Stored>(from: Checkpoint, control: &mut Control) -> Outcome {
+    let start = Instant::now();
+    let Checkpoint {
+        job,
+        generation,
+        state,
+        history,
+        elapsed,
+    } = from;
+    // `check` has matched the precision to the job's.
+    let (x, fit) = T::parts(state).unwrap_or_default();
+    let pop = Population::from_parts(&job, x, fit);
+    drive(job, pop, generation, history, start, elapsed, control)
+}
+
+/// The generation loop, from `pop` after `g0` generations.
+fn drive<T: Stored>(
+    job: Job,
+    mut pop: Population<T>,
+    g0: u32,
+    mut history: Option<Vec<f64>>,
+    start: Instant,
+    before: Duration,
+    control: &mut Control,
+) -> Outcome {
     let mut best = pop.best();
     let target = job.target_value();
     let reached = |f: T| target.is_some_and(|t| f.to_f64() <= t);
-    let mut history = job.history.then(|| vec![pop.fit[best].to_f64()]);
-    if let Some(o) = observer {
-        o(0, pop.fit[best].to_f64());
-    }
+    let mut stopped = control
+        .observer
+        .is_some_and(|o| o(g0, pop.fit[best].to_f64()) == Flow::Stop);
     let mut scratch = Vec::new();
-    let mut g = 0;
-    while g < job.generations && !reached(pop.fit[best]) {
+    let mut g = g0;
+    while !stopped && g < job.generations && !reached(pop.fit[best]) {
+        if control.stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
+            break;
+        }
         g += 1;
-        best = generation(job, &mut pop, best, g, &mut scratch);
+        best = generation(&job, &mut pop, best, g, &mut scratch);
         let bf = pop.fit[best].to_f64();
         if let Some(h) = history.as_mut() {
             h.push(bf);
         }
-        if let Some(o) = observer {
-            o(g, bf);
+        if let Some(o) = control.observer {
+            stopped = o(g, bf) == Flow::Stop;
+        }
+        let more = g < job.generations && !reached(pop.fit[best]);
+        if !stopped
+            && more
+            && control.every > 0
+            && g.is_multiple_of(control.every)
+            && let Some(save) = control.save.as_mut()
+        {
+            let c = Checkpoint {
+                job: job.clone(),
+                generation: g,
+                state: T::state(pop.x.clone(), pop.fit.clone()),
+                history: history.clone(),
+                elapsed: before + start.elapsed(),
+            };
+            stopped = save(&c) == Flow::Stop;
         }
     }
-    let best_f = pop.fit[best].to_f64();
-    let best_x = DVector::from_iterator(pop.dim, pop.row(best).iter().map(|v| v.to_f64()));
-    let error = best_f - job.info().min;
-    let (verified_error, errors_disagree) = verify(job, &best_x, error);
-    RunResult {
-        best_x,
-        best_f,
-        error,
-        verified_error,
-        errors_disagree,
-        generations: g,
-        evaluations: job.evaluations(g),
-        termination: termination(job, g, best_f),
-        elapsed: start.elapsed(),
+    let checkpoint = Checkpoint {
+        job,
+        generation: g,
+        state: T::state(pop.x, pop.fit),
         history,
-        backend: "cpu",
-        seed: job.seed,
-        stream: job.stream,
+        elapsed: before + start.elapsed(),
+    };
+    Outcome {
+        result: checkpoint.result(),
+        checkpoint,
     }
 }
 

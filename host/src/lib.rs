@@ -4,6 +4,7 @@
 //! `gpude` crate passes them in (`gpude::Solver` does this for you).
 
 pub mod cec2017;
+pub mod checkpoint;
 pub mod config;
 pub mod cpu;
 pub mod cuda;
@@ -104,8 +105,8 @@ impl Solver {
         self.cuda.as_ref()
     }
 
-    /// Runs one job; the observer sees the CPU engine's generations (the GPU reports
-    /// only at the end).
+    /// Runs one job; the observer sees the CPU engine's generations and may stop the
+    /// run (the GPU reports only at the end and ignores it).
     pub fn run(&self, job: &Job, observer: Option<cpu::Observer>) -> Result<RunResult> {
         match &self.cuda {
             Some(e) => e.run(job, self.mode),

@@ -14,6 +14,8 @@ pub enum Termination {
     MaxGenerations,
     /// The evaluation budget was spent.
     MaxEvaluations,
+    /// Stopped before its end: by a stop flag (an interrupt) or an observer.
+    Stopped,
 }
 
 impl Termination {
@@ -22,6 +24,7 @@ impl Termination {
             Termination::TargetReached => "target error reached",
             Termination::MaxGenerations => "generation limit reached",
             Termination::MaxEvaluations => "evaluation budget spent",
+            Termination::Stopped => "stopped before the end",
         }
     }
 }

@@ -1,0 +1,88 @@
+//! `gpude resume FILE`: go on with the runs of a checkpoint file on the CPU engine, to
+//! the same bits as runs that never stopped.
+
+use super::input::{self, MIB};
+use super::run::{self, SaveArgs, Where};
+use super::{CliError, Result};
+use gpude::checkpoint::{self, Entry};
+use std::path::PathBuf;
+
+/// The largest checkpoint file read.
+pub const MAX_CHECKPOINT_BYTES: u64 = 16 * 1024 * MIB;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Checkpoint file (from `run --checkpoint`, or ./gpude.ckpt after an interrupt).
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+
+    /// New generation limit of every run (counted from the start of the run, not from
+    /// the checkpoint) [default: the runs' own limit].
+    #[arg(long, visible_alias = "generations", value_name = "G")]
+    pub gens: Option<u32>,
+
+    /// Print the settings and results as JSON.
+    #[arg(long)]
+    pub json: bool,
+
+    /// Write the best value after every generation (from generation 0) to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub history: Option<PathBuf>,
+
+    /// Save to FILE (at the end, on SIGINT/SIGTERM and every --checkpoint-every
+    /// generations) [default: the checkpoint file read].
+    #[arg(long, value_name = "FILE")]
+    pub checkpoint: Option<PathBuf>,
+
+    /// Also save every N generations.
+    #[arg(long, value_name = "N")]
+    pub checkpoint_every: Option<u32>,
+}
+
+pub fn run(args: Args) -> Result<String> {
+    let shown = input::name(&args.file);
+    let bytes = input::read_bytes(&args.file, MAX_CHECKPOINT_BYTES, "a checkpoint")?;
+    let mut entries = checkpoint::decode(&bytes)
+        .map_err(|e| CliError::from(e).context(format!("cannot resume from {shown}")))?;
+    drop(bytes);
+    if let Some(g) = args.gens {
+        for (k, e) in entries.iter_mut().enumerate() {
+            if let Entry::Started(c) = e
+                && c.generation > g
+            {
+                return Err(CliError::usage(format!(
+                    "--gens = {g} is not allowed: run {k} of {shown} has done {} generations already",
+                    c.generation
+                )));
+            }
+            e.set_generations(g)?;
+        }
+    }
+    if args.checkpoint_every == Some(0) {
+        return Err(CliError::usage(
+            "--checkpoint-every = 0 is not allowed: 1 or more generations",
+        ));
+    }
+    let save = SaveArgs {
+        checkpoint: Some(args.checkpoint.unwrap_or_else(|| args.file.clone())),
+        checkpoint_every: args.checkpoint_every,
+    };
+    run::check_outputs(args.history.as_deref(), save.checkpoint.as_deref())?;
+    let with_history = entries.iter().all(|e| e.job().history);
+    if args.history.is_some() && !with_history {
+        return Err(CliError::usage(format!(
+            "{shown} has no history of its runs: leave out --history"
+        )));
+    }
+    let budget = match entries.first().map(Entry::job) {
+        Some(j) if j.budget_from_evaluations => Some(j.evaluations(j.generations)),
+        _ => None,
+    };
+    let progress = run::show_progress(args.json, entries.iter().map(Entry::job));
+    let done = run::on_cpu(entries, &save, progress)?;
+    let at = Where {
+        backend: "cpu",
+        fallback_reason: None,
+    };
+    run::finish(done, &args.history, args.json, &at, budget, &save)
+}

@@ -1,0 +1,508 @@
+//! Checkpoints of CPU runs: the state of a run between two generations, from which
+//! [`crate::cpu::resume`] goes on with the same bits as a run that never stopped, and a
+//! file format for a list of runs.
+//!
+//! Every random number of a run is keyed by (seed, stream, individual) with the
+//! generation in the counter, so the population, its values and the generation count are
+//! the whole state: the best individual is found again from the values (lowest value,
+//! then lowest index, as the engines do).
+//!
+//! # File format (version 1)
+//! | bytes | content |
+//! | --- | --- |
+//! | 8 | `GPUDECKP` |
+//! | 4 | format version, little-endian `u32` |
+//! | 8 | payload length in bytes, little-endian `u64` |
+//! | 4 | CRC-32 (IEEE) of the payload, little-endian `u32` |
+//! | … | payload: the runs in `postcard` encoding |
+//!
+//! A binary payload keeps every float's exact bits (NaN and infinities included) in 4 or
+//! 8 bytes; postcard is a stable, documented serde format. Each run holds its job (every
+//! setting), and when started, the generations done, the population and its values in
+//! the job's precision, the history and the time spent.
+
+use crate::config::{Job, Precision};
+use crate::error::{Error, Result};
+use crate::result::{RunResult, Termination, termination, verify};
+use gpude_device::de::better;
+use gpude_device::{BoundPolicy, Crossover, Formula, Function, Real, Strategy};
+use nalgebra::DVector;
+use serde::{Deserialize, Serialize};
+use std::time::Duration;
+
+/// The first bytes of a checkpoint file.
+pub const MAGIC: [u8; 8] = *b"GPUDECKP";
+/// The format version this build writes and reads.
+pub const VERSION: u32 = 1;
+/// Header bytes: magic, version, length, CRC.
+const HEADER: usize = 8 + 4 + 8 + 4;
+
+/// A population and its values in the precision of its job, row-major (`x[i·D + j]`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum State {
+    F32 { x: Vec<f32>, fit: Vec<f32> },
+    F64 { x: Vec<f64>, fit: Vec<f64> },
+}
+
+/// The precisions a [`State`] holds.
+pub trait Stored: Real {
+    /// The state of this population.
+    fn state(x: Vec<Self>, fit: Vec<Self>) -> State;
+    /// The population of a state in this precision, if it is.
+    fn parts(state: State) -> Option<(Vec<Self>, Vec<Self>)>;
+}
+
+impl Stored for f32 {
+    fn state(x: Vec<f32>, fit: Vec<f32>) -> State {
+        State::F32 { x, fit }
+    }
+    fn parts(state: State) -> Option<(Vec<f32>, Vec<f32>)> {
+        match state {
+            State::F32 { x, fit } => Some((x, fit)),
+            State::F64 { .. } => None,
+        }
+    }
+}
+
+impl Stored for f64 {
+    fn state(x: Vec<f64>, fit: Vec<f64>) -> State {
+        State::F64 { x, fit }
+    }
+    fn parts(state: State) -> Option<(Vec<f64>, Vec<f64>)> {
+        match state {
+            State::F64 { x, fit } => Some((x, fit)),
+            State::F32 { .. } => None,
+        }
+    }
+}
+
+/// Index of the best value: the lowest, then the lowest index (the engines' rule).
+pub fn best_index<T: Real>(fit: &[T]) -> usize {
+    let mut b = 0;
+    for i in 1..fit.len() {
+        if better(fit[i], i as u32, fit[b], b as u32) {
+            b = i;
+        }
+    }
+    b
+}
+
+/// Sets a job's generation limit (an evaluation budget becomes this count).
+fn set_limit(job: &mut Job, generations: u32) -> Result<()> {
+    if generations == u32::MAX {
+        return Err(Error::invalid(
+            "generations",
+            generations,
+            format!("at most {}", u32::MAX - 1),
+        ));
+    }
+    job.generations = generations;
+    job.budget_from_evaluations = false;
+    Ok(())
+}
+
+/// One run between two generations.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Checkpoint {
+    pub job: Job,
+    /// Generations done (0: the initial population only).
+    pub generation: u32,
+    pub state: State,
+    /// The best value after the initialisation and after each generation done, when
+    /// the job records it.
+    pub history: Option<Vec<f64>>,
+    /// Time spent on the run so far.
+    pub elapsed: Duration,
+}
+
+impl Checkpoint {
+    /// The best individual's index.
+    pub fn best_index(&self) -> usize {
+        match &self.state {
+            State::F32 { fit, .. } => best_index(fit),
+            State::F64 { fit, .. } => best_index(fit),
+        }
+    }
+
+    /// The best point and its value.
+    pub fn best(&self) -> (Vec<f64>, f64) {
+        let b = self.best_index();
+        let d = self.job.dim() as usize;
+        match &self.state {
+            State::F32 { x, fit } => (
+                x[b * d..(b + 1) * d].iter().map(|&v| v as f64).collect(),
+                fit[b] as f64,
+            ),
+            State::F64 { x, fit } => (x[b * d..(b + 1) * d].to_vec(), fit[b]),
+        }
+    }
+
+    /// Evaluations spent so far.
+    pub fn evaluations(&self) -> u64 {
+        self.job.evaluations(self.generation)
+    }
+
+    /// Has the run ended (generation limit or target reached)?
+    pub fn finished(&self) -> bool {
+        let (_, best_f) = self.best();
+        self.generation >= self.job.generations
+            || self.job.target_value().is_some_and(|t| best_f <= t)
+    }
+
+    /// Raises or lowers the generation limit (a resumed run then goes on to it); an
+    /// evaluation budget becomes this generation count.
+    pub fn set_generations(&mut self, generations: u32) -> Result<()> {
+        set_limit(&mut self.job, generations)
+    }
+
+    /// The result so far: what a run stopped here reports. Its termination is
+    /// [`Termination::Stopped`] when the run has not ended.
+    pub fn result(&self) -> RunResult {
+        let (x, best_f) = self.best();
+        let ended = self.finished();
+        let best_x = DVector::from_vec(x);
+        let error = best_f - self.job.info().min;
+        let (verified_error, errors_disagree) = verify(&self.job, &best_x, error);
+        RunResult {
+            best_x,
+            best_f,
+            error,
+            verified_error,
+            errors_disagree,
+            generations: self.generation,
+            evaluations: self.evaluations(),
+            termination: if ended {
+                termination(&self.job, self.generation, best_f)
+            } else {
+                Termination::Stopped
+            },
+            elapsed: self.elapsed,
+            history: self.history.clone(),
+            backend: "cpu",
+            seed: self.job.seed,
+            stream: self.job.stream,
+        }
+    }
+
+    /// Checks that the parts agree: precision, sizes, history length.
+    pub fn check(&self) -> Result<()> {
+        let np = self.job.pop as usize;
+        let d = self.job.dim() as usize;
+        let (precision, xs, fits) = match &self.state {
+            State::F32 { x, fit } => (Precision::F32, x.len(), fit.len()),
+            State::F64 { x, fit } => (Precision::F64, x.len(), fit.len()),
+        };
+        let bad = |m: String| {
+            Err(Error::Input {
+                what: "checkpoint".into(),
+                message: m,
+            })
+        };
+        if precision != self.job.precision {
+            return bad(format!(
+                "the population is in {} but the job runs in {}",
+                precision.name(),
+                self.job.precision.name()
+            ));
+        }
+        if Some(xs) != np.checked_mul(d) || fits != np {
+            return bad(format!(
+                "the population has {xs} components and {fits} values for Np = {np}, D = {d}"
+            ));
+        }
+        if self.generation == u32::MAX {
+            return bad("the generation count is out of range".into());
+        }
+        match &self.history {
+            Some(h) if h.len() != self.generation as usize + 1 => bad(format!(
+                "the history has {} values for {} generations",
+                h.len(),
+                self.generation
+            )),
+            None if self.job.history => bad("the history is missing".into()),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// One run of a checkpoint file: started (its state) or not yet (its job).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Entry {
+    Pending(Job),
+    Started(Checkpoint),
+}
+
+impl Entry {
+    pub fn job(&self) -> &Job {
+        match self {
+            Entry::Pending(j) => j,
+            Entry::Started(c) => &c.job,
+        }
+    }
+
+    /// This entry, borrowed.
+    pub fn part(&self) -> Part<'_> {
+        match self {
+            Entry::Pending(j) => Part::Pending(j),
+            Entry::Started(c) => Part::Started(c),
+        }
+    }
+
+    /// Sets the generation limit of the run (see [`Checkpoint::set_generations`]).
+    pub fn set_generations(&mut self, generations: u32) -> Result<()> {
+        match self {
+            Entry::Started(c) => c.set_generations(generations),
+            Entry::Pending(j) => set_limit(j, generations),
+        }
+    }
+}
+
+/// An [`Entry`] borrowed: what [`encode_parts`] takes, so that a list of runs can be
+/// saved without copying their populations.
+#[derive(Clone, Copy, Debug)]
+pub enum Part<'a> {
+    Pending(&'a Job),
+    Started(&'a Checkpoint),
+}
+
+/// Every setting of a job, as stored.
+#[derive(Serialize, Deserialize)]
+struct JobRecord {
+    function: u32,
+    lower: Vec<f64>,
+    upper: Vec<f64>,
+    strategy: u32,
+    crossover: u32,
+    bounds: u32,
+    f: f64,
+    cr: f64,
+    pop: u32,
+    generations: u32,
+    budget_from_evaluations: bool,
+    target: Option<f64>,
+    seed: u64,
+    stream: u32,
+    precision_f64: bool,
+    formula: u32,
+    history: bool,
+}
+
+impl JobRecord {
+    fn of(job: &Job) -> JobRecord {
+        JobRecord {
+            function: job.problem.function as u32,
+            lower: job.problem.lower.clone(),
+            upper: job.problem.upper.clone(),
+            strategy: job.strategy as u32,
+            crossover: job.crossover as u32,
+            bounds: job.bounds as u32,
+            f: job.f,
+            cr: job.cr,
+            pop: job.pop,
+            generations: job.generations,
+            budget_from_evaluations: job.budget_from_evaluations,
+            target: job.target,
+            seed: job.seed,
+            stream: job.stream,
+            precision_f64: job.precision == Precision::F64,
+            formula: job.formula as u32,
+            history: job.history,
+        }
+    }
+
+    /// The job, built (and so checked) as any other.
+    fn job(self) -> Result<Job> {
+        let unknown = |what: &str, v: u32| Error::Input {
+            what: "checkpoint".into(),
+            message: format!("unknown {what} number {v}"),
+        };
+        let function =
+            Function::from_u32(self.function).ok_or_else(|| unknown("function", self.function))?;
+        let strategy =
+            Strategy::from_u32(self.strategy).ok_or_else(|| unknown("strategy", self.strategy))?;
+        let crossover = Crossover::from_u32(self.crossover)
+            .ok_or_else(|| unknown("crossover", self.crossover))?;
+        let bounds = BoundPolicy::from_u32(self.bounds)
+            .ok_or_else(|| unknown("bound policy", self.bounds))?;
+        let formula =
+            Formula::from_u32(self.formula).ok_or_else(|| unknown("formula", self.formula))?;
+        let dim = u32::try_from(self.lower.len()).unwrap_or(u32::MAX);
+        let mut b = Job::builder(function, dim)
+            .domain_box(self.lower, self.upper)
+            .strategy(strategy)
+            .crossover(crossover)
+            .bounds(bounds)
+            .f(self.f)
+            .cr(self.cr)
+            .pop(self.pop)
+            .seed(self.seed)
+            .stream(self.stream)
+            .precision(if self.precision_f64 {
+                Precision::F64
+            } else {
+                Precision::F32
+            })
+            .formula(formula)
+            .history(self.history);
+        b = if self.budget_from_evaluations {
+            b.max_evaluations(self.pop as u64 * (1 + self.generations as u64))
+        } else {
+            b.generations(self.generations)
+        };
+        if let Some(t) = self.target {
+            b = b.target(t);
+        }
+        let job = b.build()?;
+        if job.generations != self.generations {
+            return Err(Error::Input {
+                what: "checkpoint".into(),
+                message: "the job's generation limit does not read back".into(),
+            });
+        }
+        Ok(job)
+    }
+}
+
+#[derive(Serialize)]
+struct RunRef<'a> {
+    generation: u32,
+    state: &'a State,
+    history: Option<&'a [f64]>,
+    elapsed: Duration,
+}
+
+#[derive(Deserialize)]
+struct RunRecord {
+    generation: u32,
+    state: State,
+    history: Option<Vec<f64>>,
+    elapsed: Duration,
+}
+
+#[derive(Serialize)]
+struct EntryRef<'a> {
+    job: JobRecord,
+    run: Option<RunRef<'a>>,
+}
+
+#[derive(Deserialize)]
+struct EntryRecord {
+    job: JobRecord,
+    run: Option<RunRecord>,
+}
+
+/// The bytes of a checkpoint file holding `entries`.
+pub fn encode(entries: &[Entry]) -> Result<Vec<u8>> {
+    encode_parts(entries.iter().map(Entry::part))
+}
+
+/// The bytes of a checkpoint file holding these runs.
+pub fn encode_parts<'a>(parts: impl IntoIterator<Item = Part<'a>>) -> Result<Vec<u8>> {
+    let records: Vec<EntryRef> = parts
+        .into_iter()
+        .map(|e| EntryRef {
+            job: JobRecord::of(match e {
+                Part::Pending(j) => j,
+                Part::Started(c) => &c.job,
+            }),
+            run: match e {
+                Part::Pending(_) => None,
+                Part::Started(c) => Some(RunRef {
+                    generation: c.generation,
+                    state: &c.state,
+                    history: c.history.as_deref(),
+                    elapsed: c.elapsed,
+                }),
+            },
+        })
+        .collect();
+    let payload = postcard::to_allocvec(&records)
+        .map_err(|e| Error::Io(std::io::Error::other(format!("encoding a checkpoint: {e}"))))?;
+    let mut out = Vec::with_capacity(HEADER + payload.len());
+    out.extend_from_slice(&MAGIC);
+    out.extend_from_slice(&VERSION.to_le_bytes());
+    out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+    out.extend_from_slice(&crc32fast::hash(&payload).to_le_bytes());
+    out.extend_from_slice(&payload);
+    Ok(out)
+}
+
+/// The runs of a checkpoint file. A file that is not a checkpoint, of another version,
+/// cut short, altered (checksum) or inconsistent is an [`Error::Input`] saying which;
+/// no message shows the file's bytes.
+pub fn decode(bytes: &[u8]) -> Result<Vec<Entry>> {
+    let bad = |m: String| Error::Input {
+        what: "checkpoint".into(),
+        message: m,
+    };
+    if bytes.len() < MAGIC.len() || bytes[..MAGIC.len()] != MAGIC {
+        return Err(bad("not a gpude checkpoint (its first bytes differ)".into()));
+    }
+    if bytes.len() < HEADER {
+        return Err(bad(format!(
+            "truncated: {} bytes, shorter than the {HEADER}-byte header",
+            bytes.len()
+        )));
+    }
+    let word =
+        |at: usize| u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
+    let version = word(8);
+    if version != VERSION {
+        return Err(bad(format!(
+            "format version {version}; this gpude reads version {VERSION}"
+        )));
+    }
+    let mut len = [0u8; 8];
+    len.copy_from_slice(&bytes[12..20]);
+    let len = u64::from_le_bytes(len);
+    let crc = word(20);
+    let payload = &bytes[HEADER..];
+    if (payload.len() as u64) < len {
+        return Err(bad(format!(
+            "truncated: the header announces {len} bytes of data, the file holds {}",
+            payload.len()
+        )));
+    }
+    if payload.len() as u64 > len {
+        return Err(bad(format!(
+            "{} bytes follow the announced {len} bytes of data",
+            payload.len() as u64 - len
+        )));
+    }
+    if crc32fast::hash(payload) != crc {
+        return Err(bad("corrupt: the checksum does not match the data".into()));
+    }
+    let (records, rest): (Vec<EntryRecord>, &[u8]) = postcard::take_from_bytes(payload)
+        .map_err(|_| bad("corrupt: the data cannot be decoded".into()))?;
+    if !rest.is_empty() {
+        return Err(bad("corrupt: data past the last run".into()));
+    }
+    if records.is_empty() {
+        return Err(bad("it holds no run".into()));
+    }
+    records
+        .into_iter()
+        .enumerate()
+        .map(|(k, r)| {
+            let in_run = |e: Error| match e {
+                Error::Input { message, .. } => bad(format!("run {k}: {message}")),
+                other => bad(format!("run {k}: {other}")),
+            };
+            let job = r.job.job().map_err(in_run)?;
+            Ok(match r.run {
+                None => Entry::Pending(job),
+                Some(run) => {
+                    let c = Checkpoint {
+                        job,
+                        generation: run.generation,
+                        state: run.state,
+                        history: run.history,
+                        elapsed: run.elapsed,
+                    };
+                    c.check().map_err(in_run)?;
+                    Entry::Started(c)
+                }
+            })
+        })
+        .collect()
+}
