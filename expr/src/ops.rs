@@ -20,6 +20,13 @@
 //! | `sinpi` | [`sinpi_f32`] (below) | [`sinpi_f64`] | `gpude_expr_sinpi_…` |
 //! | `cospi` | [`cospi_f32`] | [`cospi_f64`] | `gpude_expr_cospi_…` |
 //!
+//! The defining side is one wrapper per symbol in a crate built for `nvptx64`, e.g.
+//! `#[unsafe(no_mangle)] pub extern "C" fn gpude_expr_cos_f32(x: f32) -> f32 { cos_f32(x) }`,
+//! so that the GPU runs exactly the function the CPU evaluator calls. The declarations
+//! use untyped `.b32`/`.b64` parameters, as rustc's NVPTX backend writes them for
+//! `f32`/`f64` (as in the device crate's own `cos_f64` in its PTX); the JIT linker needs
+//! the definitions' parameter lists to match.
+//!
 //! `sqrt`, `abs`, `min`, `max` and the arithmetic are not calls: they are single IEEE
 //! operations (`sqrt.rn`, `abs`, compare-and-select, `add.rn`, …) on both sides.
 //!
