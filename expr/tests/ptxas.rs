@@ -1,0 +1,223 @@
+//! The generated PTX: its shape (one instruction or fixed sequence per IR instruction,
+//! IEEE-rounded only), and — when `ptxas` is found — that it assembles for `sm_90`.
+//!
+//! `ptxas` is looked for in `$PTXAS`, then on `PATH`, then in the Python package
+//! `nvidia-cuda-nvcc-cu12` (as `.ci/run` installs it). Without it the assembling tests
+//! print a SKIPPED line to stderr.
+
+use gpude_expr::{Expr, Precision};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Expressions that together use every construct of the language.
+const EXPRESSIONS: &[&str] = &[
+    "sum(x^2)",
+    "sum(x^2 - 10*cos(2*pi*x) + 10)",
+    "sum(x^2)/4000 - prod(cos(x/sqrt(j+1))) + 1",
+    "sum((1 - x[j-1])^2 + 100*(x - x[j-1]^2)^2)",
+    "-20*exp(-0.2*sqrt(sum(x^2)/D)) - exp(sum(cos(2*pi*x))/D) + 20 + e",
+    "sum(cumsum(x)^2)",
+    "sum(0.5^3*cos(pi*(3^3*(2*x+1))) - 0.5^3*cos(pi*3^3))",
+    "0.1*(sum(select(j == 0, sin(3*pi*x)^2, 0)) + sum((x[j-1] - 1)^2*(1 + 10*sin(3*pi*x)^2)) \
+     + sum(select(j == D-1, (x - 1)^2*(1 + sin(2*pi*x)^2), 0))) + sum(100*max(abs(x) - 5, 0)^4)",
+    "sum(tan(x) + log(abs(x) + 1) + sinpi(x) * cospi(x) + expm1(x) - log1p(x*x) + pow(abs(x), 0.3))",
+    "sum((x < 1) + (x <= 1) + (x > 1) + (x >= 1) + (x == 1) + (x != 1)) + min(D, 3, 2) + max(1, D)",
+    "sum(x[j+2] - x[j-3]) * prod(1 + cumsum(x[j+1]) / (j + 1)) - 2^-D + x_0_free(1)",
+    "7",
+];
+
+fn expressions() -> Vec<Expr> {
+    EXPRESSIONS
+        .iter()
+        .filter_map(|s| match Expr::parse(s) {
+            Ok(e) => Some(e),
+            // The one deliberately invalid entry keeps the list honest about parsing.
+            Err(err) => {
+                assert!(s.contains("x_0_free"), "{s}: {err}");
+                None
+            }
+        })
+        .collect()
+}
+
+fn find_ptxas() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("PTXAS") {
+        return Some(PathBuf::from(p));
+    }
+    if Command::new("ptxas").arg("--version").output().is_ok() {
+        return Some(PathBuf::from("ptxas"));
+    }
+    let out = Command::new("python3")
+        .args([
+            "-c",
+            "import os, site\n\
+             for r in site.getsitepackages() + [site.getusersitepackages()]:\n\
+             \tp = os.path.join(r, 'nvidia', 'cuda_nvcc', 'bin', 'ptxas')\n\
+             \tif os.path.exists(p): print(p); break",
+        ])
+        .output()
+        .ok()?;
+    let p = String::from_utf8(out.stdout).ok()?.trim().to_string();
+    (!p.is_empty()).then(|| PathBuf::from(p))
+}
+
+fn scratch_dir() -> PathBuf {
+    std::env::temp_dir().join(format!("gpude-expr-ptxas-{}", std::process::id()))
+}
+
+/// `ptxas -arch=sm_90 [-c] file`; Err with its message on failure.
+fn ptxas(exe: &Path, ptx: &str, name: &str, relocatable: bool) -> Result<String, String> {
+    let dir = scratch_dir();
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let file = dir.join(format!("{name}.ptx"));
+    std::fs::write(&file, ptx).map_err(|e| e.to_string())?;
+    let mut cmd = Command::new(exe);
+    cmd.arg("-arch=sm_90").arg("-v");
+    if relocatable {
+        cmd.arg("-c");
+    }
+    cmd.arg(&file).arg("-o").arg(dir.join(format!("{name}.o")));
+    let out = cmd
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", exe.display()))?;
+    let text =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    if out.status.success() {
+        Ok(text)
+    } else {
+        Err(text)
+    }
+}
+
+/// The module with each `.extern` declaration of the maths replaced by a definition
+/// of the same signature that returns its first argument: enough for `ptxas` to resolve
+/// and check every call.
+fn with_stubs(ptx: &str, e: &Expr, p: Precision) -> String {
+    let b = if p == Precision::F32 { "b32" } else { "b64" };
+    let mut out = ptx.to_string();
+    for sym in e.external_symbols(p) {
+        let extra = if sym.starts_with("gpude_expr_pow_") {
+            format!(", .param .{b} b")
+        } else {
+            String::new()
+        };
+        let head = format!(".func (.param .{b} r) {sym} (.param .{b} a{extra})");
+        let decl = format!(".extern {head};");
+        assert!(out.contains(&decl), "no declaration `{decl}`");
+        let def = format!(
+            ".visible {head}\n{{\n\t.reg .{b} %v;\n\tld.param.{b} %v, [a];\n\t\
+             st.param.{b} [r], %v;\n\tret;\n}}"
+        );
+        out = out.replace(&decl, &def);
+    }
+    out
+}
+
+#[test]
+fn ptx_assembles_with_ptxas_for_sm_90() {
+    let Some(exe) = find_ptxas() else {
+        // Straight to the stream, past the test harness's capture of `eprintln!`.
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED: ptx_assembles_with_ptxas_for_sm_90 — ptxas not found \
+             (set PTXAS or pip install nvidia-cuda-nvcc-cu12)"
+        );
+        return;
+    };
+    let mut calls = 0;
+    for (i, e) in expressions().iter().enumerate() {
+        for p in [Precision::F32, Precision::F64] {
+            let name = format!("e{i}_{}", p.name());
+            let ptx = e.ptx_eval_kernel(p);
+            // The module as generated: relocatable when it calls the external maths.
+            let relocatable = !e.external_symbols(p).is_empty();
+            if let Err(msg) = ptxas(&exe, &ptx, &name, relocatable) {
+                panic!("{}: ptxas failed:\n{msg}\n{ptx}", e.source());
+            }
+            // With the maths symbols defined, the whole module links and assembles.
+            if relocatable {
+                calls += 1;
+                let full = with_stubs(&ptx, e, p);
+                let report = ptxas(&exe, &full, &format!("{name}_full"), false)
+                    .unwrap_or_else(|msg| panic!("{}: ptxas failed:\n{msg}\n{full}", e.source()));
+                assert!(report.contains(p.kernel_name()), "{report}");
+            }
+        }
+    }
+    assert!(calls >= 10, "{calls}");
+    // The check can fail: a malformed instruction is refused.
+    let bad = Expr::parse("sum(x^2)")
+        .unwrap()
+        .ptx_eval_kernel(Precision::F32)
+        .replace("mul.rn.f32", "mul.rn.f33");
+    assert!(ptxas(&exe, &bad, "bad", false).is_err());
+    let _ = writeln!(
+        std::io::stderr(),
+        "ptxas: {} expressions × 2 precisions assemble for sm_90",
+        expressions().len()
+    );
+    let _ = std::fs::remove_dir_all(scratch_dir());
+}
+
+#[test]
+fn one_ieee_instruction_per_ir_instruction() {
+    for e in expressions() {
+        for p in [Precision::F32, Precision::F64] {
+            let ptx = e.ptx_eval_kernel(p);
+            for banned in [
+                ".ftz", ".approx", "fma.", "mad.rn", ".full", "rsqrt", "ex2", "lg2",
+            ] {
+                assert!(!ptx.contains(banned), "{banned} in {}", e.source());
+            }
+            let lines: Vec<&str> = ptx.lines().map(str::trim).collect();
+            let mut seen = 0;
+            for (k, l) in lines.iter().enumerate() {
+                let Some(ir) = l.strip_prefix("// r") else {
+                    continue;
+                };
+                let op = ir.split(" = ").nth(1).expect("r<N> = <op>");
+                let word = op.split([' ', '[']).next().unwrap_or("");
+                let want: &[&str] = match word {
+                    "lit" | "reduction" => &["mov."],
+                    "D" | "j" => &["cvt.rn."],
+                    "x" => &["ld."],
+                    "add" | "sub" | "mul" | "div" | "sqrt" => {
+                        &["add.rn.", "sub.rn.", "mul.rn.", "div.rn.", "sqrt.rn."]
+                    }
+                    "neg" => &["neg."],
+                    "abs" => &["abs."],
+                    "min" => &["setp.lt."],
+                    "max" => &["setp.gt."],
+                    "lt" | "le" | "gt" | "ge" | "eq" => &["setp."],
+                    "ne" | "select" => &["setp.neu."],
+                    "cumsum" => &["add.rn."],
+                    _ => &["{"], // a call
+                };
+                let next = lines[k + 1];
+                assert!(
+                    want.iter().any(|w| next.starts_with(w)),
+                    "{}: `{l}` is followed by `{next}`",
+                    e.source()
+                );
+                if matches!(word, "add" | "sub" | "mul" | "div" | "sqrt") {
+                    assert!(
+                        next.starts_with(&format!("{word}.rn.{}", p.name())),
+                        "{next}"
+                    );
+                }
+                seen += 1;
+            }
+            // Every IR instruction appears once in the PTX.
+            let ir_lines = e
+                .ir()
+                .lines()
+                .filter(|l| {
+                    let l = l.trim_start();
+                    l.starts_with('r') && l[1..].starts_with(|c: char| c.is_ascii_digit())
+                })
+                .count();
+            assert_eq!(seen, ir_lines, "{}", e.source());
+        }
+    }
+}
