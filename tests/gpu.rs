@@ -27,6 +27,10 @@ fn main() {
             mixed_batch_matches_cpu,
         ),
         ("thirty_seeds_agree_statistically", thirty_seeds_agree),
+        (
+            "textbook_and_exact_runs_match_cpu_bit_for_bit",
+            formulas_match_cpu,
+        ),
         ("target_error_stops_early", target_stops_early),
         ("history_is_recorded", history_is_recorded),
         (
@@ -162,27 +166,35 @@ fn evaluate_kernel_matches_cpu(e: &CudaEngine) {
     for info in gpude::FUNCTIONS {
         for dim in [1u32, 2, 3, 5, 30, 128, 130, 300] {
             let (lo, hi) = info.domain;
-            let pts: Vec<f64> = (0..dim as usize * 37)
+            // Points over the domain, and points 1e-1 … 1e-20 from the optimum, where
+            // the exact formulas differ most from the textbook ones.
+            let mut pts: Vec<f64> = (0..dim as usize * 37)
                 .map(|_| lo + next() * (hi - lo))
                 .collect();
+            for k in 1..=20 {
+                let r = 10f64.powi(-k);
+                pts.extend((0..dim).map(|_| info.argmin + r * (2.0 * next() - 1.0)));
+            }
             for p in [Precision::F32, Precision::F64] {
-                let gpu = match p {
-                    Precision::F32 => e.evaluate::<f32>(info.function, Formula::Exact, dim, &pts),
-                    Precision::F64 => e.evaluate::<f64>(info.function, Formula::Exact, dim, &pts),
+                for formula in Formula::ALL {
+                    let gpu = match p {
+                        Precision::F32 => e.evaluate::<f32>(info.function, formula, dim, &pts),
+                        Precision::F64 => e.evaluate::<f64>(info.function, formula, dim, &pts),
+                    }
+                    .expect("evaluate");
+                    let cpu: Vec<f64> = pts
+                        .chunks(dim as usize)
+                        .map(|x| gpude::evaluate_as(info.function, p, formula, x).unwrap())
+                        .collect();
+                    let (worst, same) = compare(&gpu, &cpu);
+                    assert_eq!(
+                        same,
+                        cpu.len(),
+                        "{} D={dim} {p:?} {formula:?}: {same}/{} equal, worst rel {worst:e}",
+                        info.name,
+                        cpu.len()
+                    );
                 }
-                .expect("evaluate");
-                let cpu: Vec<f64> = pts
-                    .chunks(dim as usize)
-                    .map(|x| gpude::evaluate(info.function, p, x).unwrap())
-                    .collect();
-                let (worst, same) = compare(&gpu, &cpu);
-                assert_eq!(
-                    same,
-                    cpu.len(),
-                    "{} D={dim} {p:?}: {same}/{} equal, worst rel {worst:e}",
-                    info.name,
-                    cpu.len()
-                );
             }
         }
     }
@@ -432,5 +444,39 @@ fn too_large_job_is_refused(e: &CudaEngine) {
     match e.run(&j, Mode::Batch) {
         Err(Error::OutOfMemory { needed, free }) => assert!(needed > free),
         other => panic!("expected OutOfMemory, got {other:?}"),
+    }
+}
+
+/// Whole runs in both formulas, every layout: the same bits as the CPU engine (best
+/// value, best point and verified error).
+fn formulas_match_cpu(e: &CudaEngine) {
+    for formula in Formula::ALL {
+        for f in [Function::Griewank, Function::Ackley, Function::Rastrigin] {
+            for p in [Precision::F32, Precision::F64] {
+                let j = Job::builder(f, 40)
+                    .pop(128)
+                    .generations(60)
+                    .seed(11)
+                    .precision(p)
+                    .formula(formula)
+                    .build()
+                    .expect("valid job");
+                let c = match p {
+                    Precision::F32 => cpu::run::<f32>(&j, None),
+                    Precision::F64 => cpu::run::<f64>(&j, None),
+                };
+                for mode in [Mode::Batch, Mode::Grid, Mode::Steps] {
+                    let g = e.run(&j, mode).expect("runs");
+                    let what = format!("{f:?} {p:?} {formula:?} {mode:?}");
+                    assert_eq!(g.best_f.to_bits(), c.best_f.to_bits(), "{what}");
+                    assert_eq!(g.best_x, c.best_x, "{what}");
+                    assert_eq!(
+                        g.verified_error.to_bits(),
+                        c.verified_error.to_bits(),
+                        "{what}"
+                    );
+                }
+            }
+        }
     }
 }
