@@ -10,6 +10,7 @@
 )]
 #![feature(core_float_math)]
 
+pub mod adaptive;
 pub mod de;
 pub mod functions;
 pub mod lanes;

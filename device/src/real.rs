@@ -40,6 +40,9 @@ pub trait Real:
     fn cos(self) -> Self;
     fn sin(self) -> Self;
     fn exp(self) -> Self;
+    /// The natural logarithm.
+    fn ln(self) -> Self;
+    fn tan(self) -> Self;
     fn abs(self) -> Self;
     fn is_nan(self) -> bool;
     /// The bits, for exact comparisons in tests and reductions.
@@ -94,6 +97,14 @@ impl Real for f32 {
         libm::expf(self)
     }
     #[inline(always)]
+    fn ln(self) -> Self {
+        libm::logf(self)
+    }
+    #[inline(always)]
+    fn tan(self) -> Self {
+        libm::tanf(self)
+    }
+    #[inline(always)]
     fn abs(self) -> Self {
         f32::from_bits(self.to_bits() & 0x7fff_ffff)
     }
@@ -145,6 +156,14 @@ impl Real for f64 {
     #[inline(always)]
     fn exp(self) -> Self {
         libm::exp(self)
+    }
+    #[inline(always)]
+    fn ln(self) -> Self {
+        libm::log(self)
+    }
+    #[inline(always)]
+    fn tan(self) -> Self {
+        libm::tan(self)
     }
     #[inline(always)]
     fn abs(self) -> Self {
