@@ -284,7 +284,7 @@ fn trial_fast<T: Real>(
 }
 
 /// [`evaluate`] with hardware FMA when there is one (see [`trial_fast`]).
-fn evaluate_fast<T: Real>(f: Function, x: &[T]) -> T {
+pub(crate) fn evaluate_fast<T: Real>(f: Function, x: &[T]) -> T {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("fma") {
         // SAFETY: the processor has FMA (checked just above).
@@ -334,6 +334,9 @@ pub fn generation<T: Real>(
 
 /// Runs `job` to the end on the CPU.
 pub fn run<T: Real>(job: &Job, observer: Option<Observer>) -> RunResult {
+    if job.adaptive.is_some() {
+        return crate::adaptive::run::<T>(job, observer);
+    }
     let start = Instant::now();
     let mut pop = initial::<T>(job);
     let mut best = pop.best();
