@@ -206,6 +206,65 @@ fn run_json_fields() {
 }
 
 #[test]
+fn run_adaptive_strategies() {
+    // jSO at D = 6: N_init = round(25 · ln 6 · √6) = round(109.7) = 110; the budget of
+    // 3 000 evaluations is spent exactly; bounds default to the midpoint rule.
+    let v = ok_json(gpude(&[
+        "run",
+        "--backend",
+        "cpu",
+        "--function",
+        "rastrigin",
+        "--dim",
+        "6",
+        "--strategy",
+        "jso",
+        "--max-evals",
+        "3000",
+        "--json",
+    ]));
+    let job = &v["job"];
+    assert_eq!(job["strategy"], "jso");
+    assert_eq!(job["pop"], 110);
+    assert_eq!(job["bounds"], "midpoint");
+    assert_eq!(job["max_evals"], 3000);
+    let r = &v["results"][0];
+    assert_eq!(r["evaluations"], 3000);
+    assert_eq!(r["termination"], "max_evaluations");
+    let human = ok(gpude(&[
+        "run",
+        "--backend",
+        "cpu",
+        "--function",
+        "sphere",
+        "--dim",
+        "4",
+        "--strategy",
+        "lshade",
+        "--max-evals",
+        "2000",
+    ]));
+    assert!(human.contains("lshade (H = 6"), "{human}");
+    fails(
+        gpude(&[
+            "run",
+            "--backend",
+            "cpu",
+            "--function",
+            "sphere",
+            "--dim",
+            "4",
+            "--strategy",
+            "shade",
+            "--crossover",
+            "exp",
+        ]),
+        2,
+        "crossover = exp",
+    );
+}
+
+#[test]
 fn run_same_seed_same_result_other_seed_differs() {
     let best = |seed: &str| {
         ok_json(run_small(&["--json", "--seed", seed]))["results"][0]["best_f"]
