@@ -18,8 +18,11 @@
 //! | L-SHADE | 18·D | 6 | 2.6·N | 0.11 | N_min = 4, M = 0.5 |
 //! | jSO | 25·ln D·√D | 5 | 1.0·N | 0.25 → 0.125 | N_min = 4, M_F = 0.3, M_Cr = 0.8 |
 //!
-//! The budget defaults to the CEC competitions' 10 000·D evaluations, the bound policy to
-//! the papers' midpoint rule; crossover is binomial.
+//! JADE's N = 100 is gpude's choice, the value of jDE's and SHADE's papers. The budget
+//! defaults to the CEC competitions' 10 000·D evaluations, the bound policy to the
+//! papers' midpoint rule; crossover is binomial. jDE and the SHADE family replace x_i when
+//! the trial is not worse, JADE only when it is better; successes (the parameters that
+//! adapt, the parents that enter the archive) are strict improvements everywhere.
 
 use crate::config::{Job, JobBuilder, strategy_name};
 use crate::cpu::{Observer, Population, evaluate_fast, initial};
