@@ -18,9 +18,9 @@ pub use gpude_host as host;
 pub use gpude_host::checkpoint;
 pub use gpude_host::cpu;
 pub use gpude_host::{
-    Backend, BoundPolicy, Crossover, CudaEngine, Error, FUNCTIONS, Formula, Function, FunctionInfo,
-    Job, JobBuilder, Mode, Precision, Problem, Result, RunResult, SolverOptions, Strategy,
-    Termination,
+    Adaptive, Backend, BoundPolicy, Crossover, CudaEngine, Error, FUNCTIONS, Formula, Function,
+    FunctionInfo, Job, JobBuilder, Mode, Precision, Problem, Result, RunResult, SolverOptions,
+    Strategy, Termination,
 };
 
 /// The device crate compiled to PTX by the build script.

@@ -52,7 +52,8 @@ pub struct JobArgs {
     pub target: Option<f64>,
 
     /// Mutation strategy: thesis, rand1, best1, current-to-best1, rand2, best2 (a
-    /// crossover suffix is allowed: rand1bin, rand/1/exp).
+    /// crossover suffix is allowed: rand1bin, rand/1/exp), or the adaptive jde, jade,
+    /// shade, lshade, jso (CPU backend; their papers' settings).
     #[arg(long, value_name = "NAME")]
     pub strategy: Option<String>,
 
@@ -60,7 +61,8 @@ pub struct JobArgs {
     #[arg(long, value_name = "KIND")]
     pub crossover: Option<String>,
 
-    /// Bound handling: init-only, clip, reflect or resample [default: init-only].
+    /// Bound handling: init-only, clip, reflect, resample or midpoint [default:
+    /// init-only; midpoint for the adaptive strategies].
     #[arg(long, value_name = "POLICY")]
     pub bounds: Option<String>,
 
@@ -423,9 +425,12 @@ impl JobSpec {
             upper: Some(upper),
             pop: Some(job.pop),
             generations: (!job.budget_from_evaluations).then_some(job.generations),
-            max_evals: job
-                .budget_from_evaluations
-                .then(|| budget.unwrap_or_else(|| job.evaluations(job.generations))),
+            max_evals: match &job.adaptive {
+                Some(a) => Some(a.max_evaluations),
+                None => job
+                    .budget_from_evaluations
+                    .then(|| budget.unwrap_or_else(|| job.evaluations(job.generations))),
+            },
             target: job.target,
             strategy: Some(strategy_name(job.strategy).to_string()),
             crossover: Some(crossover_name(job.crossover).to_string()),
@@ -444,7 +449,9 @@ impl JobSpec {
 pub fn describe_strategy(job: &Job) -> String {
     let s = strategy_name(job.strategy);
     let b = bounds_name(job.bounds);
-    if job.strategy.crosses() {
+    if let Some(a) = &job.adaptive {
+        format!("{}, bounds {b}", a.describe(job.strategy))
+    } else if job.strategy.crosses() {
         format!(
             "{s}/{}, F = {}, Cr = {}, bounds {b}",
             crossover_name(job.crossover),

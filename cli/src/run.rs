@@ -87,6 +87,9 @@ pub fn run(args: Args) -> Result<String> {
             "--checkpoint-every = 0 is not allowed: 1 or more generations",
         ));
     }
+    if saving && let Some(j) = jobs.first() {
+        gpude::checkpoint::savable(j)?;
+    }
     // A bad path should not cost a run; an existing file is replaced only at the end.
     check_outputs(args.history.as_deref(), args.save.checkpoint.as_deref())?;
     let solver = args.backend.open()?;

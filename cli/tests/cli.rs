@@ -214,6 +214,65 @@ fn run_json_fields() {
 }
 
 #[test]
+fn run_adaptive_strategies() {
+    // jSO at D = 6: N_init = round(25 · ln 6 · √6) = round(109.7) = 110; the budget of
+    // 3 000 evaluations is spent exactly; bounds default to the midpoint rule.
+    let v = ok_json(gpude(&[
+        "run",
+        "--backend",
+        "cpu",
+        "--function",
+        "rastrigin",
+        "--dim",
+        "6",
+        "--strategy",
+        "jso",
+        "--max-evals",
+        "3000",
+        "--json",
+    ]));
+    let job = &v["job"];
+    assert_eq!(job["strategy"], "jso");
+    assert_eq!(job["pop"], 110);
+    assert_eq!(job["bounds"], "midpoint");
+    assert_eq!(job["max_evals"], 3000);
+    let r = &v["results"][0];
+    assert_eq!(r["evaluations"], 3000);
+    assert_eq!(r["termination"], "max_evaluations");
+    let human = ok(gpude(&[
+        "run",
+        "--backend",
+        "cpu",
+        "--function",
+        "sphere",
+        "--dim",
+        "4",
+        "--strategy",
+        "lshade",
+        "--max-evals",
+        "2000",
+    ]));
+    assert!(human.contains("lshade (H = 6"), "{human}");
+    fails(
+        gpude(&[
+            "run",
+            "--backend",
+            "cpu",
+            "--function",
+            "sphere",
+            "--dim",
+            "4",
+            "--strategy",
+            "shade",
+            "--crossover",
+            "exp",
+        ]),
+        2,
+        "crossover = exp",
+    );
+}
+
+#[test]
 fn run_same_seed_same_result_other_seed_differs() {
     let best = |seed: &str| {
         ok_json(run_small(&["--json", "--seed", seed]))["results"][0]["best_f"]
@@ -1514,4 +1573,45 @@ fn gpu_flags_are_refused_on_the_cpu_and_warned_about_on_fallback() {
         );
         ok(o);
     }
+}
+
+#[test]
+fn adaptive_runs_are_not_checkpointed_but_stop_cleanly() {
+    let ck = scratch("adaptive.ckpt");
+    let _ = std::fs::remove_file(&ck);
+    let o = gpude(&[
+        "run",
+        "--backend",
+        "cpu",
+        "--function",
+        "sphere",
+        "--dim",
+        "5",
+        "--strategy",
+        "jso",
+        "--checkpoint",
+        path_str(&ck),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("jso"), "{}", stderr(&o));
+    assert!(!ck.exists(), "no checkpoint for a refused run");
+    // Without --checkpoint the same run goes through the controlled CPU path.
+    let v: Value = serde_json::from_str(&stdout(&gpude(&[
+        "run",
+        "--backend",
+        "cpu",
+        "--function",
+        "sphere",
+        "--dim",
+        "5",
+        "--strategy",
+        "lshade",
+        "--max-evals",
+        "3000",
+        "--json",
+    ])))
+    .expect("JSON");
+    let r = &v["results"][0];
+    assert!(r["evaluations"].as_u64().unwrap() <= 3000, "{r}");
+    assert!(r["verified_error"].as_f64().unwrap() < 1.0, "{r}");
 }

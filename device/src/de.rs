@@ -35,9 +35,22 @@ pub enum Strategy {
     Rand2 = 4,
     /// DE/best/2: `x_best + F(x_r1 − x_r2) + F(x_r3 − x_r4)`.
     Best2 = 5,
+    /// jDE (Brest et al. 2006): rand/1/bin with F and Cr self-adapted per individual.
+    Jde = 6,
+    /// JADE (Zhang & Sanderson 2009): current-to-pbest/1/bin with an optional archive and
+    /// μ_F, μ_Cr adaptation.
+    Jade = 7,
+    /// SHADE (Tanabe & Fukunaga 2013): JADE's mutation with a success-history memory.
+    Shade = 8,
+    /// L-SHADE (Tanabe & Fukunaga 2014): SHADE with linear population size reduction.
+    LShade = 9,
+    /// jSO (Brest, Maučec & Bošković 2017): L-SHADE with current-to-pbest-w/1 and its
+    /// p, F and Cr schedules.
+    Jso = 10,
 }
 
 impl Strategy {
+    /// The classic strategies: both engines run them.
     pub const ALL: [Strategy; 6] = [
         Strategy::Thesis,
         Strategy::Rand1,
@@ -47,8 +60,36 @@ impl Strategy {
         Strategy::Best2,
     ];
 
+    /// The adaptive strategies (see [`crate::adaptive`]); only the CPU engine runs them
+    /// for now.
+    pub const ADAPTIVE: [Strategy; 5] = [
+        Strategy::Jde,
+        Strategy::Jade,
+        Strategy::Shade,
+        Strategy::LShade,
+        Strategy::Jso,
+    ];
+
     pub fn from_u32(v: u32) -> Option<Strategy> {
-        Self::ALL.get(v as usize).copied()
+        Self::ALL
+            .get(v as usize)
+            .or_else(|| Self::ADAPTIVE.get((v as usize).wrapping_sub(Self::ALL.len())))
+            .copied()
+    }
+
+    /// Is it one of [`Strategy::ADAPTIVE`]?
+    #[inline(always)]
+    pub const fn is_adaptive(self) -> bool {
+        self as u32 >= Strategy::Jde as u32
+    }
+
+    /// Does it mutate with current-to-pbest (JADE, SHADE, L-SHADE, jSO)?
+    #[inline(always)]
+    pub const fn uses_pbest(self) -> bool {
+        matches!(
+            self,
+            Strategy::Jade | Strategy::Shade | Strategy::LShade | Strategy::Jso
+        )
     }
 
     /// How many distinct random individuals (other than i) one trial needs.
@@ -56,7 +97,8 @@ impl Strategy {
     pub const fn draws(self) -> u32 {
         match self {
             Strategy::Thesis | Strategy::Best1 | Strategy::CurrentToBest1 => 2,
-            Strategy::Rand1 => 3,
+            Strategy::Jade | Strategy::Shade | Strategy::LShade | Strategy::Jso => 2,
+            Strategy::Rand1 | Strategy::Jde => 3,
             Strategy::Best2 => 4,
             Strategy::Rand2 => 5,
         }
@@ -68,19 +110,19 @@ impl Strategy {
         !matches!(self, Strategy::Thesis)
     }
 
-    /// Does it read the best individual?
+    /// Does it read the best individual (for the current-to-pbest strategies: a p-best)?
     #[inline(always)]
     pub const fn uses_best(self) -> bool {
         matches!(
             self,
             Strategy::Thesis | Strategy::Best1 | Strategy::CurrentToBest1 | Strategy::Best2
-        )
+        ) || self.uses_pbest()
     }
 
     /// Does it read x_i?
     #[inline(always)]
     pub const fn uses_current(self) -> bool {
-        matches!(self, Strategy::Thesis | Strategy::CurrentToBest1)
+        matches!(self, Strategy::Thesis | Strategy::CurrentToBest1) || self.uses_pbest()
     }
 }
 
@@ -115,6 +157,9 @@ pub enum BoundPolicy {
     Reflect = 2,
     /// Draw the component afresh, uniformly in the domain.
     Resample = 3,
+    /// Halfway between the violated bound and the parent's component: the rule of JADE,
+    /// SHADE, L-SHADE and jSO (e.g. Tanabe & Fukunaga 2014, §II.B).
+    Midpoint = 4,
 }
 
 impl BoundPolicy {
@@ -124,6 +169,7 @@ impl BoundPolicy {
             BoundPolicy::Clip,
             BoundPolicy::Reflect,
             BoundPolicy::Resample,
+            BoundPolicy::Midpoint,
         ]
         .get(v as usize)
         .copied()
@@ -215,10 +261,16 @@ pub struct TrialParams<T> {
     pub dim: u32,
 }
 
-/// The mutant's component from the rows' components.
+/// The mutant's component from the rows' components. For the adaptive strategies, jDE
+/// is rand/1 and the current-to-pbest ones read `best` as the p-best, with F_w = F (jSO's
+/// own F_w and the archive row are [`crate::adaptive::pbest_trial_chunk`]'s).
 #[inline(always)]
 pub fn mutate<T: Real>(s: Strategy, f: T, xi: T, r: &[T; 5], best: T, lambda: T) -> T {
     match s {
+        Strategy::Jde => r[0] + f * (r[1] - r[2]),
+        Strategy::Jade | Strategy::Shade | Strategy::LShade | Strategy::Jso => {
+            xi + f * (best - xi) + f * (r[0] - r[1])
+        }
         Strategy::Thesis => xi + lambda * (r[0] - r[1]) + (T::ONE - lambda) * (best - xi),
         Strategy::Rand1 => r[0] + f * (r[1] - r[2]),
         Strategy::Best1 => best + f * (r[0] - r[1]),
@@ -295,39 +347,58 @@ pub fn trial_chunk<T: Real>(
                     }
                 }
             };
-            let mut c = if take { m } else { xi[k] };
-            match tp.bounds {
-                BoundPolicy::InitOnly => {}
-                BoundPolicy::Clip => c = c.max(lo[k]).min(hi[k]),
-                BoundPolicy::Reflect => {
-                    if c < lo[k] {
-                        c = lo[k] + (lo[k] - c);
-                    } else if c > hi[k] {
-                        c = hi[k] - (c - hi[k]);
-                    }
-                    c = c.max(lo[k]).min(hi[k]);
-                }
-                BoundPolicy::Resample => {
-                    if !(c >= lo[k] && c <= hi[k]) {
-                        out = true;
-                    }
-                }
-            }
+            let c = confine(tp.bounds, if take { m } else { xi[k] }, lo[k], hi[k], xi[k]);
+            out |= tp.bounds == BoundPolicy::Resample && !(c >= lo[k] && c <= hi[k]);
             v[k] = c;
         }
         k += 1;
     }
     if out {
-        let w = resample();
-        let mut k = 0usize;
-        while k < 4 {
-            if (k as u32) < n && !(v[k] >= lo[k] && v[k] <= hi[k]) {
-                v[k] = lo[k] + T::uniform(w[k]) * (hi[k] - lo[k]);
-            }
-            k += 1;
-        }
+        resample_chunk(&mut v, n, lo, hi, &resample());
     }
     v
+}
+
+/// One trial component `c` under bound policy `b` (`xi`: the parent's component).
+/// [`BoundPolicy::Resample`] leaves it as it is: see [`resample_chunk`].
+#[inline(always)]
+pub fn confine<T: Real>(b: BoundPolicy, c: T, lo: T, hi: T, xi: T) -> T {
+    match b {
+        BoundPolicy::InitOnly | BoundPolicy::Resample => c,
+        BoundPolicy::Clip => c.max(lo).min(hi),
+        BoundPolicy::Reflect => {
+            let c = if c < lo {
+                lo + (lo - c)
+            } else if c > hi {
+                hi - (c - hi)
+            } else {
+                c
+            };
+            c.max(lo).min(hi)
+        }
+        BoundPolicy::Midpoint => {
+            if c < lo {
+                (lo + xi) / T::of(2.0)
+            } else if c > hi {
+                (hi + xi) / T::of(2.0)
+            } else {
+                c
+            }
+        }
+    }
+}
+
+/// Draws the components of `v` (the first `n`) outside the domain afresh from the
+/// chunk's resampling words `w`.
+#[inline(always)]
+pub fn resample_chunk<T: Real>(v: &mut [T; 4], n: u32, lo: &[T; 4], hi: &[T; 4], w: &[u32; 4]) {
+    let mut k = 0usize;
+    while k < 4 {
+        if (k as u32) < n && !(v[k] >= lo[k] && v[k] <= hi[k]) {
+            v[k] = lo[k] + T::uniform(w[k]) * (hi[k] - lo[k]);
+        }
+        k += 1;
+    }
 }
 
 /// One lane's chunk of an initial individual: `lo + u (hi − lo)`, u ∈ (0, 1].
@@ -417,6 +488,7 @@ mod tests {
             BoundPolicy::Clip,
             BoundPolicy::Reflect,
             BoundPolicy::Resample,
+            BoundPolicy::Midpoint,
         ] {
             let tp = TrialParams {
                 strategy: Strategy::Rand1,
@@ -435,6 +507,8 @@ mod tests {
             match bounds {
                 BoundPolicy::Clip => assert_eq!(v, [2.0, -1.0, 1.0, 2.0]),
                 BoundPolicy::Reflect => assert_eq!(v, [-1.0, 2.0, 1.0, 0.5]),
+                // (hi + 0)/2 = 1, (lo + 0)/2 = −0.5; 1 stays; 3.5 > 2 → 1.
+                BoundPolicy::Midpoint => assert_eq!(v, [1.0, -0.5, 1.0, 1.0]),
                 _ => assert_eq!(v[2], 1.0),
             }
         }

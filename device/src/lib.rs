@@ -15,6 +15,7 @@
 )]
 #![feature(core_float_math)]
 
+pub mod adaptive;
 pub mod cec2017;
 pub mod de;
 pub mod functions;

@@ -59,6 +59,9 @@ pub trait Real:
     /// Weierstrass's per-component sum without cancellation
     /// ([`crate::math::weierstrass_terms_f32`]).
     fn weierstrass_terms(self) -> Self;
+    /// The natural logarithm.
+    fn ln(self) -> Self;
+    fn tan(self) -> Self;
     fn abs(self) -> Self;
     fn is_nan(self) -> bool;
     /// The bits, for exact comparisons in tests and reductions.
@@ -149,6 +152,14 @@ impl Real for f32 {
         crate::math::weierstrass_terms_f32(self)
     }
     #[inline(always)]
+    fn ln(self) -> Self {
+        libm::logf(self)
+    }
+    #[inline(always)]
+    fn tan(self) -> Self {
+        libm::tanf(self)
+    }
+    #[inline(always)]
     fn abs(self) -> Self {
         f32::from_bits(self.to_bits() & 0x7fff_ffff)
     }
@@ -236,6 +247,14 @@ impl Real for f64 {
     #[inline(always)]
     fn weierstrass_terms(self) -> Self {
         crate::math::weierstrass_terms_f64(self)
+    }
+    #[inline(always)]
+    fn ln(self) -> Self {
+        libm::log(self)
+    }
+    #[inline(always)]
+    fn tan(self) -> Self {
+        libm::tan(self)
     }
     #[inline(always)]
     fn abs(self) -> Self {

@@ -265,6 +265,19 @@ pub enum Part<'a> {
     Started(&'a Checkpoint),
 }
 
+/// Can a checkpoint hold this job? Not yet an adaptive one: its memory, archive and
+/// shrinking population are not part of the format.
+pub fn savable(job: &Job) -> Result<()> {
+    match &job.adaptive {
+        Some(_) => Err(Error::invalid(
+            "checkpoint of strategy",
+            crate::config::strategy_name(job.strategy),
+            "a classic strategy or thesis (an adaptive run's memory and archive are not saved yet)",
+        )),
+        None => Ok(()),
+    }
+}
+
 /// Every setting of a job, as stored.
 #[derive(Serialize, Deserialize)]
 struct JobRecord {
@@ -398,6 +411,13 @@ pub fn encode(entries: &[Entry]) -> Result<Vec<u8>> {
 
 /// The bytes of a checkpoint file holding these runs.
 pub fn encode_parts<'a>(parts: impl IntoIterator<Item = Part<'a>>) -> Result<Vec<u8>> {
+    let parts: Vec<Part> = parts.into_iter().collect();
+    for e in &parts {
+        savable(match e {
+            Part::Pending(j) => j,
+            Part::Started(c) => &c.job,
+        })?;
+    }
     let records: Vec<EntryRef> = parts
         .into_iter()
         .map(|e| EntryRef {

@@ -33,23 +33,29 @@ impl Precision {
 }
 
 /// Names of strategies, crossovers and bound policies, in one table each.
-pub const STRATEGIES: [(&str, Strategy); 6] = [
+pub const STRATEGIES: [(&str, Strategy); 11] = [
     ("thesis", Strategy::Thesis),
     ("rand1", Strategy::Rand1),
     ("best1", Strategy::Best1),
     ("current-to-best1", Strategy::CurrentToBest1),
     ("rand2", Strategy::Rand2),
     ("best2", Strategy::Best2),
+    ("jde", Strategy::Jde),
+    ("jade", Strategy::Jade),
+    ("shade", Strategy::Shade),
+    ("lshade", Strategy::LShade),
+    ("jso", Strategy::Jso),
 ];
 pub const CROSSOVERS: [(&str, Crossover); 2] = [
     ("bin", Crossover::Binomial),
     ("exp", Crossover::Exponential),
 ];
-pub const BOUND_POLICIES: [(&str, BoundPolicy); 4] = [
+pub const BOUND_POLICIES: [(&str, BoundPolicy); 5] = [
     ("init-only", BoundPolicy::InitOnly),
     ("clip", BoundPolicy::Clip),
     ("reflect", BoundPolicy::Reflect),
     ("resample", BoundPolicy::Resample),
+    ("midpoint", BoundPolicy::Midpoint),
 ];
 
 fn lookup<V: Copy>(kind: &'static str, table: &[(&str, V)], name: &str) -> Result<V> {
@@ -95,7 +101,7 @@ pub fn parse_strategy(name: &str) -> Result<(Strategy, Option<Crossover>)> {
         .map_err(|_| Error::UnknownName {
             kind: "strategy",
             name: name.to_string(),
-            known: "thesis, rand1, best1, current-to-best1, rand2, best2 (optionally with a crossover suffix: rand1bin, rand1exp)".into(),
+            known: "thesis, rand1, best1, current-to-best1, rand2, best2 (optionally with a crossover suffix: rand1bin, rand1exp), jde, jade, shade, lshade, jso".into(),
         })
 }
 pub fn parse_crossover(name: &str) -> Result<Crossover> {
@@ -148,11 +154,15 @@ pub struct Job {
     pub formula: Formula,
     /// Record the best value after every generation.
     pub history: bool,
+    /// The settings of an adaptive strategy (`None` for the classic ones).
+    pub adaptive: Option<crate::adaptive::Adaptive>,
 }
 
 impl Job {
     /// A builder with gpude's defaults: the thesis strategy, the function's usual domain
     /// used for initialisation only, Np = 10·D (at least 32), 1000 generations, seed 0, f32.
+    /// The adaptive strategies have their papers' defaults instead (see
+    /// [`crate::adaptive`]).
     pub fn builder(function: Function, dim: u32) -> JobBuilder {
         JobBuilder {
             function,
@@ -161,7 +171,7 @@ impl Job {
             upper: None,
             strategy: Strategy::Thesis,
             crossover: Crossover::Binomial,
-            bounds: BoundPolicy::InitOnly,
+            bounds: None,
             f: 0.5,
             cr: 0.9,
             pop: None,
@@ -173,6 +183,7 @@ impl Job {
             precision: Precision::F32,
             formula: Formula::Exact,
             history: false,
+            adaptive: Default::default(),
         }
     }
 
@@ -204,7 +215,8 @@ pub struct JobBuilder {
     upper: Option<Vec<f64>>,
     strategy: Strategy,
     crossover: Crossover,
-    bounds: BoundPolicy,
+    /// `None`: init-only for the classic strategies, midpoint for the adaptive ones.
+    bounds: Option<BoundPolicy>,
     f: f64,
     cr: f64,
     pop: Option<u32>,
@@ -216,6 +228,7 @@ pub struct JobBuilder {
     precision: Precision,
     formula: Formula,
     history: bool,
+    pub(crate) adaptive: crate::adaptive::AdaptiveOptions,
 }
 
 /// The largest population: individual indices and Philox subsequences are 32-bit, and
@@ -250,7 +263,7 @@ impl JobBuilder {
         self
     }
     pub fn bounds(mut self, b: BoundPolicy) -> Self {
-        self.bounds = b;
+        self.bounds = Some(b);
         self
     }
     pub fn f(mut self, f: f64) -> Self {
@@ -321,7 +334,10 @@ impl JobBuilder {
             _ => Problem::new(self.function, self.dim)?,
         };
         let dim = problem.dim();
-        let pop = self.pop.unwrap_or_else(|| (10 * dim).clamp(32, 1 << 16));
+        let pop = self.pop.unwrap_or_else(|| {
+            crate::adaptive::default_pop(self.strategy, dim)
+                .unwrap_or_else(|| (10 * dim).clamp(32, 1 << 16))
+        });
         let need = self.strategy.draws() + 1;
         if pop < need || pop > MAX_POP {
             return Err(Error::invalid(
@@ -361,6 +377,18 @@ impl JobBuilder {
                 from_evals = true;
             }
         }
+        let adaptive = crate::adaptive::settle(
+            self.strategy,
+            self.crossover,
+            &self.adaptive,
+            dim,
+            pop,
+            self.evaluations,
+        )?;
+        if let Some(a) = &adaptive {
+            // Their own loop spends the budget exactly; generations only add a limit.
+            (generations, from_evals) = a.limits(pop, self.generations);
+        }
         if generations == u32::MAX {
             return Err(Error::invalid(
                 "generations",
@@ -372,7 +400,11 @@ impl JobBuilder {
             problem,
             strategy: self.strategy,
             crossover: self.crossover,
-            bounds: self.bounds,
+            bounds: self.bounds.unwrap_or(if adaptive.is_some() {
+                BoundPolicy::Midpoint
+            } else {
+                BoundPolicy::InitOnly
+            }),
             f: self.f,
             cr: self.cr,
             pop,
@@ -384,6 +416,7 @@ impl JobBuilder {
             precision: self.precision,
             formula: self.formula,
             history: self.history,
+            adaptive,
         })
     }
 }

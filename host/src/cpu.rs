@@ -327,7 +327,7 @@ fn trial_fast<T: Real>(
 }
 
 /// [`evaluate`] with hardware FMA when there is one (see [`trial_fast`]).
-fn evaluate_fast<T: Real>(f: Function, formula: Formula, x: &[T]) -> T {
+pub(crate) fn evaluate_fast<T: Real>(f: Function, formula: Formula, x: &[T]) -> T {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("fma") {
         // SAFETY: the processor has FMA (checked just above).
@@ -377,6 +377,9 @@ pub fn generation<T: Real>(
 
 /// Runs `job` to the end on the CPU.
 pub fn run<T: Stored>(job: &Job, observer: Option<Observer>) -> RunResult {
+    if job.adaptive.is_some() {
+        return crate::adaptive::run::<T>(job, observer);
+    }
     let mut control = Control {
         observer,
         ..Control::default()
@@ -387,6 +390,12 @@ pub fn run<T: Stored>(job: &Job, observer: Option<Observer>) -> RunResult {
 /// Runs `job` on the CPU under `control`: to its end, or to the generation where the
 /// stop flag, the observer or the saver stopped it.
 pub fn run_controlled(job: &Job, control: &mut Control) -> Outcome {
+    if job.adaptive.is_some() {
+        return match job.precision {
+            Precision::F32 => crate::adaptive::run_controlled::<f32>(job, control),
+            Precision::F64 => crate::adaptive::run_controlled::<f64>(job, control),
+        };
+    }
     match job.precision {
         Precision::F32 => fresh::<f32>(job, control),
         Precision::F64 => fresh::<f64>(job, control),
@@ -398,6 +407,7 @@ pub fn run_controlled(job: &Job, control: &mut Control) -> Outcome {
 /// never stopped. A checkpoint whose parts disagree is an error.
 pub fn resume(from: Checkpoint, control: &mut Control) -> Result<Outcome> {
     from.check()?;
+    crate::checkpoint::savable(&from.job)?;
     Ok(match from.job.precision {
         Precision::F32 => go_on::<f32>(from, control),
         Precision::F64 => go_on::<f64>(from, control),

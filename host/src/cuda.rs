@@ -248,6 +248,7 @@ impl CudaEngine {
 
     /// Runs one job; `mode` picks the layout.
     pub fn run(&self, job: &Job, mode: Mode) -> Result<RunResult> {
+        crate::adaptive::cpu_only(job)?;
         let mode = match mode {
             Mode::Auto => self.auto_mode(job),
             m => m,
@@ -310,6 +311,9 @@ impl CudaEngine {
     /// one block per job; launches are spread over the streams. One result per job, in
     /// order.
     pub fn run_batch(&self, jobs: &[Job]) -> Result<Vec<RunResult>> {
+        for job in jobs {
+            crate::adaptive::cpu_only(job)?;
+        }
         let mut groups: Vec<Vec<usize>> = Vec::new();
         for (k, job) in jobs.iter().enumerate() {
             match groups.iter_mut().find(|g| compatible(&jobs[g[0]], job)) {

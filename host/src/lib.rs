@@ -3,6 +3,7 @@
 //! The CUDA engine needs the PTX modules that the root crate's build script makes; the
 //! `gpude` crate passes them in (`gpude::Solver` does this for you).
 
+pub mod adaptive;
 pub mod cec2017;
 pub mod checkpoint;
 pub mod config;
@@ -12,6 +13,7 @@ pub mod error;
 pub mod problem;
 pub mod result;
 
+pub use adaptive::Adaptive;
 pub use config::{Job, JobBuilder, Precision};
 pub use cuda::{CudaEngine, FinalPopulation, Mode};
 pub use error::{Error, Result};
