@@ -83,7 +83,7 @@ pub fn run(args: Args) -> Result<String> {
             index: i,
             job: JobSpec::resolved(&g[0], g.len() as u32, spec.max_evals),
             results: rs,
-            summary: Summary::of(&errors, g[0].target.unwrap_or(DEFAULT_SUCCESS)),
+            summary: Summary::of(&errors, g[0].target().unwrap_or(DEFAULT_SUCCESS)),
         });
     }
     if args.json {
@@ -111,7 +111,7 @@ pub fn run(args: Args) -> Result<String> {
                 rep.index.to_string(),
                 job.info().name.to_string(),
                 job.dim().to_string(),
-                job.pop.to_string(),
+                job.pop().to_string(),
                 r.stream.to_string(),
                 num(r.best_f),
                 num(r.error),

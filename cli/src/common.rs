@@ -258,13 +258,8 @@ impl JobSpec {
     pub fn jobs(&self, history: bool) -> Result<Vec<Job>> {
         let n = self.repetitions()?;
         let first = self.builder()?.history(history).build()?;
-        Ok((0..n)
-            .map(|s| {
-                let mut j = first.clone();
-                j.stream = s;
-                j
-            })
-            .collect())
+        // Clones share the bounds: a thousand runs of a large dimension copy nothing.
+        Ok((0..n).map(|s| first.clone().with_stream(s)).collect())
     }
 
     /// A builder with every setting given here.
@@ -356,11 +351,11 @@ impl JobSpec {
     /// `budget` is the evaluation budget as given, when the job's generations came
     /// from one.
     pub fn resolved(job: &Job, repetitions: u32, budget: Option<u64>) -> JobSpec {
-        let (lower, upper) = match job.problem.uniform_bounds() {
+        let (lower, upper) = match job.problem().uniform_bounds() {
             Some((lo, hi)) => (Bound::One(lo), Bound::One(hi)),
             None => (
-                Bound::Each(job.problem.lower.clone()),
-                Bound::Each(job.problem.upper.clone()),
+                Bound::Each(job.lower().to_vec()),
+                Bound::Each(job.upper().to_vec()),
             ),
         };
         JobSpec {
@@ -368,19 +363,19 @@ impl JobSpec {
             dim: Some(job.dim()),
             lower: Some(lower),
             upper: Some(upper),
-            pop: Some(job.pop),
-            generations: (!job.budget_from_evaluations).then_some(job.generations),
+            pop: Some(job.pop()),
+            generations: (!job.budget_from_evaluations()).then_some(job.generations()),
             max_evals: job
-                .budget_from_evaluations
-                .then(|| budget.unwrap_or_else(|| job.evaluations(job.generations))),
-            target: job.target,
-            strategy: Some(strategy_name(job.strategy).to_string()),
-            crossover: Some(crossover_name(job.crossover).to_string()),
-            bounds: Some(bounds_name(job.bounds).to_string()),
-            f: Some(job.f),
-            cr: Some(job.cr),
-            seed: Some(job.seed),
-            precision: Some(job.precision.name().to_string()),
+                .budget_from_evaluations()
+                .then(|| budget.unwrap_or_else(|| job.evaluations(job.generations()))),
+            target: job.target(),
+            strategy: Some(strategy_name(job.strategy()).to_string()),
+            crossover: Some(crossover_name(job.crossover()).to_string()),
+            bounds: Some(bounds_name(job.bounds()).to_string()),
+            f: Some(job.f()),
+            cr: Some(job.cr()),
+            seed: Some(job.seed()),
+            precision: Some(job.precision().name().to_string()),
             repetitions: Some(repetitions),
         }
     }
@@ -388,14 +383,14 @@ impl JobSpec {
 
 /// A short description of a job's algorithm: `rand1/bin, F = 0.5, Cr = 0.9, clip`.
 pub fn describe_strategy(job: &Job) -> String {
-    let s = strategy_name(job.strategy);
-    let b = bounds_name(job.bounds);
-    if job.strategy.crosses() {
+    let s = strategy_name(job.strategy());
+    let b = bounds_name(job.bounds());
+    if job.strategy().crosses() {
         format!(
             "{s}/{}, F = {}, Cr = {}, bounds {b}",
-            crossover_name(job.crossover),
-            job.f,
-            job.cr
+            crossover_name(job.crossover()),
+            job.f(),
+            job.cr()
         )
     } else {
         format!("{s}, bounds {b}")
@@ -404,14 +399,13 @@ pub fn describe_strategy(job: &Job) -> String {
 
 /// The domain of a job: `[-600, 600]^30` or the first components.
 pub fn describe_domain(job: &Job) -> String {
-    match job.problem.uniform_bounds() {
+    match job.problem().uniform_bounds() {
         Some((lo, hi)) => format!("[{lo}, {hi}]^{}", job.dim()),
         None => {
             let parts: Vec<String> = job
-                .problem
-                .lower
+                .lower()
                 .iter()
-                .zip(&job.problem.upper)
+                .zip(job.upper())
                 .take(3)
                 .map(|(l, u)| format!("[{l}, {u}]"))
                 .collect();

@@ -97,6 +97,7 @@ impl From<gpude::Error> for CliError {
             E::InvalidParameter { .. } | E::UnknownName { .. } | E::Input { .. } => EXIT_USAGE,
             E::CudaUnavailable(_)
             | E::OutOfMemory { .. }
+            | E::NonFinite { .. }
             | E::Cuda { .. }
             | E::MissingKernel { .. }
             | E::Io(_) => EXIT_RUNTIME,

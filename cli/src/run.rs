@@ -78,7 +78,7 @@ pub fn run(args: Args) -> Result<String> {
         })?;
     }
 
-    let threshold = job.target.unwrap_or(DEFAULT_SUCCESS);
+    let threshold = job.target().unwrap_or(DEFAULT_SUCCESS);
     let errors: Vec<f64> = results.iter().map(|r| r.error).collect();
     let summary = Summary::of(&errors, threshold);
     if args.json {
@@ -96,7 +96,7 @@ pub fn run(args: Args) -> Result<String> {
 /// Should a progress bar be drawn? Only for people watching a long run that reports
 /// its generations (the CPU engine).
 fn show_progress(args: &Args, solver: &Solver, job: &Job) -> bool {
-    let work = job.pop as f64 * job.dim() as f64 * job.generations as f64 * args.runs as f64;
+    let work = job.pop() as f64 * job.dim() as f64 * job.generations() as f64 * args.runs as f64;
     !args.json
         && solver.backend_name() == "cpu"
         && work > PROGRESS_WORK
@@ -110,7 +110,7 @@ fn execute(solver: &Solver, jobs: &[Job], progress: bool) -> Result<Vec<RunResul
             _ => solver.run_batch(jobs)?,
         });
     }
-    let total: u64 = jobs.iter().map(|j| j.generations as u64).sum();
+    let total: u64 = jobs.iter().map(|j| j.generations() as u64).sum();
     let bar = ProgressBar::new(total);
     if let Ok(style) = ProgressStyle::with_template("{wide_bar} {pos}/{len} gens  {msg}  eta {eta}")
     {
@@ -129,7 +129,7 @@ fn execute(solver: &Solver, jobs: &[Job], progress: bool) -> Result<Vec<RunResul
             }
         };
         out.push(solver.run(job, Some(&observe))?);
-        done += job.generations as u64;
+        done += job.generations() as u64;
     }
     bar.finish_and_clear();
     Ok(out)
@@ -177,11 +177,11 @@ fn human(solver: &Solver, job: &Job, results: &[RunResult], summary: &Summary) -
             common::describe_domain(job)
         ),
     );
-    line("population", format!("Np = {}", job.pop));
+    line("population", format!("Np = {}", job.pop()));
     line("strategy", common::describe_strategy(job));
-    line("precision", job.precision.name().to_string());
-    line("seed", job.seed.to_string());
-    if let Some(t) = job.target {
+    line("precision", job.precision().name().to_string());
+    line("seed", job.seed().to_string());
+    if let Some(t) = job.target() {
         line("target", format!("error ≤ {}", num(t)));
     }
     if let [r] = results {

@@ -1,7 +1,7 @@
 //! A job: the problem, the strategy and its settings, the stopping rules and the seed.
 
-use crate::error::{Error, Result};
-use crate::problem::{FunctionInfo, Problem};
+use crate::error::{Error, Result, num};
+use crate::problem::{FunctionInfo, MAX_DIM, Problem, check_dim};
 use gpude_device::{BoundPolicy, Crossover, Function, Strategy};
 
 /// The arithmetic a run uses on every backend.
@@ -114,30 +114,34 @@ pub fn bounds_name(b: BoundPolicy) -> &'static str {
     name_of(&BOUND_POLICIES, b)
 }
 
-/// One optimization to run: validated by [`JobBuilder::build`].
+/// The scale factor F a job has unless told otherwise.
+pub const DEFAULT_F: f64 = 0.5;
+/// The crossover rate Cr a job has unless told otherwise.
+pub const DEFAULT_CR: f64 = 0.9;
+
+/// One optimization to run, made and validated by [`JobBuilder::build`]. Its fields
+/// are private, so every `Job` satisfies [`Job::check`]; the engines re-check it.
+///
+/// Settings that the strategy does not use are refused rather than ignored: the thesis
+/// strategy draws its own λ and has no crossover, so a thesis job keeps F, Cr and the
+/// crossover at their defaults (setting them to anything else is an error). It does
+/// take every bound policy.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Job {
-    pub problem: Problem,
-    pub strategy: Strategy,
-    pub crossover: Crossover,
-    pub bounds: BoundPolicy,
-    /// Scale factor F (classic strategies).
-    pub f: f64,
-    /// Crossover rate Cr (classic strategies).
-    pub cr: f64,
-    pub pop: u32,
-    /// The most generations (after the initial population).
-    pub generations: u32,
-    /// True when `generations` came from an evaluation budget.
-    pub budget_from_evaluations: bool,
-    /// Stop once the best value is at most this far above the function's minimum.
-    pub target: Option<f64>,
-    pub seed: u64,
-    /// Which random stream of the seed (independent repetitions use 0, 1, …).
-    pub stream: u32,
-    pub precision: Precision,
-    /// Record the best value after every generation.
-    pub history: bool,
+    problem: Problem,
+    strategy: Strategy,
+    crossover: Crossover,
+    bounds: BoundPolicy,
+    f: f64,
+    cr: f64,
+    pop: u32,
+    generations: u32,
+    budget_from_evaluations: bool,
+    target: Option<f64>,
+    seed: u64,
+    stream: u32,
+    precision: Precision,
+    history: bool,
 }
 
 impl Job {
@@ -152,8 +156,8 @@ impl Job {
             strategy: Strategy::Thesis,
             crossover: Crossover::Binomial,
             bounds: BoundPolicy::InitOnly,
-            f: 0.5,
-            cr: 0.9,
+            f: DEFAULT_F,
+            cr: DEFAULT_CR,
             pop: None,
             generations: None,
             evaluations: None,
@@ -165,12 +169,111 @@ impl Job {
         }
     }
 
+    /// The function and the initial domain.
+    pub fn problem(&self) -> &Problem {
+        &self.problem
+    }
+
+    pub fn function(&self) -> Function {
+        self.problem.function()
+    }
+
     pub fn dim(&self) -> u32 {
         self.problem.dim()
     }
 
     pub fn info(&self) -> &'static FunctionInfo {
         self.problem.info()
+    }
+
+    /// The lower bound of every component.
+    pub fn lower(&self) -> &[f64] {
+        self.problem.lower()
+    }
+
+    /// The upper bound of every component.
+    pub fn upper(&self) -> &[f64] {
+        self.problem.upper()
+    }
+
+    pub fn strategy(&self) -> Strategy {
+        self.strategy
+    }
+
+    /// The crossover (classic strategies; binomial for the thesis strategy).
+    pub fn crossover(&self) -> Crossover {
+        self.crossover
+    }
+
+    /// The bound policy.
+    pub fn bounds(&self) -> BoundPolicy {
+        self.bounds
+    }
+
+    /// Scale factor F (classic strategies).
+    pub fn f(&self) -> f64 {
+        self.f
+    }
+
+    /// Crossover rate Cr (classic strategies).
+    pub fn cr(&self) -> f64 {
+        self.cr
+    }
+
+    /// The population size Np.
+    pub fn pop(&self) -> u32 {
+        self.pop
+    }
+
+    /// The most generations (after the initial population).
+    pub fn generations(&self) -> u32 {
+        self.generations
+    }
+
+    /// True when `generations` came from an evaluation budget.
+    pub fn budget_from_evaluations(&self) -> bool {
+        self.budget_from_evaluations
+    }
+
+    /// Stop once the best value is at most this far above the function's minimum.
+    pub fn target(&self) -> Option<f64> {
+        self.target
+    }
+
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// Which random stream of the seed (independent repetitions use 0, 1, …).
+    pub fn stream(&self) -> u32 {
+        self.stream
+    }
+
+    pub fn precision(&self) -> Precision {
+        self.precision
+    }
+
+    /// Record the best value after every generation.
+    pub fn history(&self) -> bool {
+        self.history
+    }
+
+    /// The same job with another seed (any seed is valid).
+    pub fn with_seed(mut self, seed: u64) -> Job {
+        self.seed = seed;
+        self
+    }
+
+    /// The same job on another random stream of its seed (any stream is valid).
+    pub fn with_stream(mut self, stream: u32) -> Job {
+        self.stream = stream;
+        self
+    }
+
+    /// The same job, recording the best value after every generation or not.
+    pub fn with_history(mut self, history: bool) -> Job {
+        self.history = history;
+        self
     }
 
     /// Evaluations a run of `g` generations spends: Np + Np·g.
@@ -182,6 +285,87 @@ impl Job {
     pub fn target_value(&self) -> Option<f64> {
         self.target.map(|t| self.info().min + t)
     }
+
+    /// Checks every invariant of a job: what [`JobBuilder::build`] guarantees. Linear in
+    /// the dimension; the engines call it before running.
+    pub fn check(&self) -> Result<()> {
+        self.problem.check()?;
+        match self.precision {
+            Precision::F32 => self.problem.check_in::<f32>()?,
+            Precision::F64 => self.problem.check_in::<f64>()?,
+        }
+        check_pop(self.strategy, self.pop)?;
+        if !(self.f.is_finite() && self.f > 0.0 && self.f <= 2.0) {
+            return Err(Error::invalid("F", num(self.f), "a number in (0, 2]"));
+        }
+        if !(self.cr.is_finite() && (0.0..=1.0).contains(&self.cr)) {
+            return Err(Error::invalid("Cr", num(self.cr), "a number in [0, 1]"));
+        }
+        if !self.strategy.crosses() {
+            let s = strategy_name(self.strategy);
+            if self.f != DEFAULT_F {
+                return Err(Error::invalid(
+                    "F",
+                    num(self.f),
+                    format!(
+                        "the {s} strategy has no F (it draws λ per component): leave F at its default {DEFAULT_F} or choose a classic strategy"
+                    ),
+                ));
+            }
+            if self.cr != DEFAULT_CR {
+                return Err(Error::invalid(
+                    "Cr",
+                    num(self.cr),
+                    format!(
+                        "the {s} strategy has no crossover: leave Cr at its default {DEFAULT_CR} or choose a classic strategy"
+                    ),
+                ));
+            }
+            if self.crossover != Crossover::Binomial {
+                return Err(Error::invalid(
+                    "crossover",
+                    crossover_name(self.crossover),
+                    format!(
+                        "the {s} strategy has no crossover: leave it at its default (bin) or choose a classic strategy"
+                    ),
+                ));
+            }
+        }
+        if let Some(t) = self.target
+            && !(t.is_finite() && t >= 0.0)
+        {
+            return Err(Error::invalid(
+                "target error",
+                num(t),
+                "a finite number ≥ 0",
+            ));
+        }
+        if self.generations == u32::MAX {
+            return Err(Error::invalid(
+                "generations",
+                self.generations,
+                format!("at most {}", u32::MAX - 1),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// A population large enough for the strategy's distinct draws, within [`MAX_POP`].
+fn check_pop(strategy: Strategy, pop: u32) -> Result<()> {
+    let need = strategy.draws() + 1;
+    if pop < need || pop > MAX_POP {
+        return Err(Error::invalid(
+            "population size",
+            pop,
+            format!(
+                "{need} ..= {MAX_POP} ({} draws {} distinct others)",
+                strategy_name(strategy),
+                need - 1
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// Builds a [`Job`], checking every value.
@@ -214,7 +398,7 @@ impl JobBuilder {
     /// The same initial interval in every component.
     pub fn domain(mut self, lo: f64, hi: f64) -> Self {
         // An invalid dimension is reported by `build`; do not allocate for it here.
-        let n = if self.dim <= crate::problem::MAX_DIM {
+        let n = if self.dim <= MAX_DIM {
             self.dim as usize
         } else {
             0
@@ -283,14 +467,9 @@ impl JobBuilder {
         self
     }
 
+    /// The job, after checking every value (see [`Job::check`]).
     pub fn build(self) -> Result<Job> {
-        if self.dim == 0 || self.dim > crate::problem::MAX_DIM {
-            return Err(Error::invalid(
-                "dimension",
-                self.dim,
-                format!("1 ..= {}", crate::problem::MAX_DIM),
-            ));
-        }
+        check_dim(self.function, self.dim)?;
         let problem = match (self.lower, self.upper) {
             (Some(l), Some(u)) => {
                 if l.len() != self.dim as usize {
@@ -306,29 +485,7 @@ impl JobBuilder {
         };
         let dim = problem.dim();
         let pop = self.pop.unwrap_or_else(|| (10 * dim).clamp(32, 1 << 16));
-        let need = self.strategy.draws() + 1;
-        if pop < need || pop > MAX_POP {
-            return Err(Error::invalid(
-                "population size",
-                pop,
-                format!(
-                    "{need} ..= {MAX_POP} ({} draws {} distinct others)",
-                    strategy_name(self.strategy),
-                    need - 1
-                ),
-            ));
-        }
-        if !(self.f.is_finite() && self.f > 0.0 && self.f <= 2.0) {
-            return Err(Error::invalid("F", self.f, "a number in (0, 2]"));
-        }
-        if !(self.cr.is_finite() && (0.0..=1.0).contains(&self.cr)) {
-            return Err(Error::invalid("Cr", self.cr, "a number in [0, 1]"));
-        }
-        if let Some(t) = self.target
-            && !(t.is_finite() && t >= 0.0)
-        {
-            return Err(Error::invalid("target error", t, "a finite number ≥ 0"));
-        }
+        check_pop(self.strategy, pop)?;
         let mut generations = self.generations.unwrap_or(1000);
         let mut from_evals = false;
         if let Some(e) = self.evaluations {
@@ -345,14 +502,7 @@ impl JobBuilder {
                 from_evals = true;
             }
         }
-        if generations == u32::MAX {
-            return Err(Error::invalid(
-                "generations",
-                generations,
-                format!("at most {}", u32::MAX - 1),
-            ));
-        }
-        Ok(Job {
+        let job = Job {
             problem,
             strategy: self.strategy,
             crossover: self.crossover,
@@ -367,6 +517,8 @@ impl JobBuilder {
             stream: self.stream,
             precision: self.precision,
             history: self.history,
-        })
+        };
+        job.check()?;
+        Ok(job)
     }
 }

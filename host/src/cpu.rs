@@ -2,7 +2,8 @@
 //! cores with rayon. A run here and on the GPU with the same seed follow the same
 //! trajectory up to rounding.
 
-use crate::config::Job;
+use crate::config::{Job, Precision};
+use crate::error::{Error, Result};
 use crate::result::{RunResult, termination};
 use gpude_device::de::{
     COMPONENT_SLOT, Crossover, RESAMPLE_SLOT, TrialParams, accepts, better, block, draw_indices,
@@ -68,18 +69,18 @@ fn chunk_consts<T: Real>(f: Function, d: usize) -> Vec<[T; 4]> {
 /// The initial population of `job` (generation 0 of its streams).
 pub fn initial<T: Real>(job: &Job) -> Population<T> {
     let d = job.dim() as usize;
-    let np = job.pop as usize;
-    let key = key_of(job.seed);
-    let lo: Vec<T> = job.problem.lower.iter().map(|&v| T::of(v)).collect();
-    let hi: Vec<T> = job.problem.upper.iter().map(|&v| T::of(v)).collect();
-    let f = job.problem.function;
+    let np = job.pop() as usize;
+    let key = key_of(job.seed());
+    let lo: Vec<T> = job.lower().iter().map(|&v| T::of(v)).collect();
+    let hi: Vec<T> = job.upper().iter().map(|&v| T::of(v)).collect();
+    let f = job.function();
     let mut x = vec![T::ZERO; np * d];
     let mut fit = vec![T::ZERO; np];
     x.par_chunks_mut(d)
         .zip(fit.par_iter_mut())
         .enumerate()
         .for_each(|(i, (row, fx))| {
-            let sub = subsequence(job.stream, i as u32);
+            let sub = subsequence(job.stream(), i as u32);
             for j0 in (0..d).step_by(4) {
                 let n = (d - j0).min(4);
                 let u = block_words(key, sub, block(0, (j0 / 4) as u32));
@@ -123,9 +124,9 @@ pub struct Spec {
 impl Spec {
     pub fn of(job: &Job) -> Spec {
         Spec {
-            function: job.problem.function,
-            strategy: job.strategy,
-            bounds: job.bounds,
+            function: job.function(),
+            strategy: job.strategy(),
+            bounds: job.bounds(),
         }
     }
 }
@@ -142,30 +143,30 @@ fn trial_as<T: Real>(
     out: &mut [T],
 ) -> T {
     let d = pop.dim;
-    let np = job.pop;
-    let key = key_of(job.seed);
+    let np = job.pop();
+    let key = key_of(job.seed());
     let tp = TrialParams {
         strategy: spec.strategy,
-        crossover: job.crossover,
+        crossover: job.crossover(),
         bounds: spec.bounds,
-        f: T::of(job.f),
-        cr: T::of(job.cr),
+        f: T::of(job.f()),
+        cr: T::of(job.cr()),
         dim: d as u32,
     };
     let jdim = if spec.strategy.crosses() { d as u32 } else { 0 };
     let draws = draw_indices(
         key,
-        job.stream,
+        job.stream(),
         i as u32,
         g,
         np,
         spec.strategy.draws(),
         jdim,
     );
-    let sub = subsequence(job.stream, i as u32);
+    let sub = subsequence(job.stream(), i as u32);
     let words = |j0: usize| block_words(key, sub, block(g, COMPONENT_SLOT + (j0 / 4) as u32));
     let mut run = d as u32;
-    if spec.strategy.crosses() && job.crossover == Crossover::Exponential {
+    if spec.strategy.crosses() && job.crossover() == Crossover::Exponential {
         let mut first = u32::MAX;
         for j0 in (0..d).step_by(4) {
             let n = (d - j0).min(4) as u32;
@@ -236,12 +237,12 @@ fn spec_of<const F: u32, const THESIS: bool>(job: &Job) -> Spec {
         strategy: if THESIS {
             gpude_device::Strategy::Thesis
         } else {
-            job.strategy
+            job.strategy()
         },
         bounds: if THESIS {
             gpude_device::BoundPolicy::InitOnly
         } else {
-            job.bounds
+            job.bounds()
         },
     }
 }
@@ -269,11 +270,11 @@ fn trial_fast<T: Real>(
     i: usize,
     out: &mut [T],
 ) -> T {
-    let thesis = job.strategy == gpude_device::Strategy::Thesis
-        && job.bounds == gpude_device::BoundPolicy::InitOnly;
+    let thesis = job.strategy() == gpude_device::Strategy::Thesis
+        && job.bounds() == gpude_device::BoundPolicy::InitOnly;
     macro_rules! go {
         ($($f:literal)*) => {
-            match (job.problem.function as u32, thesis) {
+            match (job.function() as u32, thesis) {
                 $(($f, true) => trial_spec::<T, $f, true>(job, pop, best, g, i, out),
                   ($f, false) => trial_spec::<T, $f, false>(job, pop, best, g, i, out),)*
                 _ => trial(job, pop, best, g, i, out),
@@ -332,20 +333,113 @@ pub fn generation<T: Real>(
     pop.best()
 }
 
-/// Runs `job` to the end on the CPU.
-pub fn run<T: Real>(job: &Job, observer: Option<Observer>) -> RunResult {
+/// Runs `job` to the end on the CPU, after re-checking it and checking that its
+/// buffers fit in the host's available memory (see [`memory_needed`]).
+///
+/// A run that ends with a best value or point that is not finite returns a result with
+/// [`Termination::NonFinite`](crate::Termination::NonFinite).
+pub fn run<T: Real>(job: &Job, observer: Option<Observer>) -> Result<RunResult> {
+    job.check()?;
+    check_memory(memory_needed(job))?;
+    Ok(run_checked::<T>(job, observer))
+}
+
+/// Runs jobs one after the other, after checking that the largest run plus every
+/// result fits in the host's available memory.
+pub fn run_batch(jobs: &[Job]) -> Result<Vec<RunResult>> {
+    for job in jobs {
+        job.check()?;
+    }
+    let work = jobs.iter().map(memory_needed).max().unwrap_or(0);
+    let kept = jobs
+        .iter()
+        .map(result_bytes)
+        .fold(0u64, u64::saturating_add);
+    check_memory(work.saturating_add(kept))?;
+    Ok(jobs
+        .iter()
+        .map(|j| match j.precision() {
+            Precision::F32 => run_checked::<f32>(j, None),
+            Precision::F64 => run_checked::<f64>(j, None),
+        })
+        .collect())
+}
+
+/// Bytes of host memory one run of `job` on the CPU engine needs at most: two
+/// populations (current and trials), their values, the domain and the per-chunk
+/// constants in the job's precision, and the result (best point and history).
+pub fn memory_needed(job: &Job) -> u64 {
+    let t = match job.precision() {
+        Precision::F32 => 4u64,
+        Precision::F64 => 8,
+    };
+    let (np, d) = (job.pop() as u64, job.dim() as u64);
+    // Dimension and population are bounded (2^20, 2^24), so none of this overflows.
+    t * (2 * np * d + 2 * np + 3 * d + 4 * d.div_ceil(4)) + result_bytes(job)
+}
+
+/// Bytes of a run's result: the best point and the history, in f64.
+fn result_bytes(job: &Job) -> u64 {
+    let hist = if job.history() {
+        job.generations() as u64 + 1
+    } else {
+        0
+    };
+    8 * (job.dim() as u64 + hist)
+}
+
+/// Refuses `needed` bytes when they exceed what the host has available (less a
+/// sixteenth kept for everything else). When the available memory cannot be read, the
+/// check passes.
+pub fn check_memory(needed: u64) -> Result<()> {
+    match available_memory() {
+        Some(free) if needed > free - free / 16 => Err(Error::OutOfMemory {
+            memory: "host",
+            needed,
+            free,
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// The host memory available to this process: the system's available memory, bounded
+/// by the control group's limit when there is one (Linux); `None` elsewhere.
+pub fn available_memory() -> Option<u64> {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").ok();
+    let system = meminfo.as_deref().and_then(|m| {
+        m.lines()
+            .find_map(|l| l.strip_prefix("MemAvailable:"))
+            .and_then(|v| v.trim().strip_suffix("kB"))
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .map(|kb| kb.saturating_mul(1024))
+    });
+    let read = |p: &str| {
+        std::fs::read_to_string(p)
+            .ok()
+            .and_then(|v| v.trim().parse::<u64>().ok())
+    };
+    // cgroup v2: `memory.max` is `max` when unlimited (then it does not parse).
+    let group = read("/sys/fs/cgroup/memory.max")
+        .map(|max| max.saturating_sub(read("/sys/fs/cgroup/memory.current").unwrap_or(0)));
+    match (system, group) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+fn run_checked<T: Real>(job: &Job, observer: Option<Observer>) -> RunResult {
     let start = Instant::now();
     let mut pop = initial::<T>(job);
     let mut best = pop.best();
     let target = job.target_value();
     let reached = |f: T| target.is_some_and(|t| f.to_f64() <= t);
-    let mut history = job.history.then(|| vec![pop.fit[best].to_f64()]);
+    let mut history = job.history().then(|| vec![pop.fit[best].to_f64()]);
     if let Some(o) = observer {
         o(0, pop.fit[best].to_f64());
     }
     let mut scratch = Vec::new();
     let mut g = 0;
-    while g < job.generations && !reached(pop.fit[best]) {
+    while g < job.generations() && !reached(pop.fit[best]) {
         g += 1;
         best = generation(job, &mut pop, best, g, &mut scratch);
         let bf = pop.fit[best].to_f64();
@@ -357,18 +451,19 @@ pub fn run<T: Real>(job: &Job, observer: Option<Observer>) -> RunResult {
         }
     }
     let best_f = pop.fit[best].to_f64();
+    let best_x = DVector::from_iterator(pop.dim, pop.row(best).iter().map(|v| v.to_f64()));
     RunResult {
-        best_x: DVector::from_iterator(pop.dim, pop.row(best).iter().map(|v| v.to_f64())),
+        termination: termination(job, g, best_f, &best_x),
+        best_x,
         best_f,
         error: best_f - job.info().min,
         generations: g,
         evaluations: job.evaluations(g),
-        termination: termination(job, g, best_f),
         elapsed: start.elapsed(),
         history,
         backend: "cpu",
-        seed: job.seed,
-        stream: job.stream,
+        seed: job.seed(),
+        stream: job.stream(),
     }
 }
 

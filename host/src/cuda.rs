@@ -101,12 +101,12 @@ pub struct CudaEngine {
 /// The kernel of `kind` (`batch` or `step`) for a job: the thesis strategy with
 /// init-only bounds has its own specialised kernels.
 fn kernel_name<T: Real>(kind: &str, job: &Job) -> String {
-    let special = job.strategy == gpude_device::Strategy::Thesis
-        && job.bounds == gpude_device::BoundPolicy::InitOnly;
+    let special = job.strategy() == gpude_device::Strategy::Thesis
+        && job.bounds() == gpude_device::BoundPolicy::InitOnly;
     format!(
         "de_{kind}_{}_{}{}",
         T::NAME,
-        kernel_suffix(job.problem.function),
+        kernel_suffix(job.function()),
         if special { "_thesis" } else { "" }
     )
 }
@@ -245,6 +245,7 @@ impl CudaEngine {
         let usable = (free as u64).saturating_sub(64 << 20);
         if needed > usable {
             return Err(Error::OutOfMemory {
+                memory: "GPU",
                 needed,
                 free: free as u64,
             });
@@ -254,16 +255,17 @@ impl CudaEngine {
 
     /// Runs one job; `mode` picks the layout.
     pub fn run(&self, job: &Job, mode: Mode) -> Result<RunResult> {
+        job.check()?;
         let mode = match mode {
             Mode::Auto => self.auto_mode(job),
             m => m,
         };
         match mode {
-            Mode::Grid => match job.precision {
+            Mode::Grid => match job.precision() {
                 crate::Precision::F32 => self.persistent::<f32>(job, false).map(|r| r.0),
                 crate::Precision::F64 => self.persistent::<f64>(job, false).map(|r| r.0),
             },
-            Mode::Steps => match job.precision {
+            Mode::Steps => match job.precision() {
                 crate::Precision::F32 => self.grid::<f32>(job, false).map(|r| r.0),
                 crate::Precision::F64 => self.grid::<f64>(job, false).map(|r| r.0),
             },
@@ -277,11 +279,12 @@ impl CudaEngine {
         job: &Job,
         mode: Mode,
     ) -> Result<(RunResult, FinalPopulation)> {
+        job.check()?;
         let mode = match mode {
             Mode::Auto => self.auto_mode(job),
             m => m,
         };
-        match (mode, job.precision) {
+        match (mode, job.precision()) {
             (Mode::Grid, crate::Precision::F32) => self
                 .grid::<f32>(job, true)
                 .map(|(r, p)| (r, p.expect("asked for"))),
@@ -305,7 +308,7 @@ impl CudaEngine {
     /// (more individuals than a few warps' worth per thread group) spreads over the GPU.
     pub fn auto_mode(&self, job: &Job) -> Mode {
         let groups_per_block = 1024 / group_width(job.dim());
-        if job.pop > 8 * groups_per_block {
+        if job.pop() > 8 * groups_per_block {
             Mode::Grid
         } else {
             Mode::Batch
@@ -316,6 +319,9 @@ impl CudaEngine {
     /// one block per job; launches are spread over the streams. One result per job, in
     /// order.
     pub fn run_batch(&self, jobs: &[Job]) -> Result<Vec<RunResult>> {
+        for job in jobs {
+            job.check()?;
+        }
         let mut groups: Vec<Vec<usize>> = Vec::new();
         for (k, job) in jobs.iter().enumerate() {
             match groups.iter_mut().find(|g| compatible(&jobs[g[0]], job)) {
@@ -329,7 +335,7 @@ impl CudaEngine {
             let stream = self.streams[n % self.streams.len()].clone();
             let first = &jobs[group[0]];
             let members: Vec<&Job> = group.iter().map(|&k| &jobs[k]).collect();
-            let launch = match first.precision {
+            let launch = match first.precision() {
                 crate::Precision::F32 => Pending::F32(self.launch_batch::<f32>(&members, stream)?),
                 crate::Precision::F64 => Pending::F64(self.launch_batch::<f64>(&members, stream)?),
             };
@@ -360,9 +366,9 @@ impl CudaEngine {
         let p = jobs.len();
         let dim = job.dim();
         let st = stride(dim) as usize;
-        let np = job.pop as usize;
-        let gens = job.generations;
-        let hist_len = if job.history {
+        let np = job.pop() as usize;
+        let gens = job.generations();
+        let hist_len = if job.history() {
             (gens as usize + 1) * p
         } else {
             0
@@ -385,16 +391,16 @@ impl CudaEngine {
                 .alloc_zeros::<T>(n.max(1))
                 .map_err(cuda_err(ctx("allocating")))
         };
-        let seeds: Vec<u64> = jobs.iter().map(|j| j.seed).collect();
-        let streams: Vec<u32> = jobs.iter().map(|j| j.stream).collect();
+        let seeds: Vec<u64> = jobs.iter().map(|j| j.seed()).collect();
+        let streams: Vec<u32> = jobs.iter().map(|j| j.stream()).collect();
         let up = |e| cuda_err(ctx("uploading"))(e);
         let seeds_d = stream.clone_htod(&seeds).map_err(up)?;
         let streams_d = stream.clone_htod(&streams).map_err(up)?;
         let lo_d = stream
-            .clone_htod(&padded::<T>(&job.problem.lower, st))
+            .clone_htod(&padded::<T>(job.lower(), st))
             .map_err(up)?;
         let hi_d = stream
-            .clone_htod(&padded::<T>(&job.problem.upper, st))
+            .clone_htod(&padded::<T>(job.upper(), st))
             .map_err(up)?;
         let mut pop_a = alloc(p * np * st)?;
         let mut pop_b = alloc(p * np * st)?;
@@ -421,9 +427,12 @@ impl CudaEngine {
             None
         };
         let target = T::of(job.target_value().unwrap_or(f64::NEG_INFINITY));
-        let (fv, crv) = (T::of(job.f), T::of(job.cr));
-        let (strategy, crossover, bounds) =
-            (job.strategy as u32, job.crossover as u32, job.bounds as u32);
+        let (fv, crv) = (T::of(job.f()), T::of(job.cr()));
+        let (strategy, crossover, bounds) = (
+            job.strategy() as u32,
+            job.crossover() as u32,
+            job.bounds() as u32,
+        );
         let (dim_u, np_u) = (dim, np as u32);
         let null: u64 = 0;
         // Every buffer above is sized for `p` populations of `np` rows of `st` values,
@@ -502,9 +511,9 @@ impl CudaEngine {
         extra: u64,
     ) -> Result<GridBuffers<T>> {
         let st = stride(job.dim()) as usize;
-        let np = job.pop as usize;
-        let hist_len = if job.history {
-            job.generations as usize + 1
+        let np = job.pop() as usize;
+        let hist_len = if job.history() {
+            job.generations() as usize + 1
         } else {
             0
         };
@@ -523,10 +532,10 @@ impl CudaEngine {
         };
         Ok(GridBuffers {
             lo: stream
-                .clone_htod(&padded::<T>(&job.problem.lower, st))
+                .clone_htod(&padded::<T>(job.lower(), st))
                 .map_err(err("uploading"))?,
             hi: stream
-                .clone_htod(&padded::<T>(&job.problem.upper, st))
+                .clone_htod(&padded::<T>(job.upper(), st))
                 .map_err(err("uploading"))?,
             pop_a: alloc(np * st)?,
             pop_b: alloc(np * st)?,
@@ -552,8 +561,8 @@ impl CudaEngine {
         keep: bool,
     ) -> Result<(RunResult, Option<FinalPopulation>)> {
         let dim = job.dim();
-        let np = job.pop as usize;
-        let gens = job.generations;
+        let np = job.pop() as usize;
+        let gens = job.generations();
         let name = kernel_name::<T>("step", job);
         let func = self.function(&name)?;
         let g = group_width(dim);
@@ -568,11 +577,14 @@ impl CudaEngine {
         let ctx = |what: &str| format!("{name}: {what}");
         let mut bu = self.grid_buffers::<T>(&stream, job, &name, nblocks, 1, 0)?;
         let target = T::of(job.target_value().unwrap_or(f64::NEG_INFINITY));
-        let (fv, crv) = (T::of(job.f), T::of(job.cr));
-        let (strategy, crossover, bounds) =
-            (job.strategy as u32, job.crossover as u32, job.bounds as u32);
+        let (fv, crv) = (T::of(job.f()), T::of(job.cr()));
+        let (strategy, crossover, bounds) = (
+            job.strategy() as u32,
+            job.crossover() as u32,
+            job.bounds() as u32,
+        );
         let (dim_u, np_u) = (dim, np as u32);
-        let (seed, pstream) = (job.seed, job.stream);
+        let (seed, pstream) = (job.seed(), job.stream());
         let null: u64 = 0;
         let cfg = LaunchConfig {
             grid_dim: (nblocks as u32, 1, 1),
@@ -618,7 +630,7 @@ impl CudaEngine {
             // STATE_WORDS words and the history gens + 1 values, as the kernel indexes.
             unsafe { b.launch(cfg) }.map_err(cuda_err(ctx("launching")))?;
             launched += 1;
-            if job.target.is_some() && launched.is_multiple_of(check_every) {
+            if job.target().is_some() && launched.is_multiple_of(check_every) {
                 let s = stream
                     .clone_dtoh(&bu.state)
                     .map_err(cuda_err(ctx("reading state")))?;
@@ -652,8 +664,8 @@ impl CudaEngine {
         keep: bool,
     ) -> Result<(RunResult, Option<FinalPopulation>)> {
         let dim = job.dim();
-        let np = job.pop as usize;
-        let gens = job.generations;
+        let np = job.pop() as usize;
+        let gens = job.generations();
         let name = kernel_name::<T>("grid", job);
         let func = self.function(&name)?;
         let g = group_width(dim);
@@ -677,11 +689,14 @@ impl CudaEngine {
             .alloc_zeros::<u64>(1)
             .map_err(cuda_err(ctx("allocating")))?;
         let target = T::of(job.target_value().unwrap_or(f64::NEG_INFINITY));
-        let (fv, crv) = (T::of(job.f), T::of(job.cr));
-        let (strategy, crossover, bounds) =
-            (job.strategy as u32, job.crossover as u32, job.bounds as u32);
+        let (fv, crv) = (T::of(job.f()), T::of(job.cr()));
+        let (strategy, crossover, bounds) = (
+            job.strategy() as u32,
+            job.crossover() as u32,
+            job.bounds() as u32,
+        );
         let (dim_u, np_u) = (dim, np as u32);
-        let (seed, pstream) = (job.seed, job.stream);
+        let (seed, pstream) = (job.seed(), job.stream());
         let null: u64 = 0;
         let cfg = LaunchConfig {
             grid_dim: (nblocks as u32, 1, 1),
@@ -859,7 +874,7 @@ fn read_grid<T: GpuReal>(
     let read = |e| cuda_err(format!("{name}: reading back"))(e);
     let dim = job.dim() as usize;
     let st = stride(job.dim()) as usize;
-    let np = job.pop as usize;
+    let np = job.pop() as usize;
     let gn = state[STATE_GEN];
     let bi = state[STATE_BEST] as usize;
     let bf = stream.clone_dtoh(best_f).map_err(read)?[0].to_f64();
@@ -886,29 +901,27 @@ fn read_grid<T: GpuReal>(
     } else {
         None
     };
+    let best_x = DVector::from_iterator(dim, x.iter().map(|v| v.to_f64()));
     let result = RunResult {
-        best_x: DVector::from_iterator(dim, x.iter().map(|v| v.to_f64())),
+        termination: termination(job, gn, bf, &best_x),
+        best_x,
         best_f: bf,
         error: bf - job.info().min,
         generations: gn,
         evaluations: job.evaluations(gn),
-        termination: termination(job, gn, bf),
         elapsed,
         history,
         backend: "cuda",
-        seed: job.seed,
-        stream: job.stream,
+        seed: job.seed(),
+        stream: job.stream(),
     };
     Ok((result, population))
 }
 
 /// Jobs that can share a launch: equal in everything but seed and stream.
 fn compatible(a: &Job, b: &Job) -> bool {
-    let strip = |j: &Job| Job {
-        seed: 0,
-        stream: 0,
-        ..j.clone()
-    };
+    // Clones share the bounds, so this copies no vectors.
+    let strip = |j: &Job| j.clone().with_seed(0).with_stream(0);
     strip(a) == strip(b)
 }
 
@@ -969,7 +982,7 @@ impl<T: GpuReal> BatchLaunch<T> {
     /// Population `k`'s final rows and values.
     fn population(&self, k: usize, job: &Job) -> Result<FinalPopulation> {
         let err = |what: &str| cuda_err(format!("{}: {what}", self.name));
-        let np = job.pop as usize;
+        let np = job.pop() as usize;
         let n = np * self.st;
         let a = self
             .stream
@@ -1010,24 +1023,25 @@ impl<T: GpuReal> BatchLaunch<T> {
             None => None,
         };
         let dim = jobs[0].dim() as usize;
-        let hl = jobs[0].generations as usize + 1;
+        let hl = jobs[0].generations() as usize + 1;
         Ok((0..self.p)
             .map(|k| {
                 let job = jobs[k];
                 let gn = gens_done[k];
                 let bf = best_f[k].to_f64();
+                let x = DVector::from_iterator(
+                    dim,
+                    best_x[k * self.st..k * self.st + dim]
+                        .iter()
+                        .map(|v| v.to_f64()),
+                );
                 RunResult {
-                    best_x: DVector::from_iterator(
-                        dim,
-                        best_x[k * self.st..k * self.st + dim]
-                            .iter()
-                            .map(|v| v.to_f64()),
-                    ),
+                    termination: termination(job, gn, bf, &x),
+                    best_x: x,
                     best_f: bf,
                     error: bf - job.info().min,
                     generations: gn,
                     evaluations: job.evaluations(gn),
-                    termination: termination(job, gn, bf),
                     elapsed,
                     history: hist.as_ref().map(|h| {
                         h[k * hl..k * hl + gn as usize + 1]
@@ -1036,8 +1050,8 @@ impl<T: GpuReal> BatchLaunch<T> {
                             .collect()
                     }),
                     backend: "cuda",
-                    seed: job.seed,
-                    stream: job.stream,
+                    seed: job.seed(),
+                    stream: job.stream(),
                 }
             })
             .collect())

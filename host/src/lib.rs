@@ -108,10 +108,10 @@ impl Solver {
     pub fn run(&self, job: &Job, observer: Option<cpu::Observer>) -> Result<RunResult> {
         match &self.cuda {
             Some(e) => e.run(job, self.mode),
-            None => Ok(match job.precision {
+            None => match job.precision() {
                 Precision::F32 => cpu::run::<f32>(job, observer),
                 Precision::F64 => cpu::run::<f64>(job, observer),
-            }),
+            },
         }
     }
 
@@ -120,13 +120,7 @@ impl Solver {
         match &self.cuda {
             Some(e) if !matches!(self.mode, Mode::Grid | Mode::Steps) => e.run_batch(jobs),
             Some(e) => jobs.iter().map(|j| e.run(j, self.mode)).collect(),
-            None => Ok(jobs
-                .iter()
-                .map(|j| match j.precision {
-                    Precision::F32 => cpu::run::<f32>(j, None),
-                    Precision::F64 => cpu::run::<f64>(j, None),
-                })
-                .collect()),
+            None => cpu::run_batch(jobs),
         }
     }
 }
