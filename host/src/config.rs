@@ -25,7 +25,7 @@ impl Precision {
             "f64" | "double" => Ok(Precision::F64),
             _ => Err(Error::UnknownName {
                 kind: "precision",
-                name: s.to_string(),
+                name: crate::error::clip(s),
                 known: "f32, f64".into(),
             }),
         }
@@ -60,7 +60,7 @@ fn lookup<V: Copy>(kind: &'static str, table: &[(&str, V)], name: &str) -> Resul
         .map(|(_, v)| *v)
         .ok_or_else(|| Error::UnknownName {
             kind,
-            name: name.to_string(),
+            name: crate::error::clip(name),
             known: table.iter().map(|(k, _)| *k).collect::<Vec<_>>().join(", "),
         })
 }
@@ -94,7 +94,7 @@ pub fn parse_strategy(name: &str) -> Result<(Strategy, Option<Crossover>)> {
         .map(|s| (s, None))
         .map_err(|_| Error::UnknownName {
             kind: "strategy",
-            name: name.to_string(),
+            name: crate::error::clip(name),
             known: "thesis, rand1, best1, current-to-best1, rand2, best2 (optionally with a crossover suffix: rand1bin, rand1exp)".into(),
         })
 }
@@ -294,6 +294,29 @@ impl Job {
             Precision::F32 => self.problem.check_in::<f32>()?,
             Precision::F64 => self.problem.check_in::<f64>()?,
         }
+        self.check_settings()
+    }
+
+    /// Checks many jobs: the domain (linear in the dimension) once for a run of jobs that
+    /// share it (as repetitions of one job do), the settings of every job.
+    pub fn check_all(jobs: &[Job]) -> Result<()> {
+        let mut prev: Option<&Job> = None;
+        for job in jobs {
+            match prev {
+                Some(p)
+                    if p.precision == job.precision && p.problem.shares_bounds(&job.problem) =>
+                {
+                    job.check_settings()?
+                }
+                _ => job.check()?,
+            }
+            prev = Some(job);
+        }
+        Ok(())
+    }
+
+    /// The checks of everything but the domain.
+    fn check_settings(&self) -> Result<()> {
         check_pop(self.strategy, self.pop)?;
         if !(self.f.is_finite() && self.f > 0.0 && self.f <= 2.0) {
             return Err(Error::invalid("F", num(self.f), "a number in (0, 2]"));

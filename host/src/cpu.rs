@@ -347,9 +347,7 @@ pub fn run<T: Real>(job: &Job, observer: Option<Observer>) -> Result<RunResult> 
 /// Runs jobs one after the other, after checking that the largest run plus every
 /// result fits in the host's available memory.
 pub fn run_batch(jobs: &[Job]) -> Result<Vec<RunResult>> {
-    for job in jobs {
-        job.check()?;
-    }
+    Job::check_all(jobs)?;
     let work = jobs.iter().map(memory_needed).max().unwrap_or(0);
     let kept = jobs
         .iter()

@@ -57,7 +57,7 @@ impl Mode {
             "steps" => Ok(Mode::Steps),
             _ => Err(Error::UnknownName {
                 kind: "GPU mode",
-                name: s.into(),
+                name: crate::error::clip(s),
                 known: "auto, batch, grid, steps".into(),
             }),
         }
@@ -319,9 +319,7 @@ impl CudaEngine {
     /// one block per job; launches are spread over the streams. One result per job, in
     /// order.
     pub fn run_batch(&self, jobs: &[Job]) -> Result<Vec<RunResult>> {
-        for job in jobs {
-            job.check()?;
-        }
+        Job::check_all(jobs)?;
         let mut groups: Vec<Vec<usize>> = Vec::new();
         for (k, job) in jobs.iter().enumerate() {
             match groups.iter_mut().find(|g| compatible(&jobs[g[0]], job)) {

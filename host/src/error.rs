@@ -78,6 +78,19 @@ pub fn num<T: Copy + fmt::Display + fmt::LowerExp + Into<f64>>(v: T) -> String {
     }
 }
 
+/// The most characters of a user's text that a message repeats.
+pub const MAX_ECHO: usize = 60;
+
+/// User text for a message: at most [`MAX_ECHO`] characters, the rest elided.
+pub fn clip(s: &str) -> String {
+    let n = s.chars().count();
+    if n <= MAX_ECHO {
+        return s.to_string();
+    }
+    let head: String = s.chars().take(MAX_ECHO - 1).collect();
+    format!("{head}… ({n} characters)")
+}
+
 /// A byte count for a message: `16.0 GiB (17179869184 bytes)`.
 pub fn bytes(n: u64) -> String {
     const UNITS: [&str; 5] = ["KiB", "MiB", "GiB", "TiB", "PiB"];
@@ -105,6 +118,16 @@ mod tests {
         assert_eq!(num(1.0000001f32), "1.0000001");
         assert_eq!(num(f32::MAX), "3.4028235e38");
         assert!(num(f64::MIN_POSITIVE).len() < 30);
+    }
+
+    #[test]
+    fn user_text_is_clipped() {
+        assert_eq!(clip("rosenbrock"), "rosenbrock");
+        let long = "x".repeat(10_000);
+        let c = clip(&long);
+        assert!(c.starts_with(&"x".repeat(MAX_ECHO - 1)));
+        assert!(c.ends_with("… (10000 characters)"), "{c}");
+        assert!(c.chars().count() < MAX_ECHO + 25);
     }
 
     #[test]

@@ -123,7 +123,7 @@ impl FunctionInfo {
         }
         Err(Error::UnknownName {
             kind: "function",
-            name: name.to_string(),
+            name: crate::error::clip(name),
             known: FUNCTIONS
                 .iter()
                 .map(|i| i.name)
@@ -233,7 +233,7 @@ impl Problem {
                         format!(
                             "a number representable in {} (magnitude at most {})",
                             T::NAME,
-                            num(T::MAX.to_f64())
+                            num(T::MAX)
                         ),
                     ));
                 }
@@ -258,12 +258,19 @@ impl Problem {
                     format!(
                         "an interval whose width upper − lower is finite in {} (at most {})",
                         T::NAME,
-                        num(T::MAX.to_f64())
+                        num(T::MAX)
                     ),
                 ));
             }
         }
         Ok(())
+    }
+
+    /// Same function and the very same (shared) bounds: no need to compare them.
+    pub(crate) fn shares_bounds(&self, o: &Problem) -> bool {
+        self.function == o.function
+            && Arc::ptr_eq(&self.lower, &o.lower)
+            && Arc::ptr_eq(&self.upper, &o.upper)
     }
 
     pub fn function(&self) -> Function {

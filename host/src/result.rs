@@ -80,7 +80,7 @@ impl RunResult {
         };
         Err(Error::NonFinite {
             what: format!(
-                "{what} after {} generations: every individual overflowed or is NaN (narrow the domain, or use f64)",
+                "{what} after {} generations: every individual overflowed or is NaN (the function overflows on this domain: narrow it, or run an f32 job in f64)",
                 self.generations
             ),
         })
