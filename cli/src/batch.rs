@@ -73,6 +73,17 @@ pub fn run(args: Args) -> Result<String> {
             all.len()
         )));
     }
+    // A run whose best is not finite fails the batch (exit code 1), naming the job.
+    let mut at = 0;
+    for (i, g) in groups.iter().enumerate() {
+        if let Some((k, e)) = common::failed_run(&results[at..at + g.len()]) {
+            return Err(match g.len() {
+                1 => e.context(format!("{name}: job {i}")),
+                _ => e.context(format!("{name}: job {i}, run {k}")),
+            });
+        }
+        at += g.len();
+    }
     let mut reports = Vec::with_capacity(groups.len());
     let mut at = 0;
     for (i, (g, spec)) in groups.iter().zip(&specs).enumerate() {

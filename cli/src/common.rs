@@ -5,7 +5,7 @@ use super::{CliError, Result};
 use gpude::host::config::{
     bounds_name, crossover_name, parse_bounds, parse_crossover, parse_strategy, strategy_name,
 };
-use gpude::{Backend, FunctionInfo, Job, Mode, Precision, Solver, SolverOptions};
+use gpude::{Backend, FunctionInfo, Job, Mode, Precision, RunResult, Solver, SolverOptions};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::time::Duration;
@@ -47,7 +47,7 @@ pub struct JobArgs {
     pub max_evals: Option<u64>,
 
     /// Stop once the error (best f − minimum) is at most this.
-    #[arg(long, value_name = "ERR", allow_negative_numbers = true)]
+    #[arg(long, value_name = "ERR", allow_hyphen_values = true)]
     pub target: Option<f64>,
 
     /// Mutation strategy: thesis, rand1, best1, current-to-best1, rand2, best2 (a
@@ -73,16 +73,11 @@ pub struct JobArgs {
     pub upper: Option<String>,
 
     /// Scale factor F of the classic strategies, in (0, 2] [default: 0.5].
-    #[arg(
-        short = 'F',
-        long = "f",
-        value_name = "F",
-        allow_negative_numbers = true
-    )]
+    #[arg(short = 'F', long = "f", value_name = "F", allow_hyphen_values = true)]
     pub f: Option<f64>,
 
     /// Crossover rate Cr, in [0, 1] [default: 0.9].
-    #[arg(long, value_name = "CR", allow_negative_numbers = true)]
+    #[arg(long, value_name = "CR", allow_hyphen_values = true)]
     pub cr: Option<f64>,
 
     /// Random seed [default: 0].
@@ -379,6 +374,17 @@ impl JobSpec {
             repetitions: Some(repetitions),
         }
     }
+}
+
+/// The first run that failed (its best value or point is not finite): its index and
+/// the error to report (exit code 1).
+pub fn failed_run(results: &[RunResult]) -> Option<(usize, CliError)> {
+    let k = results.iter().position(|r| !r.termination.is_success())?;
+    let e = match results[k].clone().ok() {
+        Err(e) => CliError::from(e),
+        Ok(_) => CliError::runtime("the run failed"),
+    };
+    Some((k, e))
 }
 
 /// A short description of a job's algorithm: `rand1/bin, F = 0.5, Cr = 0.9, clip`.

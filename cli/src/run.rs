@@ -78,6 +78,14 @@ pub fn run(args: Args) -> Result<String> {
         })?;
     }
 
+    // A run whose best is not finite is a failure, never a result with exit code 0.
+    if let Some((k, e)) = common::failed_run(&results) {
+        return Err(match results.len() {
+            1 => e,
+            n => e.context(format!("run {k} of {n}")),
+        });
+    }
+
     let threshold = job.target().unwrap_or(DEFAULT_SUCCESS);
     let errors: Vec<f64> = results.iter().map(|r| r.error).collect();
     let summary = Summary::of(&errors, threshold);
