@@ -100,14 +100,15 @@ fn job(
     p: Precision,
     seed: u64,
 ) -> Job {
-    Job::builder(f, dim)
+    let mut builder = Job::builder(f, dim).strategy(s);
+    // The thesis strategy has no F, Cr or crossover (its λ is drawn per component).
+    if s.crosses() {
+        builder = builder.crossover(c).f(0.5).cr(0.7);
+    }
+    builder
         .pop(pop)
         .generations(gens)
-        .strategy(s)
-        .crossover(c)
         .bounds(b)
-        .f(0.5)
-        .cr(0.7)
         .precision(p)
         .seed(seed)
         .build()
