@@ -155,8 +155,12 @@ impl CudaEngine {
                 format!("0 ..= {} ({n} GPUs)", n - 1),
             ));
         }
-        if streams == 0 || streams > 128 {
-            return Err(Error::invalid("streams", streams, "1 ..= 128"));
+        if streams == 0 || streams > crate::MAX_STREAMS {
+            return Err(Error::invalid(
+                "streams",
+                streams,
+                format!("1 ..= {}", crate::MAX_STREAMS),
+            ));
         }
         let ctx = CudaContext::new(device).map_err(cuda_err("opening the device"))?;
         // SAFETY: every buffer the engine makes is allocated, used and freed on one

@@ -71,7 +71,7 @@ impl Default for SolverOptions {
 }
 
 /// The most CUDA streams a solver spreads launches over.
-pub const MAX_STREAMS: usize = 256;
+pub const MAX_STREAMS: usize = 128;
 
 impl SolverOptions {
     /// Refuses settings that cannot apply: no streams (or absurdly many), or a GPU layout

@@ -415,11 +415,11 @@ fn solver_options_that_cannot_apply_are_refused() {
     for (opts, needles) in [
         (
             with(Backend::Cpu, Mode::Auto, 0),
-            ["streams = 0 ", "1 ..= 256"],
+            ["streams = 0 ", "1 ..= 128"],
         ),
         (
             with(Backend::Auto, Mode::Auto, 100_000),
-            ["streams = 100000", "1 ..= 256"],
+            ["streams = 100000", "1 ..= 128"],
         ),
         (
             with(Backend::Cpu, Mode::Grid, 4),
