@@ -33,9 +33,9 @@ fn check_consistent(job: &Job, r: &RunResult) {
     let d = job.dim() as usize;
     assert_eq!(r.best_x.len(), d);
     assert_eq!(r.backend, "cpu");
-    assert_eq!((r.seed, r.stream), (job.seed, job.stream));
-    assert!(r.generations <= job.generations);
-    assert_eq!(r.evaluations, job.pop as u64 * (1 + r.generations as u64));
+    assert_eq!((r.seed, r.stream), (job.seed(), job.stream()));
+    assert!(r.generations <= job.generations());
+    assert_eq!(r.evaluations, job.pop() as u64 * (1 + r.generations as u64));
     assert_eq!(r.error, r.best_f - job.info().min);
     assert!(
         r.best_f.is_finite() && r.best_f >= 0.0,
@@ -43,14 +43,14 @@ fn check_consistent(job: &Job, r: &RunResult) {
         r.best_f
     );
     let x: Vec<f64> = r.best_x.iter().copied().collect();
-    if job.precision == Precision::F32 {
+    if job.precision() == Precision::F32 {
         assert!(
             x.iter().all(|&v| v as f32 as f64 == v),
             "an f32 run's point is f32: {x:?}"
         );
     }
     // The reported value is the value of the reported point, in the run's arithmetic.
-    let again = gpude::evaluate(job.problem.function, job.precision, &x).unwrap();
+    let again = gpude::evaluate(job.function(), job.precision(), &x).unwrap();
     assert_eq!(
         again.to_bits(),
         r.best_f.to_bits(),
@@ -239,9 +239,9 @@ fn thesis_configuration_on_griewank_32() {
         .history(true)
         .build()
         .unwrap();
-    assert_eq!(job.strategy, Strategy::Thesis);
-    assert_eq!(job.bounds, BoundPolicy::InitOnly);
-    assert_eq!(job.precision, Precision::F32);
+    assert_eq!(job.strategy(), Strategy::Thesis);
+    assert_eq!(job.bounds(), BoundPolicy::InitOnly);
+    assert_eq!(job.precision(), Precision::F32);
     let r = run(&job);
     check_consistent(&job, &r);
     let h = r.history.as_ref().unwrap();
@@ -329,12 +329,15 @@ fn whole_population_stays_in_the_box() {
         BoundPolicy::Resample,
     ] {
         for strategy in [Strategy::Thesis, Strategy::Rand1, Strategy::Best2] {
-            let job = Job::builder(Function::Rastrigin, 7)
+            let mut b = Job::builder(Function::Rastrigin, 7)
                 .domain_box(lower.clone(), upper.clone())
                 .strategy(strategy)
-                .bounds(bounds)
-                .f(2.0)
-                .cr(1.0)
+                .bounds(bounds);
+            // The thesis strategy has no F or Cr (its λ ∈ (0, 1] is drawn).
+            if strategy.crosses() {
+                b = b.f(2.0).cr(1.0);
+            }
+            let job = b
                 .pop(24)
                 .generations(30)
                 .seed(8)
@@ -342,7 +345,7 @@ fn whole_population_stays_in_the_box() {
                 .build()
                 .unwrap();
             let inside = |p: &Population<f64>, g: u32| {
-                for i in 0..job.pop as usize {
+                for i in 0..job.pop() as usize {
                     for (j, &v) in p.row(i).iter().enumerate() {
                         assert!(
                             v >= lower[j] && v <= upper[j],
@@ -355,7 +358,7 @@ fn whole_population_stays_in_the_box() {
             inside(&pop, 0);
             let mut best = pop.best();
             let mut scratch = Vec::new();
-            for g in 1..=job.generations {
+            for g in 1..=job.generations() {
                 best = cpu::generation(&job, &mut pop, best, g, &mut scratch);
                 inside(&pop, g);
             }
@@ -447,8 +450,8 @@ fn same_seed_same_run() {
                 assert!(same(&a, &b), "{precision:?} {strategy:?} {bounds:?}");
                 // The engine called directly, and through a batch, agree with the solver.
                 let c = match precision {
-                    Precision::F32 => cpu::run::<f32>(&job, None),
-                    Precision::F64 => cpu::run::<f64>(&job, None),
+                    Precision::F32 => cpu::run::<f32>(&job, None).unwrap(),
+                    Precision::F64 => cpu::run::<f64>(&job, None).unwrap(),
                 };
                 assert!(same(&a, &c), "{precision:?} {strategy:?} {bounds:?}");
             }
@@ -476,7 +479,7 @@ fn batches_match_single_runs() {
     let batch = solver().run_batch(&jobs).unwrap();
     assert_eq!(batch.len(), jobs.len());
     for (job, r) in jobs.iter().zip(&batch) {
-        assert!(same(r, &run(job)), "{:?}", job.problem.function);
+        assert!(same(r, &run(job)), "{:?}", job.function());
     }
 }
 
@@ -617,7 +620,7 @@ fn zero_target_runs_to_the_end_unless_exact() {
     let r = run(&job);
     check_consistent(&job, &r);
     assert_eq!(r.termination, Termination::MaxGenerations);
-    assert_eq!(r.generations, job.generations);
+    assert_eq!(r.generations, job.generations());
 }
 
 #[test]
@@ -636,7 +639,7 @@ fn evaluation_budget_is_respected() {
             .history(true)
             .build()
             .unwrap();
-        assert!(job.budget_from_evaluations);
+        assert!(job.budget_from_evaluations());
         let r = run(&job);
         check_consistent(&job, &r);
         assert!(
@@ -670,7 +673,7 @@ fn the_smaller_of_generations_and_budget_wins() {
         .max_evaluations(10_000)
         .build()
         .unwrap();
-    assert_eq!(by_gens.generations, 5);
+    assert_eq!(by_gens.generations(), 5);
     let r = run(&by_gens);
     assert_eq!(
         (r.generations, r.termination),
@@ -683,7 +686,7 @@ fn the_smaller_of_generations_and_budget_wins() {
         .max_evaluations(200)
         .build()
         .unwrap();
-    assert_eq!(by_budget.generations, 9);
+    assert_eq!(by_budget.generations(), 9);
     let r = run(&by_budget);
     assert_eq!((r.generations, r.evaluations), (9, 200));
     assert_eq!(r.termination, Termination::MaxEvaluations);
@@ -809,16 +812,22 @@ fn too_small_populations_are_refused_for_each_strategy() {
 
 #[test]
 fn bad_f_cr_and_target_are_refused() {
-    let b = || Job::builder(Function::Sphere, 4);
-    for f in [0.0, -0.25, 2.5, f64::NAN, f64::INFINITY] {
-        refused(b().f(f), &["F", &f.to_string()]);
+    let b = || Job::builder(Function::Sphere, 4).strategy(Strategy::Rand1);
+    for f in [0.0, -0.25, 2.5, f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+        refused(b().f(f), &["F = ", &f.to_string(), "(0, 2]"]);
     }
     for cr in [-0.125, 1.5, f64::NAN, f64::NEG_INFINITY] {
-        refused(b().cr(cr), &["Cr", &cr.to_string()]);
+        refused(b().cr(cr), &["Cr = ", &cr.to_string(), "[0, 1]"]);
     }
-    for t in [-0.001, f64::NAN, f64::INFINITY, -f64::MIN_POSITIVE] {
+    for t in [-0.001, f64::NAN, f64::INFINITY] {
         refused(b().target(t), &["target", &t.to_string()]);
     }
+    // Tiny and huge values are written briefly.
+    refused(
+        b().target(-f64::MIN_POSITIVE),
+        &["-2.2250738585072014e-308"],
+    );
+    refused(b().f(1e300), &["F = 1e300 "]);
     // The limits themselves are allowed.
     for (f, cr) in [(2.0, 0.0), (1e-9, 1.0)] {
         b().f(f).cr(cr).target(0.0).build().unwrap();

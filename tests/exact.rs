@@ -548,7 +548,7 @@ fn the_formula_reaches_the_engine() {
             .formula(formula)
             .build()
             .unwrap();
-        let r = gpude::cpu::run::<f32>(&job, None);
+        let r = gpude::cpu::run::<f32>(&job, None).expect("runs");
         let x: Vec<f64> = r.best_x.iter().copied().collect();
         let again = gpude::evaluate_as(Function::Griewank, Precision::F32, formula, &x).unwrap();
         assert_eq!(r.best_f, again, "{formula:?}");
@@ -578,7 +578,7 @@ fn results_carry_a_verified_error() {
             .formula(formula)
             .build()
             .unwrap();
-        let r = gpude::cpu::run::<f32>(&job, None);
+        let r = gpude::cpu::run::<f32>(&job, None).expect("runs");
         let x: Vec<f64> = r.best_x.iter().copied().collect();
         let v = gpude::evaluate(Function::Griewank, Precision::F64, &x).unwrap();
         assert_eq!(r.verified_error, v, "{formula:?}");

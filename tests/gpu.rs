@@ -106,14 +106,15 @@ fn job(
     p: Precision,
     seed: u64,
 ) -> Job {
-    Job::builder(f, dim)
+    let mut builder = Job::builder(f, dim).strategy(s);
+    // The thesis strategy has no F, Cr or crossover (its λ is drawn per component).
+    if s.crosses() {
+        builder = builder.crossover(c).f(0.5).cr(0.7);
+    }
+    builder
         .pop(pop)
         .generations(gens)
-        .strategy(s)
-        .crossover(c)
         .bounds(b)
-        .f(0.5)
-        .cr(0.7)
         .precision(p)
         .seed(seed)
         .build()
@@ -125,7 +126,7 @@ fn cpu_population(job: &Job) -> FinalPopulation {
         let mut pop: Population<T> = cpu::initial(job);
         let mut best = pop.best();
         let mut scratch = Vec::new();
-        for g in 1..=job.generations {
+        for g in 1..=job.generations() {
             best = cpu::generation(job, &mut pop, best, g, &mut scratch);
         }
         FinalPopulation {
@@ -133,7 +134,7 @@ fn cpu_population(job: &Job) -> FinalPopulation {
             fit: pop.fit.iter().map(|v| v.to_f64()).collect(),
         }
     }
-    match job.precision {
+    match job.precision() {
         Precision::F32 => go::<f32>(job),
         Precision::F64 => go::<f64>(job),
     }
@@ -341,16 +342,16 @@ fn mixed_batch_matches_cpu(e: &CudaEngine) {
     let gpu = e.run_batch(&jobs).unwrap();
     assert_eq!(gpu.len(), jobs.len());
     for (j, g) in jobs.iter().zip(&gpu) {
-        let c = match j.precision {
-            Precision::F32 => cpu::run::<f32>(j, None),
-            Precision::F64 => cpu::run::<f64>(j, None),
+        let c = match j.precision() {
+            Precision::F32 => cpu::run::<f32>(j, None).unwrap(),
+            Precision::F64 => cpu::run::<f64>(j, None).unwrap(),
         };
         let rel = (g.best_f - c.best_f).abs() / c.best_f.abs().max(1e-30);
         assert!(
             rel <= 1e-6,
             "{:?} seed {}: gpu {} cpu {}",
-            j.problem.function,
-            j.seed,
+            j.function(),
+            j.seed(),
             g.best_f,
             c.best_f
         );
@@ -374,7 +375,7 @@ fn thirty_seeds_agree(e: &CudaEngine) {
     let mut g: Vec<f64> = gpu.iter().map(|r| r.error).collect();
     let mut c: Vec<f64> = jobs
         .iter()
-        .map(|j| cpu::run::<f32>(j, None).error)
+        .map(|j| cpu::run::<f32>(j, None).unwrap().error)
         .collect();
     let same = g
         .iter()
@@ -427,7 +428,7 @@ fn history_is_recorded(e: &CudaEngine) {
             .build()
             .unwrap();
         let r = e.run(&j, mode).unwrap();
-        let c = cpu::run::<f32>(&j, None);
+        let c = cpu::run::<f32>(&j, None).unwrap();
         let h = r.history.expect("history");
         assert_eq!(h.len(), 61);
         assert!(h.windows(2).all(|w| w[1] <= w[0]), "{mode:?}: not monotone");
@@ -442,7 +443,14 @@ fn too_large_job_is_refused(e: &CudaEngine) {
         .build()
         .unwrap();
     match e.run(&j, Mode::Batch) {
-        Err(Error::OutOfMemory { needed, free }) => assert!(needed > free),
+        Err(Error::OutOfMemory {
+            memory,
+            needed,
+            free,
+        }) => {
+            assert_eq!(memory, "GPU");
+            assert!(needed > free)
+        }
         other => panic!("expected OutOfMemory, got {other:?}"),
     }
 }
@@ -462,8 +470,8 @@ fn formulas_match_cpu(e: &CudaEngine) {
                     .build()
                     .expect("valid job");
                 let c = match p {
-                    Precision::F32 => cpu::run::<f32>(&j, None),
-                    Precision::F64 => cpu::run::<f64>(&j, None),
+                    Precision::F32 => cpu::run::<f32>(&j, None).expect("runs"),
+                    Precision::F64 => cpu::run::<f64>(&j, None).expect("runs"),
                 };
                 for mode in [Mode::Batch, Mode::Grid, Mode::Steps] {
                     let g = e.run(&j, mode).expect("runs");

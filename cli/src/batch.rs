@@ -74,6 +74,17 @@ pub fn run(args: Args) -> Result<String> {
             all.len()
         )));
     }
+    // A run whose best is not finite fails the batch (exit code 1), naming the job.
+    let mut at = 0;
+    for (i, g) in groups.iter().enumerate() {
+        if let Some((k, e)) = common::failed_run(&results[at..at + g.len()]) {
+            return Err(match g.len() {
+                1 => e.context(format!("{name}: job {i}")),
+                _ => e.context(format!("{name}: job {i}, run {k}")),
+            });
+        }
+        at += g.len();
+    }
     let mut reports = Vec::with_capacity(groups.len());
     let mut at = 0;
     for (i, (g, spec)) in groups.iter().zip(&specs).enumerate() {
@@ -84,7 +95,7 @@ pub fn run(args: Args) -> Result<String> {
             index: i,
             job: JobSpec::resolved(&g[0], g.len() as u32, spec.max_evals),
             results: rs,
-            summary: Summary::of(&errors, g[0].target.unwrap_or(DEFAULT_SUCCESS)),
+            summary: Summary::of(&errors, g[0].target().unwrap_or(DEFAULT_SUCCESS)),
         });
     }
     if args.json {
@@ -112,7 +123,7 @@ pub fn run(args: Args) -> Result<String> {
                 rep.index.to_string(),
                 job.info().name.to_string(),
                 job.dim().to_string(),
-                job.pop.to_string(),
+                job.pop().to_string(),
                 r.stream.to_string(),
                 num(r.best_f),
                 num(r.error),

@@ -208,9 +208,9 @@ fn time_once(c: &Case, gens: u32, engine: Option<&gpude::CudaEngine>) -> Result<
                 e.run(&jobs[0], mode)?.error
             }
         }
-        _ => match jobs[0].precision {
-            Precision::F32 => cpu::run::<f32>(&jobs[0], None).error,
-            Precision::F64 => cpu::run::<f64>(&jobs[0], None).error,
+        _ => match jobs[0].precision() {
+            Precision::F32 => cpu::run::<f32>(&jobs[0], None)?.error,
+            Precision::F64 => cpu::run::<f64>(&jobs[0], None)?.error,
         },
     };
     Ok((start.elapsed().as_secs_f64() * 1e3, err))

@@ -6,7 +6,7 @@ use gpude::host::config::{
     bounds_name, crossover_name, formula_name, parse_bounds, parse_crossover, parse_formula,
     parse_strategy, strategy_name,
 };
-use gpude::{Backend, FunctionInfo, Job, Mode, Precision, Solver, SolverOptions};
+use gpude::{Backend, FunctionInfo, Job, Mode, Precision, RunResult, Solver, SolverOptions};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::time::Duration;
@@ -48,7 +48,7 @@ pub struct JobArgs {
     pub max_evals: Option<u64>,
 
     /// Stop once the error (best f − minimum) is at most this.
-    #[arg(long, value_name = "ERR", allow_negative_numbers = true)]
+    #[arg(long, value_name = "ERR", allow_hyphen_values = true)]
     pub target: Option<f64>,
 
     /// Mutation strategy: thesis, rand1, best1, current-to-best1, rand2, best2 (a
@@ -76,16 +76,11 @@ pub struct JobArgs {
     pub upper: Option<String>,
 
     /// Scale factor F of the classic strategies, in (0, 2] [default: 0.5].
-    #[arg(
-        short = 'F',
-        long = "f",
-        value_name = "F",
-        allow_negative_numbers = true
-    )]
+    #[arg(short = 'F', long = "f", value_name = "F", allow_hyphen_values = true)]
     pub f: Option<f64>,
 
     /// Crossover rate Cr, in [0, 1] [default: 0.9].
-    #[arg(long, value_name = "CR", allow_negative_numbers = true)]
+    #[arg(long, value_name = "CR", allow_hyphen_values = true)]
     pub cr: Option<f64>,
 
     /// Random seed [default: 0].
@@ -310,13 +305,8 @@ impl JobSpec {
     pub fn jobs(&self, history: bool) -> Result<Vec<Job>> {
         let n = self.repetitions()?;
         let first = self.builder()?.history(history).build()?;
-        Ok((0..n)
-            .map(|s| {
-                let mut j = first.clone();
-                j.stream = s;
-                j
-            })
-            .collect())
+        // Clones share the bounds: a thousand runs of a large dimension copy nothing.
+        Ok((0..n).map(|s| first.clone().with_stream(s)).collect())
     }
 
     /// A builder with every setting given here.
@@ -411,11 +401,11 @@ impl JobSpec {
     /// `budget` is the evaluation budget as given, when the job's generations came
     /// from one.
     pub fn resolved(job: &Job, repetitions: u32, budget: Option<u64>) -> JobSpec {
-        let (lower, upper) = match job.problem.uniform_bounds() {
+        let (lower, upper) = match job.problem().uniform_bounds() {
             Some((lo, hi)) => (Bound::One(lo), Bound::One(hi)),
             None => (
-                Bound::Each(job.problem.lower.clone()),
-                Bound::Each(job.problem.upper.clone()),
+                Bound::Each(job.lower().to_vec()),
+                Bound::Each(job.upper().to_vec()),
             ),
         };
         JobSpec {
@@ -423,40 +413,51 @@ impl JobSpec {
             dim: Some(job.dim()),
             lower: Some(lower),
             upper: Some(upper),
-            pop: Some(job.pop),
-            generations: (!job.budget_from_evaluations).then_some(job.generations),
-            max_evals: match &job.adaptive {
+            pop: Some(job.pop()),
+            generations: (!job.budget_from_evaluations()).then_some(job.generations()),
+            max_evals: match job.adaptive() {
                 Some(a) => Some(a.max_evaluations),
                 None => job
-                    .budget_from_evaluations
-                    .then(|| budget.unwrap_or_else(|| job.evaluations(job.generations))),
+                    .budget_from_evaluations()
+                    .then(|| budget.unwrap_or_else(|| job.evaluations(job.generations()))),
             },
-            target: job.target,
-            strategy: Some(strategy_name(job.strategy).to_string()),
-            crossover: Some(crossover_name(job.crossover).to_string()),
-            bounds: Some(bounds_name(job.bounds).to_string()),
-            f: Some(job.f),
-            cr: Some(job.cr),
-            seed: Some(job.seed),
-            precision: Some(job.precision.name().to_string()),
-            formula: Some(formula_name(job.formula).to_string()),
+            target: job.target(),
+            strategy: Some(strategy_name(job.strategy()).to_string()),
+            crossover: Some(crossover_name(job.crossover()).to_string()),
+            bounds: Some(bounds_name(job.bounds()).to_string()),
+            f: Some(job.f()),
+            cr: Some(job.cr()),
+            seed: Some(job.seed()),
+            precision: Some(job.precision().name().to_string()),
+            formula: Some(formula_name(job.formula()).to_string()),
             repetitions: Some(repetitions),
         }
     }
 }
 
+/// The first run that failed (its best value or point is not finite): its index and
+/// the error to report (exit code 1).
+pub fn failed_run(results: &[RunResult]) -> Option<(usize, CliError)> {
+    let k = results.iter().position(|r| !r.termination.is_success())?;
+    let e = match results[k].clone().ok() {
+        Err(e) => CliError::from(e),
+        Ok(_) => CliError::runtime("the run failed"),
+    };
+    Some((k, e))
+}
+
 /// A short description of a job's algorithm: `rand1/bin, F = 0.5, Cr = 0.9, clip`.
 pub fn describe_strategy(job: &Job) -> String {
-    let s = strategy_name(job.strategy);
-    let b = bounds_name(job.bounds);
-    if let Some(a) = &job.adaptive {
-        format!("{}, bounds {b}", a.describe(job.strategy))
-    } else if job.strategy.crosses() {
+    let s = strategy_name(job.strategy());
+    let b = bounds_name(job.bounds());
+    if let Some(a) = job.adaptive() {
+        format!("{}, bounds {b}", a.describe(job.strategy()))
+    } else if job.strategy().crosses() {
         format!(
             "{s}/{}, F = {}, Cr = {}, bounds {b}",
-            crossover_name(job.crossover),
-            job.f,
-            job.cr
+            crossover_name(job.crossover()),
+            job.f(),
+            job.cr()
         )
     } else {
         format!("{s}, bounds {b}")
@@ -465,14 +466,13 @@ pub fn describe_strategy(job: &Job) -> String {
 
 /// The domain of a job: `[-600, 600]^30` or the first components.
 pub fn describe_domain(job: &Job) -> String {
-    match job.problem.uniform_bounds() {
+    match job.problem().uniform_bounds() {
         Some((lo, hi)) => format!("[{lo}, {hi}]^{}", job.dim()),
         None => {
             let parts: Vec<String> = job
-                .problem
-                .lower
+                .lower()
                 .iter()
-                .zip(&job.problem.upper)
+                .zip(job.upper())
                 .take(3)
                 .map(|(l, u)| format!("[{l}, {u}]"))
                 .collect();

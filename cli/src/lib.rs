@@ -120,6 +120,7 @@ impl From<gpude::Error> for CliError {
             E::InvalidParameter { .. } | E::UnknownName { .. } | E::Input { .. } => EXIT_USAGE,
             E::CudaUnavailable(_)
             | E::OutOfMemory { .. }
+            | E::NonFinite { .. }
             | E::Cuda { .. }
             | E::Driver { .. }
             | E::MissingKernel { .. }

@@ -68,14 +68,14 @@ pub fn run(args: Args) -> Result<String> {
         checkpoint_every: args.checkpoint_every,
     };
     run::check_outputs(args.history.as_deref(), save.checkpoint.as_deref())?;
-    let with_history = entries.iter().all(|e| e.job().history);
+    let with_history = entries.iter().all(|e| e.job().history());
     if args.history.is_some() && !with_history {
         return Err(CliError::usage(format!(
             "{shown} has no history of its runs: leave out --history"
         )));
     }
     let budget = match entries.first().map(Entry::job) {
-        Some(j) if j.budget_from_evaluations => Some(j.evaluations(j.generations)),
+        Some(j) if j.budget_from_evaluations() => Some(j.evaluations(j.generations())),
         _ => None,
     };
     let progress = run::show_progress(args.json, entries.iter().map(Entry::job));

@@ -180,7 +180,14 @@ pub(crate) fn on_cpu(entries: Vec<Entry>, save: &SaveArgs, progress: bool) -> Re
     let Some(first) = entries.first().map(|e| e.job().clone()) else {
         return Err(CliError::usage("there is no run to do"));
     };
-    let gens: Vec<u32> = entries.iter().map(|e| e.job().generations).collect();
+    // The runs go one after the other: the largest must fit in the host's memory.
+    let need = entries
+        .iter()
+        .map(|e| cpu::memory_needed(e.job()))
+        .max()
+        .unwrap_or(0);
+    cpu::check_memory(need)?;
+    let gens: Vec<u32> = entries.iter().map(|e| e.job().generations()).collect();
     let total: u64 = gens.iter().map(|&g| g as u64).sum();
     let keep_states = save.checkpoint.is_some();
     let bar = progress.then(|| {
@@ -324,8 +331,17 @@ pub(crate) fn finish(
             Err(e) => return Err(e),
         }
     }
+    // A run whose best is not finite is a failure, never a result with exit code 0.
+    if !done.interrupted
+        && let Some((k, e)) = common::failed_run(&done.results)
+    {
+        return Err(match done.results.len() {
+            1 => e,
+            n => e.context(format!("run {k} of {n}")),
+        });
+    }
     let job = &done.first;
-    let threshold = job.target.unwrap_or(DEFAULT_SUCCESS);
+    let threshold = job.target().unwrap_or(DEFAULT_SUCCESS);
     // Successes are judged on the verified errors.
     let errors: Vec<f64> = done.results.iter().map(|r| r.verified_error).collect();
     let summary = Summary::of(&errors, threshold);
@@ -365,7 +381,7 @@ pub(crate) fn finish(
 /// engine (which reports its generations).
 pub(crate) fn show_progress<'a>(json: bool, jobs: impl Iterator<Item = &'a Job>) -> bool {
     let work: f64 = jobs
-        .map(|j| j.pop as f64 * j.dim() as f64 * j.generations as f64)
+        .map(|j| j.pop() as f64 * j.dim() as f64 * j.generations() as f64)
         .sum();
     !json && work > PROGRESS_WORK && std::io::stdout().is_terminal()
 }
@@ -412,18 +428,18 @@ fn human(at: &Where, job: &Job, results: &[RunResult], summary: &Summary) -> Str
             common::describe_domain(job)
         ),
     );
-    line("population", format!("Np = {}", job.pop));
+    line("population", format!("Np = {}", job.pop()));
     line("strategy", common::describe_strategy(job));
     line(
         "precision",
         format!(
             "{}, {} formulas",
-            job.precision.name(),
-            gpude::host::config::formula_name(job.formula)
+            job.precision().name(),
+            gpude::host::config::formula_name(job.formula())
         ),
     );
-    line("seed", job.seed.to_string());
-    if let Some(t) = job.target {
+    line("seed", job.seed().to_string());
+    if let Some(t) = job.target() {
         line("target", format!("error ≤ {}", num(t)));
     }
     if let [r] = results {

@@ -483,6 +483,109 @@ fn run_rejects_bad_input() {
     );
 }
 
+#[test]
+fn run_refuses_domains_and_settings_that_cannot_work() {
+    let run = |extra: &[&str]| {
+        let mut args = vec!["run", "--backend", "cpu", "--gens", "5"];
+        args.extend(extra);
+        gpude(&args)
+    };
+    let sphere = |extra: &[&str]| {
+        let mut args = vec!["--function", "sphere", "--dim", "3"];
+        args.extend(extra);
+        run(&args)
+    };
+    // A flag value that looks like a flag is still the value, with a clear message.
+    fails(
+        sphere(&["--strategy", "rand1", "-F", "-inf"]),
+        2,
+        "F = -inf is not allowed: a number in (0, 2]",
+    );
+    fails(
+        sphere(&["--strategy", "rand1", "--cr", "-1"]),
+        2,
+        "Cr = -1 is not allowed",
+    );
+    // Settings the thesis strategy does not use.
+    fails(sphere(&["-F", "1.5"]), 2, "the thesis strategy has no F");
+    fails(sphere(&["--crossover", "exp"]), 2, "crossover = exp");
+    // Domains the precision cannot hold.
+    fails(
+        sphere(&["--lower=-1e300", "--upper", "1e300"]),
+        2,
+        "lower bound = -1e300",
+    );
+    fails(
+        sphere(&["--lower=-1e308", "--upper", "1e308", "--precision", "f64"]),
+        2,
+        "width upper − lower is finite in f64",
+    );
+    fails(
+        sphere(&["--lower", "1", "--upper", "1.00000001"]),
+        2,
+        "rounds to [1, 1]",
+    );
+    fails(
+        run(&["--function", "rosenbrock", "--dim", "1"]),
+        2,
+        "rosenbrock needs at least 2 components",
+    );
+    // Flags that do not apply to the backend.
+    fails(
+        sphere(&["--mode", "grid"]),
+        2,
+        "--mode grid applies to the GPU only",
+    );
+    fails(sphere(&["--streams", "0"]), 2, "streams = 0");
+    // Too large for memory: refused before allocating, with the estimate.
+    fails(
+        run(&[
+            "--function",
+            "sphere",
+            "--dim",
+            "1048576",
+            "--pop",
+            "16777216",
+        ]),
+        1,
+        "of host memory",
+    );
+    // A valid job whose values overflow f32 fails (exit 1), never "best f inf" with 0.
+    fails(
+        run(&[
+            "--function",
+            "rosenbrock",
+            "--dim",
+            "4",
+            "--lower=-1e30",
+            "--upper",
+            "1e30",
+        ]),
+        1,
+        "the best value is inf",
+    );
+    fails(
+        run(&[
+            "--function",
+            "rosenbrock",
+            "--dim",
+            "4",
+            "--lower=-1e30",
+            "--upper",
+            "1e30",
+            "--runs",
+            "2",
+        ]),
+        1,
+        "run 0 of 2",
+    );
+    // A long unknown name is not echoed in full.
+    let long = "z".repeat(5000);
+    let o = run(&["--function", &long, "--dim", "3"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).len() < 400, "{}", stderr(&o));
+}
+
 // ---- eval ----
 
 fn griewank(x: &[f64]) -> f64 {

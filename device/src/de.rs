@@ -395,20 +395,29 @@ pub fn resample_chunk<T: Real>(v: &mut [T; 4], n: u32, lo: &[T; 4], hi: &[T; 4],
     let mut k = 0usize;
     while k < 4 {
         if (k as u32) < n && !(v[k] >= lo[k] && v[k] <= hi[k]) {
-            v[k] = lo[k] + T::uniform(w[k]) * (hi[k] - lo[k]);
+            v[k] = in_domain(lo[k], hi[k], T::uniform(w[k]));
         }
         k += 1;
     }
 }
 
-/// One lane's chunk of an initial individual: `lo + u (hi − lo)`, u ∈ (0, 1].
+/// The point at `u` ∈ (0, 1] of [lo, hi]: `lo (1 − u) + hi u`, which never forms the
+/// width `hi − lo` (that overflows for bounds near the largest finite value, such as
+/// ±1e308 in f64), clamped into [lo, hi] against the last bit of rounding. `u = 1` gives
+/// `hi` exactly.
+#[inline(always)]
+pub fn in_domain<T: Real>(lo: T, hi: T, u: T) -> T {
+    (lo * (T::ONE - u) + hi * u).max(lo).min(hi)
+}
+
+/// One lane's chunk of an initial individual: [`in_domain`] at u ∈ (0, 1].
 #[inline(always)]
 pub fn init_chunk<T: Real>(u: &[u32; 4], n: u32, lo: &[T; 4], hi: &[T; 4]) -> [T; 4] {
     let mut v = [T::ZERO; 4];
     let mut k = 0usize;
     while k < 4 {
         if (k as u32) < n {
-            v[k] = lo[k] + T::uniform(u[k]) * (hi[k] - lo[k]);
+            v[k] = in_domain(lo[k], hi[k], T::uniform(u[k]));
         }
         k += 1;
     }
@@ -572,6 +581,28 @@ mod tests {
         let u = [0u32, u32::MAX, 0, 0];
         assert_eq!(run_length(first_exceeding(0.5f64, &u, 0, 4, 4), 4), 2);
         assert_eq!(run_length(first_exceeding(0.5f64, &[0; 4], 0, 4, 4), 4), 4);
+    }
+
+    #[test]
+    fn initial_points_stay_finite_and_inside_wide_domains() {
+        let (lo, hi) = (-f64::MAX, f64::MAX);
+        for w in [0u32, 1, 1 << 31, u32::MAX - 1, u32::MAX] {
+            let u = f64::uniform(w);
+            let v = in_domain(lo, hi, u);
+            assert!(v.is_finite() && (lo..=hi).contains(&v), "u {u} v {v}");
+            // The old form overflows here.
+            assert!(!(lo + u * (hi - lo)).is_finite());
+        }
+        let v = init_chunk(&[u32::MAX; 4], 4, &[-3e38f32; 4], &[3e38f32; 4]);
+        assert!(v.iter().all(|x| x.is_finite() && x.abs() <= 3e38), "{v:?}");
+        // u = 1 is the upper bound itself, small u is near the lower one.
+        assert_eq!(in_domain(-2.0f32, 5.0, 1.0), 5.0);
+        assert!((in_domain(-2.0f64, 5.0, 1e-9) + 2.0).abs() < 1e-8);
+        for w in [0u32, 12345, 1 << 30, u32::MAX] {
+            let (lo, hi) = (1.0f32, 1.0000001f32);
+            let v = in_domain(lo, hi, f32::uniform(w));
+            assert!((lo..=hi).contains(&v));
+        }
     }
 
     #[test]

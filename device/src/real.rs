@@ -25,6 +25,8 @@ pub trait Real:
     const ZERO: Self;
     const ONE: Self;
     const INFINITY: Self;
+    /// The largest finite value.
+    const MAX: Self;
     const PI: Self;
     const E: Self;
     /// Name for messages and files: `f32` or `f64`.
@@ -80,6 +82,7 @@ impl Real for f32 {
     const ZERO: Self = 0.0;
     const ONE: Self = 1.0;
     const INFINITY: Self = f32::INFINITY;
+    const MAX: Self = f32::MAX;
     const PI: Self = core::f32::consts::PI;
     const E: Self = core::f32::consts::E;
     const NAME: &'static str = "f32";
@@ -177,6 +180,7 @@ impl Real for f64 {
     const ZERO: Self = 0.0;
     const ONE: Self = 1.0;
     const INFINITY: Self = f64::INFINITY;
+    const MAX: Self = f64::MAX;
     const PI: Self = core::f64::consts::PI;
     const E: Self = core::f64::consts::E;
     const NAME: &'static str = "f64";

@@ -2,7 +2,9 @@
 // `include!`s this file, where inner doc comments are not allowed.
 
 /// Expands `$callback!` with the list of built-in functions, one entry each:
-/// `Variant = number, kernel_key, "name", "formula", (lo, hi), argmin, min, min_dim;`.
+/// `Variant = number, kernel_key, "name", "formula", (lo, hi), argmin, min, min_dim;`
+/// (`min_dim`: the smallest dimension the function is defined for; Rosenbrock couples
+/// neighbours, and with one component it is 0 everywhere).
 #[macro_export]
 macro_rules! builtin_functions {
     ($callback:ident) => {
@@ -25,7 +27,7 @@ macro_rules! builtin_functions {
             /// + (x_D − 1)² [1 + sin²(2πx_D)]} + Σ_j u(x_j, 5, 100, 4)`
             Penalized = 4, penalized, "f4",
                 "0.1 {sin^2(3 pi x_1) + sum_{j<D} (x_j - 1)^2 [1 + sin^2(3 pi x_{j+1})] + (x_D - 1)^2 [1 + sin^2(2 pi x_D)]} + sum u(x_j, 5, 100, 4)",
-                (-600.0, 600.0), 1.0, 0.0, 2;
+                (-600.0, 600.0), 1.0, 0.0, 1;
             /// `10 D + Σ (x_j² − 10 cos(2πx_j))`
             Rastrigin = 5, rastrigin, "rastrigin", "10 D + sum (x_j^2 - 10 cos(2 pi x_j))",
                 (-5.12, 5.12), 0.0, 0.0, 1;

@@ -121,8 +121,8 @@ impl JobBuilder {
 
 /// The CUDA engine's check: the adaptive strategies have no kernels yet.
 pub fn cpu_only(job: &Job) -> Result<()> {
-    if job.strategy.is_adaptive() {
-        let name = strategy_name(job.strategy);
+    if job.strategy().is_adaptive() {
+        let name = strategy_name(job.strategy());
         return Err(Error::invalid(
             "strategy",
             name,
@@ -417,9 +417,9 @@ fn trial<T: Real>(
     i: usize,
     out: &mut [T],
 ) -> Outcome<T> {
-    let s = c.job.strategy;
+    let s = c.job.strategy();
     let d = c.dim;
-    let sub = subsequence(c.job.stream, i as u32);
+    let sub = subsequence(c.job.stream(), i as u32);
     let words = |slot: u32| block_words(c.key, sub, block(gs.g, slot));
     let resample = |j0: usize| move || words(RESAMPLE_SLOT + (j0 / 4) as u32);
     let param = words(PARAM_SLOT);
@@ -433,11 +433,11 @@ fn trial<T: Real>(
             T::of(c.a.tau[0]),
             T::of(c.a.tau[1]),
         );
-        let dr = draw_indices(c.key, c.job.stream, i as u32, gs.g, gs.n, 3, d as u32);
+        let dr = draw_indices(c.key, c.job.stream(), i as u32, gs.g, gs.n, 3, d as u32);
         let tp = TrialParams {
             strategy: Strategy::Jde,
             crossover: Crossover::Binomial,
-            bounds: c.job.bounds,
+            bounds: c.job.bounds(),
             f,
             cr,
             dim: d as u32,
@@ -466,7 +466,7 @@ fn trial<T: Real>(
             out[j0..j0 + n].copy_from_slice(&v[..n]);
         }
         return Outcome {
-            fit: evaluate_fast(c.job.problem.function, c.job.formula, out),
+            fit: evaluate_fast(c.job.function(), c.job.formula(), out),
             f,
             cr,
             archive_word: 0,
@@ -512,7 +512,7 @@ fn trial<T: Real>(
             f,
             fw,
             cr,
-            c.job.bounds,
+            c.job.bounds(),
             j0 as u32,
             n as u32,
             [
@@ -530,7 +530,7 @@ fn trial<T: Real>(
         out[j0..j0 + n].copy_from_slice(&v[..n]);
     }
     Outcome {
-        fit: evaluate_fast(c.job.problem.function, c.job.formula, out),
+        fit: evaluate_fast(c.job.function(), c.job.formula(), out),
         f,
         cr,
         archive_word: s0[3],
@@ -558,19 +558,19 @@ pub struct State<T> {
 impl<T: Real> State<T> {
     /// The initial state of an adaptive `job`.
     pub fn new(job: &Job) -> State<T> {
-        let a = job.adaptive.as_ref().expect("an adaptive job");
+        let a = job.adaptive().expect("an adaptive job");
         let pop = initial::<T>(job);
         let n = pop.fit.len();
         let h = a.memory_size as usize;
-        let (mut mf, mut mcr) = match job.strategy {
+        let (mut mf, mut mcr) = match job.strategy() {
             Strategy::Jso => (vec![T::of(0.3); h], vec![T::of(0.8); h]),
             _ => (vec![T::of(0.5); h], vec![T::of(0.5); h]),
         };
-        if job.strategy == Strategy::Jso {
+        if job.strategy() == Strategy::Jso {
             mf[h - 1] = T::of(JSO_FIXED_ENTRY);
             mcr[h - 1] = T::of(JSO_FIXED_ENTRY);
         }
-        let jde = job.strategy == Strategy::Jde;
+        let jde = job.strategy() == Strategy::Jde;
         State {
             pop,
             archive: Vec::new(),
@@ -600,12 +600,12 @@ impl<T: Real> State<T> {
     /// Runs generation `g` (from 1) of `job`; returns false, doing nothing, when the
     /// budget is spent.
     pub fn generation(&mut self, job: &Job, g: u32) -> bool {
-        let a = job.adaptive.as_ref().expect("an adaptive job");
-        let s = job.strategy;
+        let a = job.adaptive().expect("an adaptive job");
+        let s = job.strategy();
         let c = Ctx {
             job,
             a,
-            key: key_of(job.seed),
+            key: key_of(job.seed()),
             dim: self.pop.dim,
         };
         let d = c.dim;
@@ -701,7 +701,7 @@ impl<T: Real> State<T> {
             _ => {}
         }
         if matches!(s, Strategy::LShade | Strategy::Jso) {
-            let next = rules::lpsr_size(job.pop, a.min_pop, self.evaluations, a.max_evaluations);
+            let next = rules::lpsr_size(job.pop(), a.min_pop, self.evaluations, a.max_evaluations);
             if next < n {
                 self.reduce(next, &mut ranking);
                 self.shrink_archive(job, g, rules::archive_capacity(a.archive_rate, next));
@@ -737,8 +737,8 @@ impl<T: Real> State<T> {
     /// population-wide stream of generation `g`.
     fn shrink_archive(&mut self, job: &Job, g: u32, capacity: u32) {
         let d = self.pop.dim;
-        let sub = subsequence(job.stream, POPULATION_INDEX);
-        let key = key_of(job.seed);
+        let sub = subsequence(job.stream(), POPULATION_INDEX);
+        let key = key_of(job.seed());
         let mut t = 0u32;
         while self.archive_len > capacity {
             let w = block_words(key, sub, block(g, t / 4))[(t % 4) as usize];
@@ -784,15 +784,18 @@ pub fn run_until<T: Real>(
     stop: Option<&AtomicBool>,
 ) -> (RunResult, Vec<T>, Vec<T>) {
     let start = Instant::now();
-    let a = job.adaptive.as_ref().expect("an adaptive job");
+    let a = job.adaptive().expect("an adaptive job");
     let mut st = State::<T>::new(job);
     let mut best = st.pop.best();
     let target = job.target_value();
     let reached = |f: T| target.is_some_and(|t| f.to_f64() <= t);
-    let mut history = job.history.then(|| vec![st.pop.fit[best].to_f64()]);
+    let mut history = job.history().then(|| vec![st.pop.fit[best].to_f64()]);
     let mut stopped = observer.is_some_and(|o| o(0, st.pop.fit[best].to_f64()) == Flow::Stop);
     let mut g = 0;
-    while !stopped && g < job.generations && !reached(st.pop.fit[best]) && st.generation(job, g + 1)
+    while !stopped
+        && g < job.generations()
+        && !reached(st.pop.fit[best])
+        && st.generation(job, g + 1)
     {
         g += 1;
         best = st.pop.best();
@@ -808,7 +811,7 @@ pub fn run_until<T: Real>(
         Termination::TargetReached
     } else if st.evaluations >= a.max_evaluations {
         Termination::MaxEvaluations
-    } else if g >= job.generations {
+    } else if g >= job.generations() {
         Termination::MaxGenerations
     } else {
         Termination::Stopped
@@ -828,8 +831,8 @@ pub fn run_until<T: Real>(
         elapsed: start.elapsed(),
         history,
         backend: "cpu",
-        seed: job.seed,
-        stream: job.stream,
+        seed: job.seed(),
+        stream: job.stream(),
     };
     (result, st.pop.x, st.pop.fit)
 }

@@ -96,8 +96,7 @@ fn set_limit(job: &mut Job, generations: u32) -> Result<()> {
             format!("at most {}", u32::MAX - 1),
         ));
     }
-    job.generations = generations;
-    job.budget_from_evaluations = false;
+    *job = job.clone().with_generation_limit(generations);
     Ok(())
 }
 
@@ -145,7 +144,7 @@ impl Checkpoint {
     /// Has the run ended (generation limit or target reached)?
     pub fn finished(&self) -> bool {
         let (_, best_f) = self.best();
-        self.generation >= self.job.generations
+        self.generation >= self.job.generations()
             || self.job.target_value().is_some_and(|t| best_f <= t)
     }
 
@@ -163,6 +162,11 @@ impl Checkpoint {
         let best_x = DVector::from_vec(x);
         let error = best_f - self.job.info().min;
         let (verified_error, errors_disagree) = verify(&self.job, &best_x, error);
+        let termination = if ended {
+            termination(&self.job, self.generation, best_f, &best_x)
+        } else {
+            Termination::Stopped
+        };
         RunResult {
             best_x,
             best_f,
@@ -171,22 +175,18 @@ impl Checkpoint {
             errors_disagree,
             generations: self.generation,
             evaluations: self.evaluations(),
-            termination: if ended {
-                termination(&self.job, self.generation, best_f)
-            } else {
-                Termination::Stopped
-            },
+            termination,
             elapsed: self.elapsed,
             history: self.history.clone(),
             backend: "cpu",
-            seed: self.job.seed,
-            stream: self.job.stream,
+            seed: self.job.seed(),
+            stream: self.job.stream(),
         }
     }
 
     /// Checks that the parts agree: precision, sizes, history length.
     pub fn check(&self) -> Result<()> {
-        let np = self.job.pop as usize;
+        let np = self.job.pop() as usize;
         let d = self.job.dim() as usize;
         let (precision, xs, fits) = match &self.state {
             State::F32 { x, fit } => (Precision::F32, x.len(), fit.len()),
@@ -198,11 +198,11 @@ impl Checkpoint {
                 message: m,
             })
         };
-        if precision != self.job.precision {
+        if precision != self.job.precision() {
             return bad(format!(
                 "the population is in {} but the job runs in {}",
                 precision.name(),
-                self.job.precision.name()
+                self.job.precision().name()
             ));
         }
         if Some(xs) != np.checked_mul(d) || fits != np {
@@ -219,7 +219,7 @@ impl Checkpoint {
                 h.len(),
                 self.generation
             )),
-            None if self.job.history => bad("the history is missing".into()),
+            None if self.job.history() => bad("the history is missing".into()),
             _ => Ok(()),
         }
     }
@@ -268,10 +268,10 @@ pub enum Part<'a> {
 /// Can a checkpoint hold this job? Not yet an adaptive one: its memory, archive and
 /// shrinking population are not part of the format.
 pub fn savable(job: &Job) -> Result<()> {
-    match &job.adaptive {
+    match job.adaptive() {
         Some(_) => Err(Error::invalid(
             "checkpoint of strategy",
-            crate::config::strategy_name(job.strategy),
+            crate::config::strategy_name(job.strategy()),
             "a classic strategy or thesis (an adaptive run's memory and archive are not saved yet)",
         )),
         None => Ok(()),
@@ -303,23 +303,23 @@ struct JobRecord {
 impl JobRecord {
     fn of(job: &Job) -> JobRecord {
         JobRecord {
-            function: job.problem.function as u32,
-            lower: job.problem.lower.clone(),
-            upper: job.problem.upper.clone(),
-            strategy: job.strategy as u32,
-            crossover: job.crossover as u32,
-            bounds: job.bounds as u32,
-            f: job.f,
-            cr: job.cr,
-            pop: job.pop,
-            generations: job.generations,
-            budget_from_evaluations: job.budget_from_evaluations,
-            target: job.target,
-            seed: job.seed,
-            stream: job.stream,
-            precision_f64: job.precision == Precision::F64,
-            formula: job.formula as u32,
-            history: job.history,
+            function: job.function() as u32,
+            lower: job.lower().to_vec(),
+            upper: job.upper().to_vec(),
+            strategy: job.strategy() as u32,
+            crossover: job.crossover() as u32,
+            bounds: job.bounds() as u32,
+            f: job.f(),
+            cr: job.cr(),
+            pop: job.pop(),
+            generations: job.generations(),
+            budget_from_evaluations: job.budget_from_evaluations(),
+            target: job.target(),
+            seed: job.seed(),
+            stream: job.stream(),
+            precision_f64: job.precision() == Precision::F64,
+            formula: job.formula() as u32,
+            history: job.history(),
         }
     }
 
@@ -366,7 +366,7 @@ impl JobRecord {
             b = b.target(t);
         }
         let job = b.build()?;
-        if job.generations != self.generations {
+        if job.generations() != self.generations {
             return Err(Error::Input {
                 what: "checkpoint".into(),
                 message: "the job's generation limit does not read back".into(),

@@ -1,7 +1,7 @@
 //! A job: the problem, the strategy and its settings, the stopping rules and the seed.
 
-use crate::error::{Error, Result};
-use crate::problem::{FunctionInfo, Problem};
+use crate::error::{Error, Result, num};
+use crate::problem::{FunctionInfo, MAX_DIM, Problem, check_dim};
 use gpude_device::{BoundPolicy, Crossover, Formula, Function, Strategy};
 
 /// The arithmetic a run uses on every backend.
@@ -25,7 +25,7 @@ impl Precision {
             "f64" | "double" => Ok(Precision::F64),
             _ => Err(Error::UnknownName {
                 kind: "precision",
-                name: s.to_string(),
+                name: crate::error::clip(s),
                 known: "f32, f64".into(),
             }),
         }
@@ -66,7 +66,7 @@ fn lookup<V: Copy>(kind: &'static str, table: &[(&str, V)], name: &str) -> Resul
         .map(|(_, v)| *v)
         .ok_or_else(|| Error::UnknownName {
             kind,
-            name: name.to_string(),
+            name: crate::error::clip(name),
             known: table.iter().map(|(k, _)| *k).collect::<Vec<_>>().join(", "),
         })
 }
@@ -100,7 +100,7 @@ pub fn parse_strategy(name: &str) -> Result<(Strategy, Option<Crossover>)> {
         .map(|s| (s, None))
         .map_err(|_| Error::UnknownName {
             kind: "strategy",
-            name: name.to_string(),
+            name: crate::error::clip(name),
             known: "thesis, rand1, best1, current-to-best1, rand2, best2 (optionally with a crossover suffix: rand1bin, rand1exp), jde, jade, shade, lshade, jso".into(),
         })
 }
@@ -128,41 +128,41 @@ pub fn bounds_name(b: BoundPolicy) -> &'static str {
     name_of(&BOUND_POLICIES, b)
 }
 
-/// One optimization to run: validated by [`JobBuilder::build`].
+/// The scale factor F a job has unless told otherwise.
+pub const DEFAULT_F: f64 = 0.5;
+/// The crossover rate Cr a job has unless told otherwise.
+pub const DEFAULT_CR: f64 = 0.9;
+
+/// One optimization to run, made and validated by [`JobBuilder::build`]. Its fields
+/// are private, so every `Job` satisfies [`Job::check`]; the engines re-check it.
+///
+/// Settings that the strategy does not use are refused rather than ignored: the thesis
+/// strategy draws its own λ and has no crossover, so a thesis job keeps F, Cr and the
+/// crossover at their defaults (setting them to anything else is an error). It does
+/// take every bound policy.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Job {
-    pub problem: Problem,
-    pub strategy: Strategy,
-    pub crossover: Crossover,
-    pub bounds: BoundPolicy,
-    /// Scale factor F (classic strategies).
-    pub f: f64,
-    /// Crossover rate Cr (classic strategies).
-    pub cr: f64,
-    pub pop: u32,
-    /// The most generations (after the initial population).
-    pub generations: u32,
-    /// True when `generations` came from an evaluation budget.
-    pub budget_from_evaluations: bool,
-    /// Stop once the best value is at most this far above the function's minimum.
-    pub target: Option<f64>,
-    pub seed: u64,
-    /// Which random stream of the seed (independent repetitions use 0, 1, …).
-    pub stream: u32,
-    pub precision: Precision,
-    /// How the objective is computed (exact, the default, or as printed).
-    pub formula: Formula,
-    /// Record the best value after every generation.
-    pub history: bool,
-    /// The settings of an adaptive strategy (`None` for the classic ones).
-    pub adaptive: Option<crate::adaptive::Adaptive>,
+    problem: Problem,
+    strategy: Strategy,
+    crossover: Crossover,
+    bounds: BoundPolicy,
+    f: f64,
+    cr: f64,
+    pop: u32,
+    generations: u32,
+    budget_from_evaluations: bool,
+    target: Option<f64>,
+    seed: u64,
+    stream: u32,
+    precision: Precision,
+    formula: Formula,
+    history: bool,
+    adaptive: Option<crate::adaptive::Adaptive>,
 }
 
 impl Job {
     /// A builder with gpude's defaults: the thesis strategy, the function's usual domain
     /// used for initialisation only, Np = 10·D (at least 32), 1000 generations, seed 0, f32.
-    /// The adaptive strategies have their papers' defaults instead (see
-    /// [`crate::adaptive`]).
     pub fn builder(function: Function, dim: u32) -> JobBuilder {
         JobBuilder {
             function,
@@ -172,8 +172,8 @@ impl Job {
             strategy: Strategy::Thesis,
             crossover: Crossover::Binomial,
             bounds: None,
-            f: 0.5,
-            cr: 0.9,
+            f: DEFAULT_F,
+            cr: DEFAULT_CR,
             pop: None,
             generations: None,
             evaluations: None,
@@ -187,12 +187,137 @@ impl Job {
         }
     }
 
+    /// The function and the initial domain.
+    pub fn problem(&self) -> &Problem {
+        &self.problem
+    }
+
+    pub fn function(&self) -> Function {
+        self.problem.function()
+    }
+
     pub fn dim(&self) -> u32 {
         self.problem.dim()
     }
 
     pub fn info(&self) -> &'static FunctionInfo {
         self.problem.info()
+    }
+
+    /// The lower bound of every component.
+    pub fn lower(&self) -> &[f64] {
+        self.problem.lower()
+    }
+
+    /// The upper bound of every component.
+    pub fn upper(&self) -> &[f64] {
+        self.problem.upper()
+    }
+
+    pub fn strategy(&self) -> Strategy {
+        self.strategy
+    }
+
+    /// The crossover (classic strategies; binomial for the thesis strategy).
+    pub fn crossover(&self) -> Crossover {
+        self.crossover
+    }
+
+    /// The bound policy.
+    pub fn bounds(&self) -> BoundPolicy {
+        self.bounds
+    }
+
+    /// Scale factor F (classic strategies).
+    pub fn f(&self) -> f64 {
+        self.f
+    }
+
+    /// Crossover rate Cr (classic strategies).
+    pub fn cr(&self) -> f64 {
+        self.cr
+    }
+
+    /// The population size Np.
+    pub fn pop(&self) -> u32 {
+        self.pop
+    }
+
+    /// The most generations (after the initial population).
+    pub fn generations(&self) -> u32 {
+        self.generations
+    }
+
+    /// True when `generations` came from an evaluation budget.
+    pub fn budget_from_evaluations(&self) -> bool {
+        self.budget_from_evaluations
+    }
+
+    /// Stop once the best value is at most this far above the function's minimum.
+    pub fn target(&self) -> Option<f64> {
+        self.target
+    }
+
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// Which random stream of the seed (independent repetitions use 0, 1, …).
+    pub fn stream(&self) -> u32 {
+        self.stream
+    }
+
+    pub fn precision(&self) -> Precision {
+        self.precision
+    }
+
+    /// Record the best value after every generation.
+    pub fn history(&self) -> bool {
+        self.history
+    }
+
+    /// How the objective is computed (exact, the default, or as printed).
+    pub fn formula(&self) -> Formula {
+        self.formula
+    }
+
+    /// The settings of an adaptive strategy (`None` for the classic ones).
+    pub fn adaptive(&self) -> Option<&crate::adaptive::Adaptive> {
+        self.adaptive.as_ref()
+    }
+
+    /// The same job with another seed (any seed is valid).
+    pub fn with_seed(mut self, seed: u64) -> Job {
+        self.seed = seed;
+        self
+    }
+
+    /// The same job on another random stream of its seed (any stream is valid).
+    pub fn with_stream(mut self, stream: u32) -> Job {
+        self.stream = stream;
+        self
+    }
+
+    /// The same job, recording the best value after every generation or not.
+    pub fn with_history(mut self, history: bool) -> Job {
+        self.history = history;
+        self
+    }
+
+    /// The same job in precision `p`, checked again (bounds that f64 represents may not
+    /// be representable in f32).
+    pub fn with_precision(mut self, p: Precision) -> Result<Job> {
+        self.precision = p;
+        self.check()?;
+        Ok(self)
+    }
+
+    /// The same job with a generation limit of `generations` (an evaluation budget
+    /// becomes this count); below `u32::MAX`.
+    pub(crate) fn with_generation_limit(mut self, generations: u32) -> Job {
+        self.generations = generations;
+        self.budget_from_evaluations = false;
+        self
     }
 
     /// Evaluations a run of `g` generations spends: Np + Np·g.
@@ -204,6 +329,110 @@ impl Job {
     pub fn target_value(&self) -> Option<f64> {
         self.target.map(|t| self.info().min + t)
     }
+
+    /// Checks every invariant of a job: what [`JobBuilder::build`] guarantees. Linear in
+    /// the dimension; the engines call it before running.
+    pub fn check(&self) -> Result<()> {
+        self.problem.check()?;
+        match self.precision {
+            Precision::F32 => self.problem.check_in::<f32>()?,
+            Precision::F64 => self.problem.check_in::<f64>()?,
+        }
+        self.check_settings()
+    }
+
+    /// Checks many jobs: the domain (linear in the dimension) once for a run of jobs that
+    /// share it (as repetitions of one job do), the settings of every job.
+    pub fn check_all(jobs: &[Job]) -> Result<()> {
+        let mut prev: Option<&Job> = None;
+        for job in jobs {
+            match prev {
+                Some(p)
+                    if p.precision == job.precision() && p.problem.shares_bounds(&job.problem) =>
+                {
+                    job.check_settings()?
+                }
+                _ => job.check()?,
+            }
+            prev = Some(job);
+        }
+        Ok(())
+    }
+
+    /// The checks of everything but the domain.
+    fn check_settings(&self) -> Result<()> {
+        check_pop(self.strategy, self.pop)?;
+        if !(self.f.is_finite() && self.f > 0.0 && self.f <= 2.0) {
+            return Err(Error::invalid("F", num(self.f), "a number in (0, 2]"));
+        }
+        if !(self.cr.is_finite() && (0.0..=1.0).contains(&self.cr)) {
+            return Err(Error::invalid("Cr", num(self.cr), "a number in [0, 1]"));
+        }
+        if !self.strategy.crosses() {
+            let s = strategy_name(self.strategy);
+            if self.f != DEFAULT_F {
+                return Err(Error::invalid(
+                    "F",
+                    num(self.f),
+                    format!(
+                        "the {s} strategy has no F (it draws λ per component): leave F at its default {DEFAULT_F} or choose a classic strategy"
+                    ),
+                ));
+            }
+            if self.cr != DEFAULT_CR {
+                return Err(Error::invalid(
+                    "Cr",
+                    num(self.cr),
+                    format!(
+                        "the {s} strategy has no crossover: leave Cr at its default {DEFAULT_CR} or choose a classic strategy"
+                    ),
+                ));
+            }
+            if self.crossover != Crossover::Binomial {
+                return Err(Error::invalid(
+                    "crossover",
+                    crossover_name(self.crossover),
+                    format!(
+                        "the {s} strategy has no crossover: leave it at its default (bin) or choose a classic strategy"
+                    ),
+                ));
+            }
+        }
+        if let Some(t) = self.target
+            && !(t.is_finite() && t >= 0.0)
+        {
+            return Err(Error::invalid(
+                "target error",
+                num(t),
+                "a finite number ≥ 0",
+            ));
+        }
+        if self.generations == u32::MAX {
+            return Err(Error::invalid(
+                "generations",
+                self.generations,
+                format!("at most {}", u32::MAX - 1),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// A population large enough for the strategy's distinct draws, within [`MAX_POP`].
+fn check_pop(strategy: Strategy, pop: u32) -> Result<()> {
+    let need = strategy.draws() + 1;
+    if pop < need || pop > MAX_POP {
+        return Err(Error::invalid(
+            "population size",
+            pop,
+            format!(
+                "{need} ..= {MAX_POP} ({} draws {} distinct others)",
+                strategy_name(strategy),
+                need - 1
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// Builds a [`Job`], checking every value.
@@ -239,7 +468,7 @@ impl JobBuilder {
     /// The same initial interval in every component.
     pub fn domain(mut self, lo: f64, hi: f64) -> Self {
         // An invalid dimension is reported by `build`; do not allocate for it here.
-        let n = if self.dim <= crate::problem::MAX_DIM {
+        let n = if self.dim <= MAX_DIM {
             self.dim as usize
         } else {
             0
@@ -312,14 +541,9 @@ impl JobBuilder {
         self
     }
 
+    /// The job, after checking every value (see [`Job::check`]).
     pub fn build(self) -> Result<Job> {
-        if self.dim == 0 || self.dim > crate::problem::MAX_DIM {
-            return Err(Error::invalid(
-                "dimension",
-                self.dim,
-                format!("1 ..= {}", crate::problem::MAX_DIM),
-            ));
-        }
+        check_dim(self.function, self.dim)?;
         let problem = match (self.lower, self.upper) {
             (Some(l), Some(u)) => {
                 if l.len() != self.dim as usize {
@@ -338,29 +562,7 @@ impl JobBuilder {
             crate::adaptive::default_pop(self.strategy, dim)
                 .unwrap_or_else(|| (10 * dim).clamp(32, 1 << 16))
         });
-        let need = self.strategy.draws() + 1;
-        if pop < need || pop > MAX_POP {
-            return Err(Error::invalid(
-                "population size",
-                pop,
-                format!(
-                    "{need} ..= {MAX_POP} ({} draws {} distinct others)",
-                    strategy_name(self.strategy),
-                    need - 1
-                ),
-            ));
-        }
-        if !(self.f.is_finite() && self.f > 0.0 && self.f <= 2.0) {
-            return Err(Error::invalid("F", self.f, "a number in (0, 2]"));
-        }
-        if !(self.cr.is_finite() && (0.0..=1.0).contains(&self.cr)) {
-            return Err(Error::invalid("Cr", self.cr, "a number in [0, 1]"));
-        }
-        if let Some(t) = self.target
-            && !(t.is_finite() && t >= 0.0)
-        {
-            return Err(Error::invalid("target error", t, "a finite number ≥ 0"));
-        }
+        check_pop(self.strategy, pop)?;
         let mut generations = self.generations.unwrap_or(1000);
         let mut from_evals = false;
         if let Some(e) = self.evaluations {
@@ -389,14 +591,7 @@ impl JobBuilder {
             // Their own loop spends the budget exactly; generations only add a limit.
             (generations, from_evals) = a.limits(pop, self.generations);
         }
-        if generations == u32::MAX {
-            return Err(Error::invalid(
-                "generations",
-                generations,
-                format!("at most {}", u32::MAX - 1),
-            ));
-        }
-        Ok(Job {
+        let job = Job {
             problem,
             strategy: self.strategy,
             crossover: self.crossover,
@@ -417,6 +612,8 @@ impl JobBuilder {
             formula: self.formula,
             history: self.history,
             adaptive,
-        })
+        };
+        job.check()?;
+        Ok(job)
     }
 }

@@ -8,7 +8,7 @@
 
 pub use crate::checkpoint::{Checkpoint, State, Stored};
 use crate::config::{Job, Precision};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::result::RunResult;
 use gpude_device::de::{
     COMPONENT_SLOT, Crossover, RESAMPLE_SLOT, TrialParams, accepts, block, draw_indices,
@@ -90,9 +90,9 @@ impl<T: Real> Population<T> {
             dim: d,
             x,
             fit,
-            lo: job.problem.lower.iter().map(|&v| T::of(v)).collect(),
-            hi: job.problem.upper.iter().map(|&v| T::of(v)).collect(),
-            kc: chunk_consts(job.problem.function, d),
+            lo: job.lower().iter().map(|&v| T::of(v)).collect(),
+            hi: job.upper().iter().map(|&v| T::of(v)).collect(),
+            kc: chunk_consts(job.function(), d),
         }
     }
 }
@@ -116,24 +116,24 @@ fn chunk_consts<T: Real>(f: Function, d: usize) -> Vec<[T; 4]> {
 /// The initial population of `job` (generation 0 of its streams).
 pub fn initial<T: Real>(job: &Job) -> Population<T> {
     let d = job.dim() as usize;
-    let np = job.pop as usize;
-    let key = key_of(job.seed);
+    let np = job.pop() as usize;
+    let key = key_of(job.seed());
     let mut pop = Population::from_parts(job, vec![T::ZERO; np * d], vec![T::ZERO; np]);
     let (lo, hi) = (&pop.lo, &pop.hi);
-    let f = job.problem.function;
+    let f = job.function();
     let (x, fit) = (&mut pop.x, &mut pop.fit);
     x.par_chunks_mut(d)
         .zip(fit.par_iter_mut())
         .enumerate()
         .for_each(|(i, (row, fx))| {
-            let sub = subsequence(job.stream, i as u32);
+            let sub = subsequence(job.stream(), i as u32);
             for j0 in (0..d).step_by(4) {
                 let n = (d - j0).min(4);
                 let u = block_words(key, sub, block(0, (j0 / 4) as u32));
                 let v = init_chunk(&u, n as u32, &chunk4(lo, j0), &chunk4(hi, j0));
                 row[j0..j0 + n].copy_from_slice(&v[..n]);
             }
-            *fx = evaluate_fast(f, job.formula, row);
+            *fx = evaluate_fast(f, job.formula(), row);
         });
     pop
 }
@@ -163,9 +163,9 @@ pub struct Spec {
 impl Spec {
     pub fn of(job: &Job) -> Spec {
         Spec {
-            function: job.problem.function,
-            strategy: job.strategy,
-            bounds: job.bounds,
+            function: job.function(),
+            strategy: job.strategy(),
+            bounds: job.bounds(),
         }
     }
 }
@@ -182,30 +182,30 @@ fn trial_as<T: Real>(
     out: &mut [T],
 ) -> T {
     let d = pop.dim;
-    let np = job.pop;
-    let key = key_of(job.seed);
+    let np = job.pop();
+    let key = key_of(job.seed());
     let tp = TrialParams {
         strategy: spec.strategy,
-        crossover: job.crossover,
+        crossover: job.crossover(),
         bounds: spec.bounds,
-        f: T::of(job.f),
-        cr: T::of(job.cr),
+        f: T::of(job.f()),
+        cr: T::of(job.cr()),
         dim: d as u32,
     };
     let jdim = if spec.strategy.crosses() { d as u32 } else { 0 };
     let draws = draw_indices(
         key,
-        job.stream,
+        job.stream(),
         i as u32,
         g,
         np,
         spec.strategy.draws(),
         jdim,
     );
-    let sub = subsequence(job.stream, i as u32);
+    let sub = subsequence(job.stream(), i as u32);
     let words = |j0: usize| block_words(key, sub, block(g, COMPONENT_SLOT + (j0 / 4) as u32));
     let mut run = d as u32;
-    if spec.strategy.crosses() && job.crossover == Crossover::Exponential {
+    if spec.strategy.crosses() && job.crossover() == Crossover::Exponential {
         let mut first = u32::MAX;
         for j0 in (0..d).step_by(4) {
             let n = (d - j0).min(4) as u32;
@@ -240,7 +240,7 @@ fn trial_as<T: Real>(
         out[j0..j0 + n].copy_from_slice(&v[..n]);
     }
     // Idle lanes past the last chunk ask too; they own no component.
-    evaluate_with(spec.function, job.formula, out, |j0| {
+    evaluate_with(spec.function, job.formula(), out, |j0| {
         pop.kc.get(j0 as usize / 4).copied().unwrap_or([T::ZERO; 4])
     })
 }
@@ -276,12 +276,12 @@ fn spec_of<const F: u32, const THESIS: bool>(job: &Job) -> Spec {
         strategy: if THESIS {
             gpude_device::Strategy::Thesis
         } else {
-            job.strategy
+            job.strategy()
         },
         bounds: if THESIS {
             gpude_device::BoundPolicy::InitOnly
         } else {
-            job.bounds
+            job.bounds()
         },
     }
 }
@@ -309,14 +309,14 @@ fn trial_fast<T: Real>(
     i: usize,
     out: &mut [T],
 ) -> T {
-    let thesis = job.strategy == gpude_device::Strategy::Thesis
-        && job.bounds == gpude_device::BoundPolicy::InitOnly;
+    let thesis = job.strategy() == gpude_device::Strategy::Thesis
+        && job.bounds() == gpude_device::BoundPolicy::InitOnly;
     // One specialised path per function of the registry, in both families.
     macro_rules! go {
         ($($(#[$doc:meta])* $variant:ident = $f:literal, $key:ident, $name:literal,
             $formula:literal, ($lo:expr, $hi:expr), $argmin:expr, $min:expr,
             $min_dim:literal;)*) => {
-            match (job.problem.function as u32, thesis) {
+            match (job.function() as u32, thesis) {
                 $(($f, true) => trial_spec::<T, $f, true>(job, pop, best, g, i, out),
                   ($f, false) => trial_spec::<T, $f, false>(job, pop, best, g, i, out),)*
                 _ => trial(job, pop, best, g, i, out),
@@ -375,9 +375,19 @@ pub fn generation<T: Real>(
     pop.best()
 }
 
-/// Runs `job` to the end on the CPU.
-pub fn run<T: Stored>(job: &Job, observer: Option<Observer>) -> RunResult {
-    if job.adaptive.is_some() {
+/// Runs `job` to the end on the CPU, after re-checking it and checking that its
+/// buffers fit in the host's available memory (see [`memory_needed`]).
+///
+/// A run that ends with a best value or point that is not finite returns a result with
+/// [`Termination::NonFinite`](crate::Termination::NonFinite).
+pub fn run<T: Stored>(job: &Job, observer: Option<Observer>) -> Result<RunResult> {
+    job.check()?;
+    check_memory(memory_needed(job))?;
+    Ok(run_checked::<T>(job, observer))
+}
+
+fn run_checked<T: Stored>(job: &Job, observer: Option<Observer>) -> RunResult {
+    if job.adaptive().is_some() {
         return crate::adaptive::run::<T>(job, observer);
     }
     let mut control = Control {
@@ -387,16 +397,97 @@ pub fn run<T: Stored>(job: &Job, observer: Option<Observer>) -> RunResult {
     fresh::<T>(job, &mut control).result
 }
 
+/// Runs jobs one after the other, after checking that the largest run plus every
+/// result fits in the host's available memory.
+pub fn run_batch(jobs: &[Job]) -> Result<Vec<RunResult>> {
+    Job::check_all(jobs)?;
+    let work = jobs.iter().map(memory_needed).max().unwrap_or(0);
+    let kept = jobs
+        .iter()
+        .map(result_bytes)
+        .fold(0u64, u64::saturating_add);
+    check_memory(work.saturating_add(kept))?;
+    Ok(jobs
+        .iter()
+        .map(|j| match j.precision() {
+            Precision::F32 => run_checked::<f32>(j, None),
+            Precision::F64 => run_checked::<f64>(j, None),
+        })
+        .collect())
+}
+
+/// Bytes of host memory one run of `job` on the CPU engine needs at most: two
+/// populations (current and trials), their values, the domain and the per-chunk
+/// constants in the job's precision, and the result (best point and history).
+pub fn memory_needed(job: &Job) -> u64 {
+    let t = match job.precision() {
+        Precision::F32 => 4u64,
+        Precision::F64 => 8,
+    };
+    let (np, d) = (job.pop() as u64, job.dim() as u64);
+    // Dimension and population are bounded (2^20, 2^24), so none of this overflows.
+    t * (2 * np * d + 2 * np + 3 * d + 4 * d.div_ceil(4)) + result_bytes(job)
+}
+
+/// Bytes of a run's result: the best point and the history, in f64.
+fn result_bytes(job: &Job) -> u64 {
+    let hist = if job.history() {
+        job.generations() as u64 + 1
+    } else {
+        0
+    };
+    8 * (job.dim() as u64 + hist)
+}
+
+/// Refuses `needed` bytes when they exceed what the host has available (less a
+/// sixteenth kept for everything else). When the available memory cannot be read, the
+/// check passes.
+pub fn check_memory(needed: u64) -> Result<()> {
+    match available_memory() {
+        Some(free) if needed > free - free / 16 => Err(Error::OutOfMemory {
+            memory: "host",
+            needed,
+            free,
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// The host memory available to this process: the system's available memory, bounded
+/// by the control group's limit when there is one (Linux); `None` elsewhere.
+pub fn available_memory() -> Option<u64> {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").ok();
+    let system = meminfo.as_deref().and_then(|m| {
+        m.lines()
+            .find_map(|l| l.strip_prefix("MemAvailable:"))
+            .and_then(|v| v.trim().strip_suffix("kB"))
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .map(|kb| kb.saturating_mul(1024))
+    });
+    let read = |p: &str| {
+        std::fs::read_to_string(p)
+            .ok()
+            .and_then(|v| v.trim().parse::<u64>().ok())
+    };
+    // cgroup v2: `memory.max` is `max` when unlimited (then it does not parse).
+    let group = read("/sys/fs/cgroup/memory.max")
+        .map(|max| max.saturating_sub(read("/sys/fs/cgroup/memory.current").unwrap_or(0)));
+    match (system, group) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
 /// Runs `job` on the CPU under `control`: to its end, or to the generation where the
 /// stop flag, the observer or the saver stopped it.
 pub fn run_controlled(job: &Job, control: &mut Control) -> Outcome {
-    if job.adaptive.is_some() {
-        return match job.precision {
+    if job.adaptive().is_some() {
+        return match job.precision() {
             Precision::F32 => crate::adaptive::run_controlled::<f32>(job, control),
             Precision::F64 => crate::adaptive::run_controlled::<f64>(job, control),
         };
     }
-    match job.precision {
+    match job.precision() {
         Precision::F32 => fresh::<f32>(job, control),
         Precision::F64 => fresh::<f64>(job, control),
     }
@@ -408,7 +499,7 @@ pub fn run_controlled(job: &Job, control: &mut Control) -> Outcome {
 pub fn resume(from: Checkpoint, control: &mut Control) -> Result<Outcome> {
     from.check()?;
     crate::checkpoint::savable(&from.job)?;
-    Ok(match from.job.precision {
+    Ok(match from.job.precision() {
         Precision::F32 => go_on::<f32>(from, control),
         Precision::F64 => go_on::<f64>(from, control),
     })
@@ -417,7 +508,7 @@ pub fn resume(from: Checkpoint, control: &mut Control) -> Result<Outcome> {
 fn fresh<T: Stored>(job: &Job, control: &mut Control) -> Outcome {
     let start = Instant::now();
     let pop = initial::<T>(job);
-    let history = job.history.then(|| vec![pop.fit[pop.best()].to_f64()]);
+    let history = job.history().then(|| vec![pop.fit[pop.best()].to_f64()]);
     drive(job.clone(), pop, 0, history, start, Duration::ZERO, control)
 }
 
@@ -454,7 +545,7 @@ fn drive<T: Stored>(
         .is_some_and(|o| o(g0, pop.fit[best].to_f64()) == Flow::Stop);
     let mut scratch = Vec::new();
     let mut g = g0;
-    while !stopped && g < job.generations && !reached(pop.fit[best]) {
+    while !stopped && g < job.generations() && !reached(pop.fit[best]) {
         if control.stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
             break;
         }
@@ -467,7 +558,7 @@ fn drive<T: Stored>(
         if let Some(o) = control.observer {
             stopped = o(g, bf) == Flow::Stop;
         }
-        let more = g < job.generations && !reached(pop.fit[best]);
+        let more = g < job.generations() && !reached(pop.fit[best]);
         if !stopped
             && more
             && control.every > 0

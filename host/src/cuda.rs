@@ -58,7 +58,7 @@ impl Mode {
             "steps" => Ok(Mode::Steps),
             _ => Err(Error::UnknownName {
                 kind: "GPU mode",
-                name: s.into(),
+                name: crate::error::clip(s),
                 known: "auto, batch, grid, steps".into(),
             }),
         }
@@ -99,8 +99,8 @@ pub struct CudaEngine {
 /// The name of a job's kernel in `layout` ([`KernelKey`]): the thesis strategy with
 /// init-only bounds has its own specialised family.
 fn kernel_name<T: Real>(layout: Layout, job: &Job) -> String {
-    let thesis = job.strategy == gpude_device::Strategy::Thesis
-        && job.bounds == gpude_device::BoundPolicy::InitOnly;
+    let thesis = job.strategy() == gpude_device::Strategy::Thesis
+        && job.bounds() == gpude_device::BoundPolicy::InitOnly;
     let key = KernelKey {
         layout,
         family: if thesis {
@@ -108,7 +108,7 @@ fn kernel_name<T: Real>(layout: Layout, job: &Job) -> String {
         } else {
             Family::Classic
         },
-        function: job.problem.function.key(),
+        function: job.function().key(),
         precision: if T::NAME == "f32" {
             KernelPrecision::F32
         } else {
@@ -149,8 +149,12 @@ impl CudaEngine {
                 format!("0 ..= {} ({n} GPUs)", n - 1),
             ));
         }
-        if streams == 0 || streams > 128 {
-            return Err(Error::invalid("streams", streams, "1 ..= 128"));
+        if streams == 0 || streams > crate::MAX_STREAMS {
+            return Err(Error::invalid(
+                "streams",
+                streams,
+                format!("1 ..= {}", crate::MAX_STREAMS),
+            ));
         }
         let ctx = CudaContext::new(device).map_err(cuda_err("opening the device"))?;
         // SAFETY: every buffer the engine makes is allocated, used and freed on one
@@ -239,6 +243,7 @@ impl CudaEngine {
         let usable = (free as u64).saturating_sub(64 << 20);
         if needed > usable {
             return Err(Error::OutOfMemory {
+                memory: "GPU",
                 needed,
                 free: free as u64,
             });
@@ -249,16 +254,17 @@ impl CudaEngine {
     /// Runs one job; `mode` picks the layout.
     pub fn run(&self, job: &Job, mode: Mode) -> Result<RunResult> {
         crate::adaptive::cpu_only(job)?;
+        job.check()?;
         let mode = match mode {
             Mode::Auto => self.auto_mode(job),
             m => m,
         };
         match mode {
-            Mode::Grid => match job.precision {
+            Mode::Grid => match job.precision() {
                 crate::Precision::F32 => self.persistent::<f32>(job, false).map(|r| r.0),
                 crate::Precision::F64 => self.persistent::<f64>(job, false).map(|r| r.0),
             },
-            Mode::Steps => match job.precision {
+            Mode::Steps => match job.precision() {
                 crate::Precision::F32 => self.grid::<f32>(job, false).map(|r| r.0),
                 crate::Precision::F64 => self.grid::<f64>(job, false).map(|r| r.0),
             },
@@ -272,11 +278,12 @@ impl CudaEngine {
         job: &Job,
         mode: Mode,
     ) -> Result<(RunResult, FinalPopulation)> {
+        job.check()?;
         let mode = match mode {
             Mode::Auto => self.auto_mode(job),
             m => m,
         };
-        match (mode, job.precision) {
+        match (mode, job.precision()) {
             (Mode::Grid, crate::Precision::F32) => self
                 .grid::<f32>(job, true)
                 .map(|(r, p)| (r, p.expect("asked for"))),
@@ -300,7 +307,7 @@ impl CudaEngine {
     /// (more individuals than a few warps' worth per thread group) spreads over the GPU.
     pub fn auto_mode(&self, job: &Job) -> Mode {
         let groups_per_block = 1024 / group_width(job.dim());
-        if job.pop > 8 * groups_per_block {
+        if job.pop() > 8 * groups_per_block {
             Mode::Grid
         } else {
             Mode::Batch
@@ -314,6 +321,7 @@ impl CudaEngine {
         for job in jobs {
             crate::adaptive::cpu_only(job)?;
         }
+        Job::check_all(jobs)?;
         let mut groups: Vec<Vec<usize>> = Vec::new();
         for (k, job) in jobs.iter().enumerate() {
             match groups.iter_mut().find(|g| compatible(&jobs[g[0]], job)) {
@@ -327,7 +335,7 @@ impl CudaEngine {
             let stream = self.streams[n % self.streams.len()].clone();
             let first = &jobs[group[0]];
             let members: Vec<&Job> = group.iter().map(|&k| &jobs[k]).collect();
-            let launch = match first.precision {
+            let launch = match first.precision() {
                 crate::Precision::F32 => Pending::F32(self.launch_batch::<f32>(&members, stream)?),
                 crate::Precision::F64 => Pending::F64(self.launch_batch::<f64>(&members, stream)?),
             };
@@ -358,9 +366,9 @@ impl CudaEngine {
         let p = jobs.len();
         let dim = job.dim();
         let st = stride(dim) as usize;
-        let np = job.pop as usize;
-        let gens = job.generations;
-        let hist_len = if job.history {
+        let np = job.pop() as usize;
+        let gens = job.generations();
+        let hist_len = if job.history() {
             (gens as usize + 1) * p
         } else {
             0
@@ -383,16 +391,16 @@ impl CudaEngine {
                 .alloc_zeros::<T>(n.max(1))
                 .map_err(cuda_err(ctx("allocating")))
         };
-        let seeds: Vec<u64> = jobs.iter().map(|j| j.seed).collect();
-        let streams: Vec<u32> = jobs.iter().map(|j| j.stream).collect();
+        let seeds: Vec<u64> = jobs.iter().map(|j| j.seed()).collect();
+        let streams: Vec<u32> = jobs.iter().map(|j| j.stream()).collect();
         let up = |e| cuda_err(ctx("uploading"))(e);
         let seeds_d = stream.clone_htod(&seeds).map_err(up)?;
         let streams_d = stream.clone_htod(&streams).map_err(up)?;
         let lo_d = stream
-            .clone_htod(&padded::<T>(&job.problem.lower, st))
+            .clone_htod(&padded::<T>(job.lower(), st))
             .map_err(up)?;
         let hi_d = stream
-            .clone_htod(&padded::<T>(&job.problem.upper, st))
+            .clone_htod(&padded::<T>(job.upper(), st))
             .map_err(up)?;
         let mut pop_a = alloc(p * np * st)?;
         let mut pop_b = alloc(p * np * st)?;
@@ -419,12 +427,12 @@ impl CudaEngine {
             None
         };
         let target = T::of(job.target_value().unwrap_or(f64::NEG_INFINITY));
-        let (fv, crv) = (T::of(job.f), T::of(job.cr));
+        let (fv, crv) = (T::of(job.f()), T::of(job.cr()));
         let (strategy, crossover, bounds, formula) = (
-            job.strategy as u32,
-            job.crossover as u32,
-            job.bounds as u32,
-            job.formula as u32,
+            job.strategy() as u32,
+            job.crossover() as u32,
+            job.bounds() as u32,
+            job.formula() as u32,
         );
         let (dim_u, np_u) = (dim, np as u32);
         let null: u64 = 0;
@@ -505,9 +513,9 @@ impl CudaEngine {
         extra: u64,
     ) -> Result<GridBuffers<T>> {
         let st = stride(job.dim()) as usize;
-        let np = job.pop as usize;
-        let hist_len = if job.history {
-            job.generations as usize + 1
+        let np = job.pop() as usize;
+        let hist_len = if job.history() {
+            job.generations() as usize + 1
         } else {
             0
         };
@@ -526,10 +534,10 @@ impl CudaEngine {
         };
         Ok(GridBuffers {
             lo: stream
-                .clone_htod(&padded::<T>(&job.problem.lower, st))
+                .clone_htod(&padded::<T>(job.lower(), st))
                 .map_err(err("uploading"))?,
             hi: stream
-                .clone_htod(&padded::<T>(&job.problem.upper, st))
+                .clone_htod(&padded::<T>(job.upper(), st))
                 .map_err(err("uploading"))?,
             pop_a: alloc(np * st)?,
             pop_b: alloc(np * st)?,
@@ -555,8 +563,8 @@ impl CudaEngine {
         keep: bool,
     ) -> Result<(RunResult, Option<FinalPopulation>)> {
         let dim = job.dim();
-        let np = job.pop as usize;
-        let gens = job.generations;
+        let np = job.pop() as usize;
+        let gens = job.generations();
         let name = kernel_name::<T>(Layout::Step, job);
         let func = self.function(&name)?;
         let g = group_width(dim);
@@ -571,15 +579,15 @@ impl CudaEngine {
         let ctx = |what: &str| format!("{name}: {what}");
         let mut bu = self.grid_buffers::<T>(&stream, job, &name, nblocks, 1, 0)?;
         let target = T::of(job.target_value().unwrap_or(f64::NEG_INFINITY));
-        let (fv, crv) = (T::of(job.f), T::of(job.cr));
+        let (fv, crv) = (T::of(job.f()), T::of(job.cr()));
         let (strategy, crossover, bounds, formula) = (
-            job.strategy as u32,
-            job.crossover as u32,
-            job.bounds as u32,
-            job.formula as u32,
+            job.strategy() as u32,
+            job.crossover() as u32,
+            job.bounds() as u32,
+            job.formula() as u32,
         );
         let (dim_u, np_u) = (dim, np as u32);
-        let (seed, pstream) = (job.seed, job.stream);
+        let (seed, pstream) = (job.seed(), job.stream());
         let null: u64 = 0;
         let cfg = LaunchConfig {
             grid_dim: (nblocks as u32, 1, 1),
@@ -626,7 +634,7 @@ impl CudaEngine {
             // STATE_WORDS words and the history gens + 1 values, as the kernel indexes.
             unsafe { b.launch(cfg) }.map_err(cuda_err(ctx("launching")))?;
             launched += 1;
-            if job.target.is_some() && launched.is_multiple_of(check_every) {
+            if job.target().is_some() && launched.is_multiple_of(check_every) {
                 let s = stream
                     .clone_dtoh(&bu.state)
                     .map_err(cuda_err(ctx("reading state")))?;
@@ -660,8 +668,8 @@ impl CudaEngine {
         keep: bool,
     ) -> Result<(RunResult, Option<FinalPopulation>)> {
         let dim = job.dim();
-        let np = job.pop as usize;
-        let gens = job.generations;
+        let np = job.pop() as usize;
+        let gens = job.generations();
         let name = kernel_name::<T>(Layout::Grid, job);
         let func = self.function(&name)?;
         let g = group_width(dim);
@@ -685,15 +693,15 @@ impl CudaEngine {
             .alloc_zeros::<u64>(1)
             .map_err(cuda_err(ctx("allocating")))?;
         let target = T::of(job.target_value().unwrap_or(f64::NEG_INFINITY));
-        let (fv, crv) = (T::of(job.f), T::of(job.cr));
+        let (fv, crv) = (T::of(job.f()), T::of(job.cr()));
         let (strategy, crossover, bounds, formula) = (
-            job.strategy as u32,
-            job.crossover as u32,
-            job.bounds as u32,
-            job.formula as u32,
+            job.strategy() as u32,
+            job.crossover() as u32,
+            job.bounds() as u32,
+            job.formula() as u32,
         );
         let (dim_u, np_u) = (dim, np as u32);
-        let (seed, pstream) = (job.seed, job.stream);
+        let (seed, pstream) = (job.seed(), job.stream());
         let null: u64 = 0;
         let cfg = LaunchConfig {
             grid_dim: (nblocks as u32, 1, 1),
@@ -883,7 +891,7 @@ fn read_grid<T: GpuReal>(
     let read = |e| cuda_err(format!("{name}: reading back"))(e);
     let dim = job.dim() as usize;
     let st = stride(job.dim()) as usize;
-    let np = job.pop as usize;
+    let np = job.pop() as usize;
     let gn = state[STATE_GEN];
     let bi = state[STATE_BEST] as usize;
     let bf = stream.clone_dtoh(best_f).map_err(read)?[0].to_f64();
@@ -914,6 +922,7 @@ fn read_grid<T: GpuReal>(
     let error = bf - job.info().min;
     let (verified_error, errors_disagree) = verify(job, &best_x, error);
     let result = RunResult {
+        termination: termination(job, gn, bf, &best_x),
         best_x,
         best_f: bf,
         error,
@@ -921,23 +930,19 @@ fn read_grid<T: GpuReal>(
         errors_disagree,
         generations: gn,
         evaluations: job.evaluations(gn),
-        termination: termination(job, gn, bf),
         elapsed,
         history,
         backend: "cuda",
-        seed: job.seed,
-        stream: job.stream,
+        seed: job.seed(),
+        stream: job.stream(),
     };
     Ok((result, population))
 }
 
 /// Jobs that can share a launch: equal in everything but seed and stream.
 fn compatible(a: &Job, b: &Job) -> bool {
-    let strip = |j: &Job| Job {
-        seed: 0,
-        stream: 0,
-        ..j.clone()
-    };
+    // Clones share the bounds, so this copies no vectors.
+    let strip = |j: &Job| j.clone().with_seed(0).with_stream(0);
     strip(a) == strip(b)
 }
 
@@ -998,7 +1003,7 @@ impl<T: GpuReal> BatchLaunch<T> {
     /// Population `k`'s final rows and values.
     fn population(&self, k: usize, job: &Job) -> Result<FinalPopulation> {
         let err = |what: &str| cuda_err(format!("{}: {what}", self.name));
-        let np = job.pop as usize;
+        let np = job.pop() as usize;
         let n = np * self.st;
         let a = self
             .stream
@@ -1039,7 +1044,7 @@ impl<T: GpuReal> BatchLaunch<T> {
             None => None,
         };
         let dim = jobs[0].dim() as usize;
-        let hl = jobs[0].generations as usize + 1;
+        let hl = jobs[0].generations() as usize + 1;
         Ok((0..self.p)
             .map(|k| {
                 let job = jobs[k];
@@ -1054,6 +1059,7 @@ impl<T: GpuReal> BatchLaunch<T> {
                 let error = bf - job.info().min;
                 let (verified_error, errors_disagree) = verify(job, &x, error);
                 RunResult {
+                    termination: termination(job, gn, bf, &x),
                     best_x: x,
                     best_f: bf,
                     error,
@@ -1061,7 +1067,6 @@ impl<T: GpuReal> BatchLaunch<T> {
                     errors_disagree,
                     generations: gn,
                     evaluations: job.evaluations(gn),
-                    termination: termination(job, gn, bf),
                     elapsed,
                     history: hist.as_ref().map(|h| {
                         h[k * hl..k * hl + gn as usize + 1]
@@ -1070,8 +1075,8 @@ impl<T: GpuReal> BatchLaunch<T> {
                             .collect()
                     }),
                     backend: "cuda",
-                    seed: job.seed,
-                    stream: job.stream,
+                    seed: job.seed(),
+                    stream: job.stream(),
                 }
             })
             .collect())

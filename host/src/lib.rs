@@ -39,7 +39,7 @@ impl Backend {
             "cuda" | "gpu" => Ok(Backend::Cuda),
             _ => Err(Error::UnknownName {
                 kind: "backend",
-                name: s.into(),
+                name: crate::error::clip(s),
                 known: "auto, cpu, cuda".into(),
             }),
         }
@@ -74,6 +74,32 @@ impl Default for SolverOptions {
     }
 }
 
+/// The most CUDA streams a solver spreads launches over.
+pub const MAX_STREAMS: usize = 128;
+
+impl SolverOptions {
+    /// Refuses settings that cannot apply: no streams (or absurdly many), or a GPU layout
+    /// with the CPU backend. (With `Auto`, a fallback to the CPU ignores the layout and
+    /// says why in `fallback_reason`.)
+    pub fn check(&self) -> Result<()> {
+        if self.streams == 0 || self.streams > MAX_STREAMS {
+            return Err(Error::invalid(
+                "streams",
+                self.streams,
+                format!("1 ..= {MAX_STREAMS}"),
+            ));
+        }
+        if self.backend == Backend::Cpu && self.mode != Mode::Auto {
+            return Err(Error::invalid(
+                "mode",
+                self.mode.name(),
+                "auto with the cpu backend (batch, grid and steps are GPU layouts)",
+            ));
+        }
+        Ok(())
+    }
+}
+
 impl Solver {
     /// Opens the backend with the kernels (name, PTX module). With `Cuda`, a missing
     /// driver or GPU is an error; with `Auto`, it selects the CPU and records why in
@@ -82,6 +108,7 @@ impl Solver {
         kernels: &'static [(&'static str, &'static str)],
         opts: &SolverOptions,
     ) -> Result<Solver> {
+        opts.check()?;
         let mut s = Solver {
             cuda: None,
             mode: opts.mode,
@@ -112,10 +139,10 @@ impl Solver {
     pub fn run(&self, job: &Job, observer: Option<cpu::Observer>) -> Result<RunResult> {
         match &self.cuda {
             Some(e) => e.run(job, self.mode),
-            None => Ok(match job.precision {
+            None => match job.precision() {
                 Precision::F32 => cpu::run::<f32>(job, observer),
                 Precision::F64 => cpu::run::<f64>(job, observer),
-            }),
+            },
         }
     }
 
@@ -124,13 +151,7 @@ impl Solver {
         match &self.cuda {
             Some(e) if !matches!(self.mode, Mode::Grid | Mode::Steps) => e.run_batch(jobs),
             Some(e) => jobs.iter().map(|j| e.run(j, self.mode)).collect(),
-            None => Ok(jobs
-                .iter()
-                .map(|j| match j.precision {
-                    Precision::F32 => cpu::run::<f32>(j, None),
-                    Precision::F64 => cpu::run::<f64>(j, None),
-                })
-                .collect()),
+            None => cpu::run_batch(jobs),
         }
     }
 }

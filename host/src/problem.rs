@@ -1,7 +1,9 @@
 //! Problems: an objective function, a dimension and the initial domain.
 
-use crate::error::{Error, Result};
-use gpude_device::Function;
+use crate::error::{Error, Result, num};
+use gpude_device::{Function, Real};
+use std::fmt;
+use std::sync::Arc;
 
 /// What gpude knows of a function: its name, formula, usual domain and optimum.
 #[derive(Clone, Copy, Debug)]
@@ -64,7 +66,7 @@ impl FunctionInfo {
         }
         Err(Error::UnknownName {
             kind: "function",
-            name: name.to_string(),
+            name: crate::error::clip(name),
             known: FUNCTIONS
                 .iter()
                 .map(|i| i.name)
@@ -74,12 +76,23 @@ impl FunctionInfo {
     }
 }
 
-/// A function, a dimension and the initial domain (per component).
-#[derive(Clone, Debug, PartialEq)]
+/// A function, a dimension and the initial domain (per component), checked on
+/// construction: every bound finite, lower < upper with a finite width, and at least the
+/// function's smallest dimension. The bounds are shared, so cloning a problem (or a job)
+/// does not copy them.
+#[derive(Clone, Debug)]
 pub struct Problem {
-    pub function: Function,
-    pub lower: Vec<f64>,
-    pub upper: Vec<f64>,
+    function: Function,
+    lower: Arc<[f64]>,
+    upper: Arc<[f64]>,
+}
+
+impl PartialEq for Problem {
+    fn eq(&self, o: &Self) -> bool {
+        // Bounds are never NaN, so shared bounds are equal bounds.
+        let same = |a: &Arc<[f64]>, b: &Arc<[f64]>| Arc::ptr_eq(a, b) || a == b;
+        self.function == o.function && same(&self.lower, &o.lower) && same(&self.upper, &o.upper)
+    }
 }
 
 /// The largest dimension gpude accepts (the GPU's per-individual indices are 32-bit).
@@ -94,52 +107,131 @@ impl Problem {
 
     /// The same interval in every component.
     pub fn with_bounds(function: Function, dim: u32, lo: f64, hi: f64) -> Result<Self> {
-        check_dim(dim)?;
+        check_dim(function, dim)?;
         Self::with_box(function, vec![lo; dim as usize], vec![hi; dim as usize])
     }
 
     /// One interval per component.
-    pub fn with_box(function: Function, lower: Vec<f64>, upper: Vec<f64>) -> Result<Self> {
-        check_dim(lower.len() as u64)?;
-        if lower.len() != upper.len() {
+    pub fn with_box(
+        function: Function,
+        lower: impl Into<Arc<[f64]>>,
+        upper: impl Into<Arc<[f64]>>,
+    ) -> Result<Self> {
+        let p = Problem {
+            function,
+            lower: lower.into(),
+            upper: upper.into(),
+        };
+        p.check()?;
+        Ok(p)
+    }
+
+    /// Checks what [`Problem::with_box`] promises (for engines that re-check a job).
+    pub fn check(&self) -> Result<()> {
+        check_dim(self.function, self.lower.len() as u64)?;
+        if self.lower.len() != self.upper.len() {
             return Err(Error::invalid(
                 "upper bounds",
-                format!("{} values", upper.len()),
-                format!("one per component ({})", lower.len()),
+                format!("{} values", self.upper.len()),
+                format!("one per component ({})", self.lower.len()),
             ));
         }
-        for (j, (&lo, &hi)) in lower.iter().zip(&upper).enumerate() {
+        for (j, (&lo, &hi)) in self.lower.iter().zip(self.upper.iter()).enumerate() {
             if !lo.is_finite() {
                 return Err(Error::invalid(
                     "lower bound",
-                    format!("{lo} (component {j})"),
+                    format!("{} (component {j})", num(lo)),
                     "a finite number",
                 ));
             }
             if !hi.is_finite() {
                 return Err(Error::invalid(
                     "upper bound",
-                    format!("{hi} (component {j})"),
+                    format!("{} (component {j})", num(hi)),
                     "a finite number",
                 ));
             }
             if lo >= hi {
                 return Err(Error::invalid(
                     "bounds",
-                    format!("[{lo}, {hi}] (component {j})"),
+                    format!("[{}, {}] (component {j})", num(lo), num(hi)),
                     "lower < upper",
                 ));
             }
         }
-        Ok(Problem {
-            function,
-            lower,
-            upper,
-        })
+        Ok(())
+    }
+
+    /// Checks that the domain survives rounding to `T`: every bound representable,
+    /// lower < upper after rounding, and a finite width `hi − lo` (the mutation's
+    /// differences span it).
+    pub fn check_in<T: Real + fmt::Display + fmt::LowerExp + Into<f64>>(&self) -> Result<()> {
+        for (j, (&lo, &hi)) in self.lower.iter().zip(self.upper.iter()).enumerate() {
+            let (l, h) = (T::of(lo), T::of(hi));
+            for (name, v, r) in [("lower bound", lo, l), ("upper bound", hi, h)] {
+                if !r.to_f64().is_finite() {
+                    return Err(Error::invalid(
+                        name,
+                        format!("{} (component {j})", num(v)),
+                        format!(
+                            "a number representable in {} (magnitude at most {})",
+                            T::NAME,
+                            num(T::MAX)
+                        ),
+                    ));
+                }
+            }
+            // Rounding is monotonic, so l ≤ h; equal means the interval collapsed.
+            if l >= h {
+                return Err(Error::invalid(
+                    "bounds",
+                    format!("[{}, {}] (component {j})", num(lo), num(hi)),
+                    format!(
+                        "an interval that stays non-empty in {} (it rounds to [{}, {}])",
+                        T::NAME,
+                        num(l),
+                        num(h)
+                    ),
+                ));
+            }
+            if !(h - l).to_f64().is_finite() {
+                return Err(Error::invalid(
+                    "bounds",
+                    format!("[{}, {}] (component {j})", num(lo), num(hi)),
+                    format!(
+                        "an interval whose width upper − lower is finite in {} (at most {})",
+                        T::NAME,
+                        num(T::MAX)
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Same function and the very same (shared) bounds: no need to compare them.
+    pub(crate) fn shares_bounds(&self, o: &Problem) -> bool {
+        self.function == o.function
+            && Arc::ptr_eq(&self.lower, &o.lower)
+            && Arc::ptr_eq(&self.upper, &o.upper)
+    }
+
+    pub fn function(&self) -> Function {
+        self.function
     }
 
     pub fn dim(&self) -> u32 {
         self.lower.len() as u32
+    }
+
+    /// The lower bound of every component.
+    pub fn lower(&self) -> &[f64] {
+        &self.lower
+    }
+
+    /// The upper bound of every component.
+    pub fn upper(&self) -> &[f64] {
+        &self.upper
     }
 
     pub fn info(&self) -> &'static FunctionInfo {
@@ -154,10 +246,24 @@ impl Problem {
     }
 }
 
-fn check_dim(dim: impl Into<u64>) -> Result<()> {
+/// Checks a dimension against gpude's limit and the function's smallest dimension.
+pub(crate) fn check_dim(function: Function, dim: impl Into<u64>) -> Result<()> {
     let dim = dim.into();
-    if dim == 0 || dim > MAX_DIM as u64 {
-        return Err(Error::invalid("dimension", dim, format!("1 ..= {MAX_DIM}")));
+    let info = FunctionInfo::of(function);
+    if dim < info.min_dim as u64 || dim > MAX_DIM as u64 {
+        let why = if info.min_dim > 1 {
+            format!(
+                " ({} needs at least {} components)",
+                info.name, info.min_dim
+            )
+        } else {
+            String::new()
+        };
+        return Err(Error::invalid(
+            "dimension",
+            dim,
+            format!("{} ..= {MAX_DIM}{why}", info.min_dim),
+        ));
     }
     Ok(())
 }

@@ -1,5 +1,6 @@
 //! What a run returns.
 
+use crate::error::{Error, num};
 use nalgebra::DVector;
 use serde::Serialize;
 use std::time::Duration;
@@ -16,6 +17,11 @@ pub enum Termination {
     MaxEvaluations,
     /// Stopped before its end: by a stop flag (an interrupt) or an observer.
     Stopped,
+    /// The run failed: its best value (or a component of its best point) is not a finite
+    /// number, so the result means nothing. Every individual overflowed or became NaN:
+    /// the domain is too wide for the function in this precision. The run still
+    /// reports what it ended with; [`RunResult::ok`] turns this into an error.
+    NonFinite,
 }
 
 impl Termination {
@@ -25,7 +31,13 @@ impl Termination {
             Termination::MaxGenerations => "generation limit reached",
             Termination::MaxEvaluations => "evaluation budget spent",
             Termination::Stopped => "stopped before the end",
+            Termination::NonFinite => "failed: the best value is not finite",
         }
+    }
+
+    /// Did the run end normally (any reason but [`Termination::NonFinite`])?
+    pub fn is_success(self) -> bool {
+        self != Termination::NonFinite
     }
 }
 
@@ -60,6 +72,31 @@ pub struct RunResult {
     pub stream: u32,
 }
 
+impl RunResult {
+    /// The result, or [`Error::NonFinite`] when the run ended with a best value or
+    /// point that is not finite.
+    pub fn ok(self) -> crate::Result<RunResult> {
+        if self.termination.is_success() {
+            return Ok(self);
+        }
+        let bad = self
+            .best_x
+            .iter()
+            .position(|v| !v.is_finite())
+            .map(|j| format!("component {j} of the best point is {}", num(self.best_x[j])));
+        let what = match bad {
+            Some(b) if self.best_f.is_finite() => b,
+            _ => format!("the best value is {}", num(self.best_f)),
+        };
+        Err(Error::NonFinite {
+            what: format!(
+                "{what} after {} generations: every individual overflowed or is NaN (the function overflows on this domain: narrow it, or run an f32 job in f64)",
+                self.generations
+            ),
+        })
+    }
+}
+
 fn ser_vec<S: serde::Serializer>(v: &DVector<f64>, s: S) -> Result<S::Ok, S::Error> {
     s.collect_seq(v.iter())
 }
@@ -74,12 +111,11 @@ fn ser_secs<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error>
 /// 1e-12 in f64. Both engines fill their results through this one function.
 pub fn verify(job: &crate::Job, best_x: &DVector<f64>, error: f64) -> (f64, bool) {
     let x: Vec<f64> = best_x.iter().copied().collect();
-    let v =
-        crate::cpu::evaluate_point::<f64>(job.problem.function, gpude_device::Formula::Exact, &x)
-            - job.info().min;
+    let v = crate::cpu::evaluate_point::<f64>(job.function(), gpude_device::Formula::Exact, &x)
+        - job.info().min;
     // The relative tolerance, and the terms' underflow: each of D terms may lose up to
     // the smallest subnormal (f32 squares of |x| ≲ 1e-23 are 0).
-    let (tol, tiny) = match job.precision {
+    let (tol, tiny) = match job.precision() {
         crate::Precision::F32 => (1e-5, f32::from_bits(1) as f64),
         crate::Precision::F64 => (1e-12, f64::from_bits(1)),
     };
@@ -92,11 +128,19 @@ pub fn verify(job: &crate::Job, best_x: &DVector<f64>, error: f64) -> (f64, bool
     (v, disagree)
 }
 
-/// Why the run stopped, from how many generations it ran.
-pub(crate) fn termination(job: &crate::Job, generations: u32, best_f: f64) -> Termination {
+/// Why the run stopped, from how many generations it ran and where it ended.
+pub(crate) fn termination(
+    job: &crate::Job,
+    generations: u32,
+    best_f: f64,
+    best_x: &DVector<f64>,
+) -> Termination {
+    if !(best_f.is_finite() && best_x.iter().all(|v| v.is_finite())) {
+        return Termination::NonFinite;
+    }
     match job.target_value() {
         Some(t) if best_f <= t => Termination::TargetReached,
-        _ if job.budget_from_evaluations && generations >= job.generations => {
+        _ if job.budget_from_evaluations() && generations >= job.generations() => {
             Termination::MaxEvaluations
         }
         _ => Termination::MaxGenerations,

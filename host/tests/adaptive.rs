@@ -42,9 +42,9 @@ fn papers_defaults() {
         .strategy(Strategy::LShade)
         .build()
         .unwrap();
-    let a = j.adaptive.as_ref().unwrap();
-    assert_eq!(j.pop, 180);
-    assert_eq!(j.bounds, BoundPolicy::Midpoint);
+    let a = j.adaptive().unwrap();
+    assert_eq!(j.pop(), 180);
+    assert_eq!(j.bounds(), BoundPolicy::Midpoint);
     assert_eq!(
         (
             a.memory_size,
@@ -56,15 +56,15 @@ fn papers_defaults() {
         (6, 2.6, 0.11, 4, 100_000)
     );
     // Generations: at most ⌈(100 000 − 180) / 4⌉ = 24 955.
-    assert_eq!(j.generations, 24_955);
+    assert_eq!(j.generations(), 24_955);
     // jSO: N_init = round(25 ln 10 √10) = 182, H = 5, p 0.25.
     let j = Job::builder(Function::Sphere, 10)
         .strategy(Strategy::Jso)
         .build()
         .unwrap();
-    let a = j.adaptive.as_ref().unwrap();
+    let a = j.adaptive().unwrap();
     assert_eq!(
-        (j.pop, a.memory_size, a.p_best, a.archive_rate),
+        (j.pop(), a.memory_size, a.p_best, a.archive_rate),
         (182, 5, 0.25, 1.0)
     );
     // SHADE: N = H = 100; JADE: p = 0.05, c = 0.1; jDE: τ = 0.1, no archive.
@@ -72,13 +72,12 @@ fn papers_defaults() {
         .strategy(Strategy::Shade)
         .build()
         .unwrap();
-    assert_eq!((j.pop, j.adaptive.unwrap().memory_size), (100, 100));
-    let a = Job::builder(Function::Sphere, 10)
+    assert_eq!((j.pop(), j.adaptive().unwrap().memory_size), (100, 100));
+    let jade = Job::builder(Function::Sphere, 10)
         .strategy(Strategy::Jade)
         .build()
-        .unwrap()
-        .adaptive
         .unwrap();
+    let a = jade.adaptive().unwrap();
     assert_eq!(
         (a.p_best, a.learning_rate, a.archive_rate),
         (0.05, 0.1, 1.0)
@@ -88,14 +87,14 @@ fn papers_defaults() {
         .max_evaluations(1050)
         .build()
         .unwrap();
-    let a = j.adaptive.as_ref().unwrap();
+    let a = j.adaptive().unwrap();
     assert_eq!((a.tau, a.archive_rate, a.min_pop), ([0.1, 0.1], 0.0, 100));
     // ⌈(1050 − 100) / 100⌉ = 10 generations, the last one partial.
-    assert_eq!(j.generations, 10);
+    assert_eq!(j.generations(), 10);
     // Classic strategies keep theirs.
     let j = Job::builder(Function::Sphere, 10).build().unwrap();
     assert_eq!(
-        (j.pop, j.bounds, j.adaptive),
+        (j.pop(), j.bounds(), j.adaptive()),
         (100, BoundPolicy::InitOnly, None)
     );
     // Names.
@@ -115,7 +114,7 @@ fn overrides_and_their_checks() {
         .pop(50)
         .build()
         .unwrap();
-    let a = j.adaptive.unwrap();
+    let a = j.adaptive().unwrap();
     assert_eq!(
         (a.memory_size, a.archive_rate, a.p_best, a.min_pop),
         (10, 1.4, 0.2, 8)
@@ -186,15 +185,15 @@ fn overrides_and_their_checks() {
 fn budget_is_spent_exactly() {
     // 1 234 evaluations: jDE spends 100 on the initial population, then 11 generations
     // of 100 and a last one of 34.
-    let r = cpu::run::<f64>(&job(Strategy::Jde, Function::Rastrigin, 3, 1234), None);
+    let r = cpu::run::<f64>(&job(Strategy::Jde, Function::Rastrigin, 3, 1234), None).expect("runs");
     assert_eq!((r.evaluations, r.generations), (1234, 12));
     assert_eq!(r.termination, Termination::MaxEvaluations);
     for s in ADAPTIVE {
         let j = job(s, Function::Rastrigin, 1, 2017);
-        let r = cpu::run::<f64>(&j, None);
+        let r = cpu::run::<f64>(&j, None).expect("runs");
         assert_eq!(r.evaluations, 2017, "{s:?}");
         assert_eq!(r.termination, Termination::MaxEvaluations);
-        assert!(r.generations <= j.generations);
+        assert!(r.generations <= j.generations());
     }
     // A generation limit stops first.
     let j = Job::builder(Function::Rastrigin, 10)
@@ -203,7 +202,7 @@ fn budget_is_spent_exactly() {
         .history(true)
         .build()
         .unwrap();
-    let r = cpu::run::<f32>(&j, None);
+    let r = cpu::run::<f32>(&j, None).expect("runs");
     // jSO shrinks from the start (default budget 100 000): after generation 1,
     // NFE = 364 → N = round(182 − 178·0.00364) = round(181.35) = 181; after generation 2,
     // NFE = 545 → 181.03 → 181. Evaluations: 182 + 182 + 181 + 181 = 726.
@@ -271,16 +270,15 @@ fn same_seed_same_bits_whatever_the_threads() {
                 .build()
                 .unwrap();
             let run = |j: &Job| match p {
-                Precision::F32 => cpu::run::<f32>(j, None),
-                Precision::F64 => cpu::run::<f64>(j, None),
+                Precision::F32 => cpu::run::<f32>(j, None).expect("runs"),
+                Precision::F64 => cpu::run::<f64>(j, None).expect("runs"),
             };
             let a = one.install(|| run(&j));
             let b = two.install(|| run(&j));
             let c = run(&j);
             assert_eq!(bits(&a), bits(&b), "{s:?} {p:?}");
             assert_eq!(bits(&a), bits(&c), "{s:?} {p:?}");
-            let mut k = j.clone();
-            k.seed = 12;
+            let k = j.clone().with_seed(12);
             assert_ne!(
                 bits(&a),
                 bits(&run(&k)),
@@ -300,7 +298,7 @@ fn every_strategy_solves_the_sphere() {
             .precision(Precision::F64)
             .build()
             .unwrap();
-        let r = cpu::run::<f64>(&j, None);
+        let r = cpu::run::<f64>(&j, None).expect("runs");
         assert!(r.error <= 1e-8, "{s:?}: {r:?}");
         assert_eq!(r.termination, Termination::TargetReached, "{s:?}");
         assert!(r.evaluations <= 40_000);
@@ -324,7 +322,9 @@ fn each_beats_rand1_on_rastrigin() {
                 if !s.is_adaptive() {
                     b = b.pop(100);
                 }
-                cpu::run::<f64>(&b.build().unwrap(), None).error
+                cpu::run::<f64>(&b.build().unwrap(), None)
+                    .expect("runs")
+                    .error
             })
             .collect();
         e.sort_by(f64::total_cmp);

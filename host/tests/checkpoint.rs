@@ -9,14 +9,17 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 const G: u32 = 40;
 
 fn job(strategy: Strategy, crossover: Crossover, bounds: BoundPolicy, p: Precision, g: u32) -> Job {
-    Job::builder(Function::Rastrigin, 7)
+    let b = Job::builder(Function::Rastrigin, 7)
         .pop(24)
         .strategy(strategy)
-        .crossover(crossover)
-        .bounds(bounds)
-        .f(0.6)
-        .cr(0.8)
-        .generations(g)
+        .bounds(bounds);
+    // The thesis strategy takes no F, Cr or crossover.
+    let b = if strategy.crosses() {
+        b.crossover(crossover).f(0.6).cr(0.8)
+    } else {
+        b
+    };
+    b.generations(g)
         .seed(5)
         .stream(3)
         .precision(p)
@@ -123,8 +126,8 @@ fn half_and_resume_gives_the_same_bits() {
             assert_same(&full, &resumed, &what);
             // The plain entry point agrees too.
             let plain = match p {
-                Precision::F32 => cpu::run::<f32>(&job(s, c, b, p, G), None),
-                Precision::F64 => cpu::run::<f64>(&job(s, c, b, p, G), None),
+                Precision::F32 => cpu::run::<f32>(&job(s, c, b, p, G), None).expect("runs"),
+                Precision::F64 => cpu::run::<f64>(&job(s, c, b, p, G), None).expect("runs"),
             };
             assert_eq!(
                 plain.best_f.to_bits(),
@@ -194,11 +197,11 @@ fn observer_can_stop_the_run() {
     assert_eq!(o.result.termination, Termination::Stopped);
     assert_eq!(o.result.evaluations, 24 * 6);
     // Through the solver's observer too.
-    let r = cpu::run::<f32>(&j, Some(&observer));
+    let r = cpu::run::<f32>(&j, Some(&observer)).expect("runs");
     assert_eq!(r.generations, 5);
     // Stopping at the last generation is no early stop.
     let last = |g: u32, _: f64| if g == G { Flow::Stop } else { Flow::Continue };
-    let r = cpu::run::<f32>(&j, Some(&last));
+    let r = cpu::run::<f32>(&j, Some(&last)).expect("runs");
     assert_eq!(r.termination, Termination::MaxGenerations);
 }
 
@@ -241,13 +244,13 @@ fn several_runs_and_pending_ones_round_trip() {
         Precision::F32,
         3,
     );
-    let mut b = Job::builder(Function::Sphere, 3)
+    let b = Job::builder(Function::Sphere, 3)
         .pop(8)
         .max_evaluations(100)
         .target(1e-3)
         .build()
-        .expect("valid");
-    b.stream = 1;
+        .expect("valid")
+        .with_stream(1);
     let done = cpu::run_controlled(&a, &mut Control::default()).checkpoint;
     let entries = vec![Entry::Started(done), Entry::Pending(b)];
     let bytes = checkpoint::encode(&entries).expect("encodes");
@@ -301,7 +304,7 @@ fn foreign_truncated_and_corrupt_files_are_refused() {
     assert!(cpu::resume(short, &mut Control::default()).is_err());
     // The wrong precision.
     let mut other = c;
-    other.job.precision = Precision::F64;
+    other.job = other.job.with_precision(Precision::F64).expect("valid");
     assert!(cpu::resume(other, &mut Control::default()).is_err());
 }
 
@@ -320,7 +323,7 @@ fn the_formula_survives_the_file_and_the_resume() {
     let full = cpu::run_controlled(&textbook(G), &mut Control::default());
     let half = cpu::run_controlled(&textbook(G / 2), &mut Control::default());
     let mut from = round_trip(half.checkpoint);
-    assert_eq!(from.job.formula, gpude_host::Formula::Textbook);
+    assert_eq!(from.job.formula(), gpude_host::Formula::Textbook);
     from.set_generations(G).expect("a valid limit");
     let resumed = cpu::resume(from, &mut Control::default()).expect("resumes");
     assert_same(&full, &resumed, "textbook Griewank");
