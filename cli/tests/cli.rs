@@ -766,6 +766,35 @@ fn eval_rejects_malformed_input() {
     );
 }
 
+#[test]
+fn bench_reports_the_verified_error_beside_the_search_error() {
+    let v = ok_json(gpude(&[
+        "bench",
+        "--backend",
+        "cpu",
+        "--quick",
+        "--only",
+        "cpu Np=2048",
+        "--repeats",
+        "1",
+        "--json",
+    ]));
+    let records = v["records"].as_array().expect("records");
+    assert_eq!(records.len(), 1, "{v}");
+    let r = &records[0];
+    let error = r["final_error"].as_f64().expect("final_error");
+    let verified = r["final_verified_error"]
+        .as_f64()
+        .expect("final_verified_error");
+    // A few generations from a random start: large errors, which the exact f32
+    // formulas compute to within rounding of the f64 value.
+    assert!(error > 1.0 && verified > 1.0, "{r}");
+    assert!(
+        (error - verified).abs() <= 1e-5 * verified,
+        "{error} vs {verified}"
+    );
+}
+
 // ---- functions, info ----
 
 #[test]
