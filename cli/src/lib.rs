@@ -11,6 +11,7 @@ mod common;
 mod eval;
 mod functions;
 mod info;
+pub mod minima;
 mod reproduce;
 mod run;
 pub mod stats;
