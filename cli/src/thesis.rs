@@ -1967,7 +1967,8 @@ fn notes_section(s: &mut String, r: &Reproduction, plots: &[Plot]) {
          x₁ < 0, the local minimum near (−1, 1, …, 1), found by Newton's method, error 3.98662 \
          at D = 128; f4: the leading components with round(3(x_j − 1)) ≠ 0, each held a third \
          (or more) off 1, error 0.010987 for x₁ alone; Griewank: the components with \
-         round(x_j/(2π√j)) ≠ 0, each at a full period of its cosine; minima refined in f64 by \
+         n_j = round(x_j/(π√j)) ≠ 0 when Σn_j is even, so that the cosines' product is +1 \
+         (x₁ ≈ ±2π alone: error 0.009865); minima refined in f64 by \
          golden-section searches; `minimum`, `minimum_error` and `minimum_distance`, the largest \
          component difference, in runs.json). Otherwise *descending* when the search's best \
          value still improved over the last {:.0} % of the generations, else *stalled* (its \
