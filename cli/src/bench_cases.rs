@@ -6,7 +6,7 @@
 //! apart as `fixed_ms`. One warm-up run per case comes first.
 
 use crate::stats::median;
-use gpude::{Job, Mode, Precision, Result, Strategy, cpu};
+use gpude::{Job, Mode, Precision, Result, RunResult, Strategy, cpu};
 use serde::Serialize;
 use std::time::Instant;
 
@@ -40,8 +40,12 @@ pub struct Record {
     pub t_short_ms: f64,
     pub t_long_ms: f64,
     pub repeats: usize,
-    /// Median best error at G (one population; sanity, not speed).
+    /// Median best error at G as the search computed it (its precision and formulas;
+    /// one population; sanity, not speed).
     pub final_error: f64,
+    /// Median of the same runs' verified errors (the best point re-evaluated in f64
+    /// with the exact formulas).
+    pub final_verified_error: f64,
 }
 
 /// The standard cases of `gpude bench` (GPU cases only when `gpu` is given).
@@ -196,24 +200,25 @@ fn jobs_for(c: &Case, gens: u32) -> Result<Vec<Job>> {
         .collect()
 }
 
-fn time_once(c: &Case, gens: u32, engine: Option<&gpude::CudaEngine>) -> Result<(f64, f64)> {
+/// One timed run: wall time (ms) and the first population's result.
+fn time_once(c: &Case, gens: u32, engine: Option<&gpude::CudaEngine>) -> Result<(f64, RunResult)> {
     let jobs = jobs_for(c, gens)?;
     let start = Instant::now();
-    let err = match (c.backend, engine) {
+    let first = match (c.backend, engine) {
         ("cuda", Some(e)) => {
             let mode = Mode::parse(c.mode)?;
             if mode == Mode::Batch {
-                e.run_batch(&jobs)?[0].error
+                e.run_batch(&jobs)?.swap_remove(0)
             } else {
-                e.run(&jobs[0], mode)?.error
+                e.run(&jobs[0], mode)?
             }
         }
         _ => match jobs[0].precision() {
-            Precision::F32 => cpu::run::<f32>(&jobs[0], None)?.error,
-            Precision::F64 => cpu::run::<f64>(&jobs[0], None)?.error,
+            Precision::F32 => cpu::run::<f32>(&jobs[0], None)?,
+            Precision::F64 => cpu::run::<f64>(&jobs[0], None)?,
         },
     };
-    Ok((start.elapsed().as_secs_f64() * 1e3, err))
+    Ok((start.elapsed().as_secs_f64() * 1e3, first))
 }
 
 /// Measures one case.
@@ -224,11 +229,13 @@ pub fn measure(c: &Case, engine: Option<&gpude::CudaEngine>, repeats: usize) -> 
     let mut ts = Vec::new();
     let mut tl = Vec::new();
     let mut errs = Vec::new();
+    let mut verified = Vec::new();
     for _ in 0..repeats.max(1) {
         ts.push(time_once(c, short, engine)?.0);
-        let (t, e) = time_once(c, long, engine)?;
+        let (t, r) = time_once(c, long, engine)?;
         tl.push(t);
-        errs.push(e);
+        errs.push(r.error);
+        verified.push(r.verified_error);
     }
     let (t_short, t_long) = (median(&ts), median(&tl));
     let per_gen_ms = ((t_long - t_short) / (long - short) as f64).max(1e-9);
@@ -242,24 +249,27 @@ pub fn measure(c: &Case, engine: Option<&gpude::CudaEngine>, repeats: usize) -> 
         t_long_ms: t_long,
         repeats: repeats.max(1),
         final_error: median(&errs),
+        final_verified_error: median(&verified),
     })
 }
 
 /// A short human table of records.
 pub fn table(records: &[Record]) -> String {
     let mut s = format!(
-        "{:<30} {:>8} {:>10} {:>12} {:>14} {:>10}\n",
-        "case", "prec", "gens", "us/gen", "elem-gens/s", "fixed ms"
+        "{:<30} {:>8} {:>10} {:>12} {:>14} {:>10} {:>12} {:>12}\n",
+        "case", "prec", "gens", "us/gen", "elem-gens/s", "fixed ms", "error", "verified"
     );
     for r in records {
         s += &format!(
-            "{:<30} {:>8} {:>10} {:>12.2} {:>14.3e} {:>10.1}\n",
+            "{:<30} {:>8} {:>10} {:>12.2} {:>14.3e} {:>10.1} {:>12.3e} {:>12.3e}\n",
             r.case.name,
             r.case.precision,
             r.case.generations,
             r.us_per_gen,
             r.element_gens_per_s,
-            r.fixed_ms
+            r.fixed_ms,
+            r.final_error,
+            r.final_verified_error
         );
     }
     s

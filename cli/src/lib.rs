@@ -13,6 +13,7 @@ mod functions;
 mod info;
 mod input;
 mod interrupt;
+pub mod minima;
 mod output;
 mod reproduce;
 mod resume;

@@ -32,9 +32,15 @@ pub struct ThesisArgs {
     #[arg(long, value_name = "LIST")]
     pub functions: Option<String>,
 
-    /// Arithmetic: f32 (as the thesis), f64, or both (every case in each).
-    #[arg(long, default_value = "f32", value_name = "P")]
-    pub precision: String,
+    /// The arithmetics every case runs in, a comma list of textbook-f32 (the formulas as
+    /// printed in single precision, as the thesis), exact-f32, f64 (exact formulas) and
+    /// textbook-f64, or all.
+    #[arg(
+        long,
+        default_value = "textbook-f32,exact-f32,f64",
+        value_name = "LIST"
+    )]
+    pub arithmetic: String,
 
     #[command(flatten)]
     pub backend: BackendArgs,
@@ -76,7 +82,7 @@ fn thesis(args: ThesisArgs) -> Result<String> {
     if let Some(list) = &args.functions {
         options.functions = Options::parse_functions(list)?;
     }
-    options.precisions = Options::parse_precisions(&args.precision)?;
+    options.arithmetics = reproduce::Arithmetic::parse_list(&args.arithmetic)?;
     options.validate()?;
 
     // A folder that cannot be made or written should not cost the runs.
@@ -101,10 +107,12 @@ fn thesis(args: ThesisArgs) -> Result<String> {
             );
         }
         Some(r) => eprintln!(
-            "reproduce:   {:.3} s; success {:.2} %, mean error {}",
+            "reproduce:   {:.3} s; success {:.2} % (reported {:.2} %), mean error {} (reported {})",
             r.batch_wall_s,
             r.stats.success_pct,
-            num(r.stats.mean_error)
+            r.reported.success_pct,
+            num(r.stats.mean_error),
+            num(r.reported.mean_error)
         ),
     };
     let r = reproduce::reproduce(&solver, &options, context, &mut progress)?;

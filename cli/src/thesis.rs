@@ -11,9 +11,10 @@
 //! [`reproduce`] runs the cases; [`write`] writes `runs.json`, `histories.json`,
 //! `REPORT.md` and one convergence plot per function (`plot_<function>.png` and `.svg`).
 
+use crate::minima::{self, Classification, Outcome};
 use gpude::{
-    BoundPolicy, Crossover, Error, Function, FunctionInfo, Job, Precision, Result, RunResult,
-    Solver, Strategy,
+    BoundPolicy, Crossover, Error, Formula, Function, FunctionInfo, Job, Precision, Result,
+    RunResult, Solver, Strategy,
 };
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -195,6 +196,115 @@ pub const HISTORY_POINTS: usize = 500;
 pub const ORIGINAL_F: f64 = 0.3;
 pub const ORIGINAL_CR: f64 = 0.5;
 
+/// The arithmetic of a case: the objective's formulas and the precision.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Arithmetic {
+    pub formula: Formula,
+    pub precision: Precision,
+}
+
+impl Arithmetic {
+    /// The formulas as printed, in f32: what the thesis computed.
+    pub const TEXTBOOK_F32: Arithmetic = Arithmetic {
+        formula: Formula::Textbook,
+        precision: Precision::F32,
+    };
+    /// The exact formulas in f32.
+    pub const EXACT_F32: Arithmetic = Arithmetic {
+        formula: Formula::Exact,
+        precision: Precision::F32,
+    };
+    /// The exact formulas in f64.
+    pub const F64: Arithmetic = Arithmetic {
+        formula: Formula::Exact,
+        precision: Precision::F64,
+    };
+    /// The formulas as printed, in f64.
+    pub const TEXTBOOK_F64: Arithmetic = Arithmetic {
+        formula: Formula::Textbook,
+        precision: Precision::F64,
+    };
+    /// Every arithmetic with its name.
+    pub const NAMED: [(&'static str, Arithmetic); 4] = [
+        ("textbook-f32", Arithmetic::TEXTBOOK_F32),
+        ("exact-f32", Arithmetic::EXACT_F32),
+        ("f64", Arithmetic::F64),
+        ("textbook-f64", Arithmetic::TEXTBOOK_F64),
+    ];
+    /// The default of a reproduction: the thesis's arithmetic, then the exact formulas
+    /// in f32 and in f64.
+    pub const DEFAULT: [Arithmetic; 3] = [
+        Arithmetic::TEXTBOOK_F32,
+        Arithmetic::EXACT_F32,
+        Arithmetic::F64,
+    ];
+
+    /// `textbook-f32`, `exact-f32`, `f64` (exact) or `textbook-f64`.
+    pub fn name(self) -> &'static str {
+        Self::NAMED
+            .iter()
+            .find(|(_, a)| *a == self)
+            .map_or("?", |(n, _)| n)
+    }
+
+    /// `textbook f32`, `exact f32`, `f64`, `textbook f64`: for tables.
+    pub fn label(self) -> String {
+        self.name().replace('-', " ")
+    }
+
+    /// Parses a comma list of arithmetic names (`exact-f64` is `f64`; `all` is every
+    /// one).
+    pub fn parse_list(list: &str) -> Result<Vec<Arithmetic>> {
+        let known = || {
+            Self::NAMED
+                .iter()
+                .map(|(n, _)| *n)
+                .collect::<Vec<_>>()
+                .join(", ")
+                + ", all"
+        };
+        let mut out = Vec::new();
+        for name in list.split(',').map(|n| n.trim().to_ascii_lowercase()) {
+            if name.is_empty() {
+                continue;
+            }
+            let found: Vec<Arithmetic> = match name.as_str() {
+                "all" => Self::NAMED.iter().map(|(_, a)| *a).collect(),
+                "exact-f64" => vec![Arithmetic::F64],
+                n => match Self::NAMED.iter().find(|(k, _)| *k == n) {
+                    Some((_, a)) => vec![*a],
+                    None => {
+                        return Err(Error::UnknownName {
+                            kind: "arithmetic",
+                            name: name.clone(),
+                            known: known(),
+                        });
+                    }
+                },
+            };
+            for a in found {
+                if !out.contains(&a) {
+                    out.push(a);
+                }
+            }
+        }
+        if out.is_empty() {
+            return Err(Error::InvalidParameter {
+                name: "arithmetic",
+                value: format!("{list:?}"),
+                allowed: format!("a comma list of {}", known()),
+            });
+        }
+        Ok(out)
+    }
+}
+
+impl Serialize for Arithmetic {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
 /// The two algorithms of chapter 5.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 pub enum Scheme {
@@ -231,8 +341,8 @@ impl Scheme {
 pub struct Options {
     /// Functions, in any order (the report follows the thesis's order).
     pub functions: Vec<Function>,
-    /// One or both precisions.
-    pub precisions: Vec<Precision>,
+    /// The arithmetics every case runs in (see [`Arithmetic::DEFAULT`]).
+    pub arithmetics: Vec<Arithmetic>,
     /// Independent runs per case.
     pub runs: u32,
     pub seed: u64,
@@ -243,11 +353,12 @@ pub struct Options {
 }
 
 impl Options {
-    /// All four functions, f32, 35 runs, seed 1, Table 5.6 included.
+    /// All four functions, the three default arithmetics, 35 runs, seed 1, Table 5.6
+    /// included.
     pub fn thesis() -> Options {
         Options {
             functions: published::EXPERIMENTS.iter().map(|e| e.function).collect(),
-            precisions: vec![Precision::F32],
+            arithmetics: Arithmetic::DEFAULT.to_vec(),
             runs: published::RUNS,
             seed: 1,
             quick: false,
@@ -292,20 +403,6 @@ impl Options {
         Ok(out)
     }
 
-    /// Parses `f32`, `f64` or `both`.
-    pub fn parse_precisions(s: &str) -> Result<Vec<Precision>> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "both" => Ok(vec![Precision::F32, Precision::F64]),
-            _ => Precision::parse(s)
-                .map(|p| vec![p])
-                .map_err(|_| Error::UnknownName {
-                    kind: "precision",
-                    name: s.to_string(),
-                    known: "f32, f64, both".into(),
-                }),
-        }
-    }
-
     /// Checks the values.
     pub fn validate(&self) -> Result<()> {
         if self.runs == 0 || self.runs > MAX_RUNS {
@@ -322,11 +419,11 @@ impl Options {
                 allowed: "at least one of griewank, rosenbrock, f4, ackley".into(),
             });
         }
-        if self.precisions.is_empty() {
+        if self.arithmetics.is_empty() {
             return Err(Error::InvalidParameter {
-                name: "precision",
+                name: "arithmetic",
                 value: "none".into(),
-                allowed: "f32, f64 or both".into(),
+                allowed: "at least one of textbook-f32, exact-f32, f64, textbook-f64".into(),
             });
         }
         Ok(())
@@ -367,21 +464,21 @@ impl Options {
         }
     }
 
-    /// Every case, in order: the thesis variant for each function, size and precision,
+    /// Every case, in order: the thesis variant for each function, size and arithmetic,
     /// then the original DE of Table 5.6 (when asked for) at each function's largest size.
     pub fn cases(&self) -> Vec<Case> {
         let dim = self.dim();
         let mut out = Vec::new();
         for e in self.experiments() {
             for np in self.sizes(e) {
-                for &precision in &self.precisions {
+                for &arithmetic in &self.arithmetics {
                     out.push(Case {
                         function: e.function,
                         dim,
                         np,
                         g_max: self.g_max(e),
                         domain: e.domain,
-                        precision,
+                        arithmetic,
                         scheme: Scheme::Edcp,
                     });
                 }
@@ -390,14 +487,14 @@ impl Options {
         if self.table56 {
             for e in self.experiments() {
                 let np = self.table56_np(e);
-                for &precision in &self.precisions {
+                for &arithmetic in &self.arithmetics {
                     out.push(Case {
                         function: e.function,
                         dim,
                         np,
                         g_max: self.g_max(e),
                         domain: e.domain,
-                        precision,
+                        arithmetic,
                         scheme: Scheme::Original,
                     });
                 }
@@ -416,7 +513,7 @@ impl Options {
     }
 }
 
-/// One case: a function, a size, a precision and a scheme.
+/// One case: a function, a size, an arithmetic and a scheme.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Case {
     pub function: Function,
@@ -424,18 +521,18 @@ pub struct Case {
     pub np: u32,
     pub g_max: u32,
     pub domain: (f64, f64),
-    pub precision: Precision,
+    pub arithmetic: Arithmetic,
     pub scheme: Scheme,
 }
 
 impl Case {
-    /// `griewank-np2048-f32-thesis`.
+    /// `griewank-np2048-exact-f32-thesis`.
     pub fn id(&self) -> String {
         format!(
             "{}-np{}-{}-{}",
             self.name(),
             self.np,
-            self.precision.name(),
+            self.arithmetic.name(),
             self.scheme.name()
         )
     }
@@ -463,7 +560,8 @@ impl Case {
             .bounds(BoundPolicy::InitOnly)
             .pop(np)
             .generations(g_max)
-            .precision(self.precision)
+            .precision(self.arithmetic.precision)
+            .formula(self.arithmetic.formula)
             .seed(seed)
             .stream(stream)
             .history(history);
@@ -522,6 +620,79 @@ impl Stats {
     }
 }
 
+/// Runs trapped at one local minimum.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Trapped {
+    pub minimum: String,
+    pub runs: usize,
+    /// The least and the largest error of the minima these runs are at (one family of
+    /// minima may hold several members, e.g. different components one period out).
+    pub minimum_error_least: f64,
+    pub minimum_error_largest: f64,
+}
+
+/// How the runs of a case that fail verification failed.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Failures {
+    /// Reported successes (search error ≤ 1e-10) whose verified error is larger.
+    pub artefacts: usize,
+    /// Per local minimum, most runs first.
+    pub trapped: Vec<Trapped>,
+    pub descending: usize,
+    /// The median verified error of the descending runs.
+    pub descending_median_error: f64,
+    pub stalled: usize,
+    /// The median verified error of the stalled runs.
+    pub stalled_median_error: f64,
+}
+
+impl Failures {
+    pub fn of(runs: &[RunRecord]) -> Failures {
+        let errors = |o: Outcome| -> Vec<f64> {
+            runs.iter()
+                .filter(|r| r.classification.outcome == o)
+                .map(|r| r.verified_error)
+                .collect()
+        };
+        let mut trapped: Vec<Trapped> = Vec::new();
+        for r in runs {
+            let c = &r.classification;
+            let (Some(name), Some(e)) = (&c.minimum, c.minimum_error) else {
+                continue;
+            };
+            match trapped.iter_mut().find(|t| &t.minimum == name) {
+                Some(t) => {
+                    t.runs += 1;
+                    t.minimum_error_least = t.minimum_error_least.min(e);
+                    t.minimum_error_largest = t.minimum_error_largest.max(e);
+                }
+                None => trapped.push(Trapped {
+                    minimum: name.clone(),
+                    runs: 1,
+                    minimum_error_least: e,
+                    minimum_error_largest: e,
+                }),
+            }
+        }
+        trapped.sort_by(|a, b| b.runs.cmp(&a.runs).then(a.minimum.cmp(&b.minimum)));
+        let descending = errors(Outcome::Descending);
+        let stalled = errors(Outcome::Stalled);
+        Failures {
+            artefacts: runs.iter().filter(|r| r.artefact).count(),
+            trapped,
+            descending: descending.len(),
+            descending_median_error: crate::stats::median(&descending),
+            stalled: stalled.len(),
+            stalled_median_error: crate::stats::median(&stalled),
+        }
+    }
+
+    /// Trapped runs in all.
+    pub fn trapped_runs(&self) -> usize {
+        self.trapped.iter().map(|t| t.runs).sum()
+    }
+}
+
 /// The median and quartiles of the best error across runs, at sampled generations.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Curve {
@@ -552,7 +723,10 @@ pub struct RunRecord {
     pub dim: u32,
     pub np: u32,
     pub g_max: u32,
+    pub arithmetic: Arithmetic,
     pub precision: &'static str,
+    /// `exact` or `textbook`.
+    pub formula: &'static str,
     pub strategy: Scheme,
     pub run: u32,
     pub seed: u64,
@@ -566,6 +740,14 @@ pub struct RunRecord {
     pub errors_disagree: bool,
     /// Judged on the verified error.
     pub success: bool,
+    /// Judged on the search's error (what a report without verification would count).
+    pub reported_success: bool,
+    /// A reported success that the verified error refutes.
+    pub artefact: bool,
+    /// Success, trapped (at which local minimum), descending or stalled (see
+    /// [`crate::minima`]).
+    #[serde(flatten)]
+    pub classification: Classification,
     pub generations: u32,
     pub evaluations: u64,
     /// The engine's own time of the run (on the GPU: of the launch that ran the batch).
@@ -583,7 +765,11 @@ pub struct CaseResult {
     /// Wall time of `Solver::run_batch` over all the runs (uploads and downloads
     /// included, the driver's compilation of the kernel excluded by a warm-up).
     pub batch_wall_s: f64,
+    /// Statistics of the verified errors (success counts included).
     pub stats: Stats,
+    /// Statistics of the errors the search computed.
+    pub reported: Stats,
+    pub failures: Failures,
     /// The generations sampled in `histories` and `curve`.
     pub history_generations: Vec<u32>,
     /// Per run, the best error at the sampled generations.
@@ -633,7 +819,9 @@ fn collect(case: &Case, results: &[RunResult], batch_wall_s: f64) -> CaseResult 
             dim: case.dim,
             np: case.np,
             g_max: case.g_max,
-            precision: case.precision.name(),
+            arithmetic: case.arithmetic,
+            precision: case.arithmetic.precision.name(),
+            formula: gpude::host::config::formula_name(case.arithmetic.formula),
             strategy: case.scheme,
             run: k as u32,
             seed: r.seed,
@@ -643,6 +831,16 @@ fn collect(case: &Case, results: &[RunResult], batch_wall_s: f64) -> CaseResult 
             verified_error: r.verified_error,
             errors_disagree: r.errors_disagree,
             success: r.verified_error <= published::SUCCESS_ERROR,
+            reported_success: r.error <= published::SUCCESS_ERROR,
+            artefact: r.error <= published::SUCCESS_ERROR
+                && r.verified_error > published::SUCCESS_ERROR,
+            classification: minima::classify(
+                case.function,
+                r.best_x.as_slice(),
+                r.verified_error,
+                published::SUCCESS_ERROR,
+                r.history.as_deref().is_some_and(minima::improved_recently),
+            ),
             generations: r.generations,
             evaluations: r.evaluations,
             elapsed_s: r.elapsed.as_secs_f64(),
@@ -650,8 +848,9 @@ fn collect(case: &Case, results: &[RunResult], batch_wall_s: f64) -> CaseResult 
             backend: r.backend,
         })
         .collect();
-    // Statistics and success counts on the verified errors.
+    // Statistics and success counts on the verified errors, and on the search's.
     let errors: Vec<f64> = results.iter().map(|r| r.verified_error).collect();
+    let reported: Vec<f64> = results.iter().map(|r| r.error).collect();
     let gens = sample_generations(case.g_max, HISTORY_POINTS);
     let histories: Vec<Vec<f64>> = results
         .iter()
@@ -684,11 +883,14 @@ fn collect(case: &Case, results: &[RunResult], batch_wall_s: f64) -> CaseResult 
         curve.median.push(crate::stats::quantile(&col, 0.5));
         curve.q75.push(crate::stats::quantile(&col, 0.75));
     }
+    let failures = Failures::of(&runs);
     CaseResult {
         case: *case,
         runs,
         batch_wall_s,
         stats: Stats::of(&errors),
+        reported: Stats::of(&reported),
+        failures,
         history_generations: gens,
         histories,
         curve,
@@ -743,9 +945,9 @@ pub struct Reproduction {
 }
 
 impl Reproduction {
-    fn find(&self, f: Function, np: u32, p: Precision, s: Scheme) -> Option<&CaseResult> {
+    fn find(&self, f: Function, np: u32, a: Arithmetic, s: Scheme) -> Option<&CaseResult> {
         self.results.iter().find(|r| {
-            r.case.function == f && r.case.np == np && r.case.precision == p && r.case.scheme == s
+            r.case.function == f && r.case.np == np && r.case.arithmetic == a && r.case.scheme == s
         })
     }
 }
@@ -785,7 +987,7 @@ pub struct Written {
 #[derive(Clone, Debug)]
 struct Plot {
     function: Function,
-    precision: Precision,
+    arithmetic: Arithmetic,
     png: String,
     svg: String,
     /// Plotted values (median and quartiles) that were ≤ 0, drawn on the bottom line.
@@ -803,13 +1005,13 @@ pub fn write(dir: &Path, r: &Reproduction) -> Result<Written> {
     write_json(&histories, &histories_json(r), false)?;
     let mut plots = Vec::new();
     for e in r.options.experiments() {
-        for (k, &p) in r.options.precisions.iter().enumerate() {
+        for (k, &a) in r.options.arithmetics.iter().enumerate() {
             let stem = if k == 0 {
                 format!("plot_{}", FunctionInfo::of(e.function).name)
             } else {
-                format!("plot_{}_{}", FunctionInfo::of(e.function).name, p.name())
+                format!("plot_{}_{}", FunctionInfo::of(e.function).name, a.name())
             };
-            plots.push(plot_function(dir, &stem, r, e, p)?);
+            plots.push(plot_function(dir, &stem, r, e, a)?);
         }
     }
     let report = dir.join("REPORT.md");
@@ -851,12 +1053,18 @@ struct CaseJson {
     g_max: u32,
     evaluations: u64,
     domain: [f64; 2],
+    arithmetic: Arithmetic,
     precision: &'static str,
+    formula: &'static str,
     strategy: Scheme,
     runs: usize,
     batch_wall_s: f64,
     time_per_run_s: f64,
+    /// On the verified errors.
     stats: Stats,
+    /// On the errors the search computed.
+    reported: Stats,
+    failures: Failures,
 }
 
 #[derive(Serialize)]
@@ -886,12 +1094,16 @@ fn runs_json(r: &Reproduction) -> RunsJson<'_> {
                 g_max: c.case.g_max,
                 evaluations: c.case.evaluations(),
                 domain: [c.case.domain.0, c.case.domain.1],
-                precision: c.case.precision.name(),
+                arithmetic: c.case.arithmetic,
+                precision: c.case.arithmetic.precision.name(),
+                formula: gpude::host::config::formula_name(c.case.arithmetic.formula),
                 strategy: c.case.scheme,
                 runs: c.runs.len(),
                 batch_wall_s: c.batch_wall_s,
                 time_per_run_s: c.time_per_run_s(),
                 stats: c.stats.clone(),
+                reported: c.reported.clone(),
+                failures: c.failures.clone(),
             })
             .collect(),
         runs: r.results.iter().flat_map(|c| &c.runs).collect(),
@@ -1038,14 +1250,14 @@ fn plot_function(
     stem: &str,
     r: &Reproduction,
     e: &published::Experiment,
-    precision: Precision,
+    arithmetic: Arithmetic,
 ) -> Result<Plot> {
     register_font()?;
     let cases: Vec<&CaseResult> = r
         .options
         .sizes(e)
         .into_iter()
-        .filter_map(|np| r.find(e.function, np, precision, Scheme::Edcp))
+        .filter_map(|np| r.find(e.function, np, arithmetic, Scheme::Edcp))
         .collect();
     let axis = Axis::of(
         cases
@@ -1091,7 +1303,7 @@ fn plot_function(
         "{}, D = {}, {}: best error per generation (median, 25–75 % band, {runs} runs)",
         e.title,
         r.options.dim(),
-        precision.name()
+        arithmetic.label()
     );
     let png = format!("{stem}.png");
     let svg = format!("{stem}.svg");
@@ -1120,7 +1332,7 @@ fn plot_function(
     crate::output::write(&dir.join(&svg), svg_text.as_bytes())?;
     Ok(Plot {
         function: e.function,
-        precision,
+        arithmetic,
         png,
         svg,
         clamped,
@@ -1264,6 +1476,54 @@ fn header(cells: &[&str]) -> String {
     s
 }
 
+/// A pair of values as `reported / verified`.
+fn pair(reported: String, verified: String) -> String {
+    format!("{reported} / {verified}")
+}
+
+/// A count with the median verified error of its runs: `18 (median 1.700e-9)`.
+fn count_with_median(n: usize, median: f64) -> String {
+    if n == 0 {
+        "0".into()
+    } else {
+        format!("{n} (median {})", fmt_err(median))
+    }
+}
+
+/// The trapped runs of a case: `3 (3 at …, error 3.987e0)`.
+fn trapped_cell(f: &Failures) -> String {
+    let n = f.trapped_runs();
+    if n == 0 {
+        return "0".into();
+    }
+    let parts: Vec<String> = f
+        .trapped
+        .iter()
+        .map(|t| {
+            let e = if t.minimum_error_least == t.minimum_error_largest {
+                format!("error {}", fmt_minimum(t.minimum_error_least))
+            } else {
+                format!(
+                    "errors {} … {}",
+                    fmt_minimum(t.minimum_error_least),
+                    fmt_minimum(t.minimum_error_largest)
+                )
+            };
+            format!("{} at {}, {e}", t.runs, t.minimum)
+        })
+        .collect();
+    format!("{n} ({})", parts.join("; "))
+}
+
+/// A local minimum's error: six significant digits, in plain decimals.
+fn fmt_minimum(v: f64) -> String {
+    if !(v.is_finite() && v > 0.0) {
+        return format!("{v}");
+    }
+    let decimals = (5 - v.log10().floor() as i32).max(0) as usize;
+    format!("{v:.decimals$}")
+}
+
 /// The whole of `REPORT.md`.
 fn report_markdown(r: &Reproduction, plots: &[Plot]) -> String {
     let o = &r.options;
@@ -1278,7 +1538,7 @@ fn report_markdown(r: &Reproduction, plots: &[Plot]) -> String {
             QUICK_NP.map(|n| n.to_string()).join(", ")
         );
     }
-    let precisions: Vec<&str> = o.precisions.iter().map(|p| p.name()).collect();
+    let arithmetics: Vec<String> = o.arithmetics.iter().map(|a| a.label()).collect();
     let mut kv = |k: &str, v: String| {
         let _ = writeln!(s, "- **{k}**: {v}");
     };
@@ -1300,7 +1560,7 @@ fn report_markdown(r: &Reproduction, plots: &[Plot]) -> String {
         },
     );
     kv("command", format!("`{}`", c.command));
-    kv("precision", precisions.join(", "));
+    kv("arithmetic", arithmetics.join(", "));
     kv(
         "runs per case",
         format!(
@@ -1313,15 +1573,28 @@ fn report_markdown(r: &Reproduction, plots: &[Plot]) -> String {
     kv("dimension", format!("D = {}", o.dim()));
     kv(
         "success",
-        format!("final error ≤ {:e}", published::SUCCESS_ERROR),
+        format!(
+            "verified error ≤ {:e} (the best point re-evaluated in f64 with the exact formulas)",
+            published::SUCCESS_ERROR
+        ),
     );
     s.push('\n');
     let _ = writeln!(
         s,
         "Thesis figures: S. J. Domínguez González, MSc thesis, UMSNH 2011, chapter 5 \
-         (GPU version \"EDCP\", NVIDIA Tesla C2050, single precision): times from section 5.1, \
-         success rates and mean errors from sections 5.2.2–5.2.5, Table 5.5 and Table 5.6. \
-         {NONE} marks a figure the thesis does not state (or, in quick mode, a case it did not run).\n"
+         (GPU version \"EDCP\", NVIDIA Tesla C2050, single precision, the formulas as printed): \
+         times from section 5.1, success rates and mean errors from sections 5.2.2–5.2.5, \
+         Table 5.5 and Table 5.6. {NONE} marks a figure the thesis does not state (or, in quick \
+         mode, a case it did not run).\n"
+    );
+    let _ = writeln!(
+        s,
+        "Arithmetics: *textbook f32* evaluates the formulas as printed in single precision, as \
+         the thesis did; *exact f32* and *f64* evaluate them arranged so that nothing cancels \
+         (docs/FUNCTIONS.md). Every run's best point is then re-evaluated in f64 with the exact \
+         formulas: its *verified* error. Cells that read `a / b` give the *reported* figure (on \
+         the error the search computed, which is what the thesis reports) and the *verified* one. \
+         A reported success that verification refutes is an *artefact* of the arithmetic.\n"
     );
     let _ = writeln!(s, "## How time is measured\n");
     let _ = writeln!(
@@ -1345,6 +1618,7 @@ fn report_markdown(r: &Reproduction, plots: &[Plot]) -> String {
     for e in o.experiments() {
         function_section(&mut s, r, e, plots);
     }
+    artefacts_section(&mut s, r);
     if o.table56 {
         table56_section(&mut s, r);
     }
@@ -1365,39 +1639,103 @@ fn function_section(s: &mut String, r: &Reproduction, e: &published::Experiment,
         e.domain.1,
         o.dim()
     );
-    s.push_str(&header(&[
+    let _ = writeln!(
+        s,
+        "### Success and errors\n\nPer arithmetic: reported / verified.\n"
+    );
+    let mut head: Vec<String> = [
         "Np",
-        "precision",
         "evaluations",
         "success % (thesis)",
-        "success % (ours)",
         "mean error (thesis)",
-        "mean error (ours)",
-        "best (ours)",
-        "median (ours)",
-        "worst (ours)",
+    ]
+    .map(String::from)
+    .to_vec();
+    for a in &o.arithmetics {
+        let l = a.label();
+        head.push(format!("{l}: success % (ours)"));
+        head.push(format!("{l}: mean error (ours)"));
+        head.push(format!("{l}: median error (ours)"));
+    }
+    s.push_str(&header(
+        &head.iter().map(String::as_str).collect::<Vec<_>>(),
+    ));
+    for np in o.sizes(e) {
+        let cases: Vec<Option<&CaseResult>> = o
+            .arithmetics
+            .iter()
+            .map(|&a| r.find(e.function, np, a, Scheme::Edcp))
+            .collect();
+        let Some(first) = cases.iter().flatten().next() else {
+            continue;
+        };
+        let t = first.case.thesis();
+        let mut cells = vec![
+            np.to_string(),
+            grouped(first.case.evaluations()),
+            t.map_or(NONE.into(), |t| format!("{:.2}", t.success_pct)),
+            t.and_then(|t| t.mean_error).map_or(NONE.into(), fmt_thesis),
+        ];
+        for c in &cases {
+            match c {
+                Some(c) => {
+                    cells.push(pair(
+                        format!("{:.2}", c.reported.success_pct),
+                        format!("{:.2}", c.stats.success_pct),
+                    ));
+                    cells.push(pair(
+                        fmt_err(c.reported.mean_error),
+                        fmt_err(c.stats.mean_error),
+                    ));
+                    cells.push(pair(
+                        fmt_err(c.reported.median_error),
+                        fmt_err(c.stats.median_error),
+                    ));
+                }
+                None => cells.extend([NONE.to_string(), NONE.into(), NONE.into()]),
+            }
+        }
+        s.push_str(&row(&cells));
+    }
+    s.push('\n');
+    let _ = writeln!(
+        s,
+        "### Failing runs and times\n\nRuns whose verified error exceeds {:e}, classified as in \
+         the notes: trapped at a known local minimum, still descending, or stalled.\n",
+        published::SUCCESS_ERROR
+    );
+    s.push_str(&header(&[
+        "Np",
+        "arithmetic",
+        "failures (ours)",
+        "artefacts (ours)",
+        "trapped (ours)",
+        "descending (ours)",
+        "stalled (ours)",
+        "best verified (ours)",
+        "worst verified (ours)",
         "time/run s (thesis)",
         "time/run s (ours)",
         "batch wall s (ours)",
         "speed-up",
     ]));
     for np in o.sizes(e) {
-        for &p in &o.precisions {
-            let Some(c) = r.find(e.function, np, p, Scheme::Edcp) else {
+        for &a in &o.arithmetics {
+            let Some(c) = r.find(e.function, np, a, Scheme::Edcp) else {
                 continue;
             };
             let t = c.case.thesis();
             let ours = c.time_per_run_s();
+            let f = &c.failures;
             s.push_str(&row(&[
                 np.to_string(),
-                p.name().to_string(),
-                grouped(c.case.evaluations()),
-                t.map_or(NONE.into(), |t| format!("{:.2}", t.success_pct)),
-                format!("{:.2}", c.stats.success_pct),
-                t.and_then(|t| t.mean_error).map_or(NONE.into(), fmt_thesis),
-                fmt_err(c.stats.mean_error),
+                a.label(),
+                (c.stats.runs - c.stats.successes).to_string(),
+                f.artefacts.to_string(),
+                trapped_cell(f),
+                count_with_median(f.descending, f.descending_median_error),
+                count_with_median(f.stalled, f.stalled_median_error),
                 fmt_err(c.stats.best_error),
-                fmt_err(c.stats.median_error),
                 fmt_err(c.stats.worst_error),
                 t.map_or(NONE.into(), |t| fmt_thesis(t.time_s)),
                 fmt_secs(ours),
@@ -1422,11 +1760,102 @@ fn function_section(s: &mut String, r: &Reproduction, e: &published::Experiment,
             s,
             "![{} convergence, {}]({}) ([SVG]({}))\n",
             e.title,
-            p.precision.name(),
+            p.arithmetic.label(),
             p.png,
             p.svg
         );
     }
+}
+
+/// Which of the thesis's successes hold up: per case, the reported successes of the
+/// thesis's arithmetic (textbook f32) and how many of them verification refutes.
+fn artefacts_section(s: &mut String, r: &Reproduction) {
+    let o = &r.options;
+    let _ = writeln!(s, "## f32 artefacts: which thesis successes hold up\n");
+    let _ = writeln!(
+        s,
+        "The thesis judged success on the value its search computed, in textbook f32. Our \
+         textbook f32 runs count the same way (*reported*); the verified error says whether the \
+         best point really is within {:e} of the minimum. Per case, from textbook f32:\n",
+        published::SUCCESS_ERROR
+    );
+    if !o.arithmetics.contains(&Arithmetic::TEXTBOOK_F32) {
+        let _ = writeln!(
+            s,
+            "- textbook f32 was not run (`--arithmetic`), so there is nothing to judge here.\n"
+        );
+        return;
+    }
+    for e in o.experiments() {
+        for np in o.sizes(e) {
+            let Some(c) = r.find(e.function, np, Arithmetic::TEXTBOOK_F32, Scheme::Edcp) else {
+                continue;
+            };
+            let reported = c.reported.successes;
+            let artefacts = c.failures.artefacts;
+            let thesis = c
+                .case
+                .thesis()
+                .map(|t| format!("the thesis reports {:.2} %; ", t.success_pct));
+            let subject = if thesis.is_some() {
+                "the thesis's successes here"
+            } else {
+                "the reported successes here"
+            };
+            let artefact_errors: Vec<f64> = c
+                .runs
+                .iter()
+                .filter(|r| r.artefact)
+                .map(|r| r.verified_error)
+                .collect();
+            let verdict = if reported == 0 {
+                "no run reports a success in this arithmetic, so there is nothing to refute"
+                    .to_string()
+            } else if artefacts == reported {
+                format!(
+                    "all of them fail verification (median verified error {}): **{subject} are f32 artefacts**",
+                    fmt_err(crate::stats::median(&artefact_errors))
+                )
+            } else if artefacts > 0 {
+                format!(
+                    "{artefacts} of them fail verification (median verified error {}): **{subject} are partly f32 artefacts** (about {:.0} %)",
+                    fmt_err(crate::stats::median(&artefact_errors)),
+                    100.0 * artefacts as f64 / reported as f64
+                )
+            } else {
+                format!(
+                    "all of them hold up under verification: **{subject} are not f32 artefacts**"
+                )
+            };
+            let others: Vec<String> = o
+                .arithmetics
+                .iter()
+                .filter(|&&a| a != Arithmetic::TEXTBOOK_F32)
+                .filter_map(|&a| r.find(e.function, np, a, Scheme::Edcp))
+                .map(|c| {
+                    format!(
+                        "{} {}/{} verified",
+                        c.case.arithmetic.label(),
+                        c.stats.successes,
+                        c.stats.runs
+                    )
+                })
+                .collect();
+            let _ = writeln!(
+                s,
+                "- {}, Np = {np}: {}{reported} of our {} textbook f32 runs report success; {verdict}.{}",
+                e.title,
+                thesis.unwrap_or_default(),
+                c.stats.runs,
+                if others.is_empty() {
+                    String::new()
+                } else {
+                    format!(" For comparison: {}.", others.join(", "))
+                }
+            );
+        }
+    }
+    s.push('\n');
 }
 
 fn table56_section(s: &mut String, r: &Reproduction) {
@@ -1436,14 +1865,15 @@ fn table56_section(s: &mut String, r: &Reproduction) {
         "## Table 5.6: original DE against the thesis variant\n\n\
          The original DE is rand/1/bin with F = {ORIGINAL_F} and Cr = {ORIGINAL_CR}, the same \
          initial domain (initialisation only) and the same evaluations as the variant at each \
-         function's largest population. The variant's rows are the runs of the sections above.\n"
+         function's largest population. The variant's rows are the runs of the sections above. \
+         Cells with two figures: reported / verified.\n"
     );
     s.push_str(&header(&[
         "function",
         "Np",
         "g_max",
         "evaluations",
-        "precision",
+        "arithmetic",
         "scheme",
         "mean error (thesis)",
         "mean error (ours)",
@@ -1454,9 +1884,9 @@ fn table56_section(s: &mut String, r: &Reproduction) {
     ]));
     for e in o.experiments() {
         let np = o.table56_np(e);
-        for &p in &o.precisions {
+        for &a in &o.arithmetics {
             for scheme in [Scheme::Original, Scheme::Edcp] {
-                let Some(c) = r.find(e.function, np, p, scheme) else {
+                let Some(c) = r.find(e.function, np, a, scheme) else {
                     continue;
                 };
                 let (t_err, t_time) = match (o.quick, scheme) {
@@ -1474,11 +1904,14 @@ fn table56_section(s: &mut String, r: &Reproduction) {
                     np.to_string(),
                     c.case.g_max.to_string(),
                     grouped(c.case.evaluations()),
-                    p.name().to_string(),
+                    a.label(),
                     scheme.describe(),
                     t_err.map_or(NONE.into(), fmt_thesis),
-                    fmt_err(c.stats.mean_error),
-                    format!("{:.2}", c.stats.success_pct),
+                    pair(fmt_err(c.reported.mean_error), fmt_err(c.stats.mean_error)),
+                    pair(
+                        format!("{:.2}", c.reported.success_pct),
+                        format!("{:.2}", c.stats.success_pct),
+                    ),
                     t_time.map_or(NONE.into(), fmt_thesis),
                     fmt_secs(c.time_per_run_s()),
                     fmt_secs(c.batch_wall_s),
@@ -1514,13 +1947,38 @@ fn table56_section(s: &mut String, r: &Reproduction) {
 fn notes_section(s: &mut String, r: &Reproduction, plots: &[Plot]) {
     let o = &r.options;
     let _ = writeln!(s, "## Notes\n");
-    let precisions: Vec<&str> = o.precisions.iter().map(|p| p.name()).collect();
+    let arithmetics: Vec<String> = o.arithmetics.iter().map(|a| a.label()).collect();
     let mut note = |t: String| {
         let _ = writeln!(s, "- {t}");
     };
     note(format!(
-        "Arithmetic: {} on every engine; the thesis ran in single precision.",
-        precisions.join(" and ")
+        "Arithmetic: {} on every engine; the thesis ran in single precision with the formulas \
+         as printed (textbook f32). f4 is the standard generalized penalized function 2 (the \
+         thesis's equation prints a factor 10 that its code and results do not have; see \
+         docs/FUNCTIONS.md).",
+        arithmetics.join(", ")
+    ));
+    note(format!(
+        "Verification: after each run its best point is evaluated on the host in f64 with the \
+         exact formulas; error statistics marked verified, success counts and the \
+         classification use that value (`verified_error` in runs.json), reported ones the \
+         search's own (`error`). Success = error ≤ {:e}.",
+        published::SUCCESS_ERROR
+    ));
+    note(format!(
+        "Failing runs (`outcome` in runs.json): *trapped* when the verified error is within \
+         {:.0} % of the error of the known local minimum of the best point's cell (Rosenbrock: \
+         x₁ < 0, the local minimum near (−1, 1, …, 1), found by Newton's method, error 3.98662 \
+         at D = 128; f4: the leading components with round(3(x_j − 1)) ≠ 0, each held a third \
+         (or more) off 1, error 0.010987 for x₁ alone; Griewank: the components with \
+         n_j = round(x_j/(π√j)) ≠ 0 when Σn_j is even, so that the cosines' product is +1 \
+         (x₁ ≈ ±2π alone: error 0.009865); minima refined in f64 by \
+         golden-section searches; `minimum`, `minimum_error` and `minimum_distance`, the largest \
+         component difference, in runs.json). Otherwise *descending* when the search's best \
+         value still improved over the last {:.0} % of the generations, else *stalled* (its \
+         arithmetic no longer sees better points). Ackley has no known local minima here.",
+        100.0 * minima::TRAPPED_RELATIVE,
+        100.0 * minima::TAIL
     ));
     note(
         "Bounds: the domain is used only to draw the initial population; later generations \
@@ -1548,11 +2006,11 @@ fn notes_section(s: &mut String, r: &Reproduction, plots: &[Plot]) {
          is the best solution found so far."
             .into(),
     );
-    note(format!(
+    note(
         "Every run performs all g_max generations (no early stop); error = best value − the \
-         function's minimum (0 for all four); success = error ≤ {:e}; evaluations = Np + Np·g_max.",
-        published::SUCCESS_ERROR
-    ));
+         function's minimum (0 for all four); evaluations = Np + Np·g_max."
+            .into(),
+    );
     if r.context.backend == "cuda" {
         note(format!(
             "GPU layout flag: `{}` (with `auto` or `batch`, the runs of a case share one launch, \
@@ -1563,7 +2021,8 @@ fn notes_section(s: &mut String, r: &Reproduction, plots: &[Plot]) {
     let clamped: usize = plots.iter().map(|p| p.clamped).sum();
     let values: usize = plots.iter().map(|p| p.values).sum();
     note(format!(
-        "Plots: the median and the 25–75 % band of the best error across runs, at most \
+        "Plots: one per function and arithmetic, of the error the search computed (reported): \
+         the median and the 25–75 % band of the best error across runs, at most \
          {HISTORY_POINTS} evenly spaced generations per curve, log-scale y axis. A log scale \
          cannot show errors ≤ 0 (an exact zero error, or a best value rounded below the \
          minimum): where there are such values, the plot's bottom line, labelled 0 and two \
@@ -1572,8 +2031,9 @@ fn notes_section(s: &mut String, r: &Reproduction, plots: &[Plot]) {
          DejaVu Sans."
     ));
     note(
-        "Files: `runs.json` (every run, with the case statistics), `histories.json` (per run, \
-         the best error at the sampled generations, and the plotted quantiles)."
+        "Files: `runs.json` (every run, with its verified error and outcome, and the case \
+         statistics, reported and verified), `histories.json` (per run, the best error at the \
+         sampled generations, and the plotted quantiles)."
             .into(),
     );
 }
@@ -1609,12 +2069,13 @@ mod tests {
     fn thesis_evaluations() {
         let o = Options::thesis();
         let cases = o.cases();
-        // 3 + 3 + 6 + 3 sizes of the variant, 4 comparisons.
-        assert_eq!(cases.len(), 19);
+        // 3 + 3 + 6 + 3 sizes of the variant, 4 comparisons, in three arithmetics.
+        assert_eq!(cases.len(), 19 * 3);
         let ack = cases
             .iter()
             .find(|c| c.function == Function::Ackley && c.scheme == Scheme::Original)
             .unwrap();
+        assert_eq!(ack.arithmetic, Arithmetic::TEXTBOOK_F32);
         assert_eq!(ack.evaluations(), 196_670_535);
         assert!(
             cases
@@ -1631,8 +2092,16 @@ mod tests {
         );
         assert!(Options::parse_functions("sphere").is_err());
         assert!(Options::parse_functions(" , ").is_err());
-        assert_eq!(Options::parse_precisions("both").unwrap().len(), 2);
-        assert!(Options::parse_precisions("f16").is_err());
+        assert_eq!(
+            Arithmetic::parse_list("textbook-f32, f64,exact-f64").unwrap(),
+            vec![Arithmetic::TEXTBOOK_F32, Arithmetic::F64]
+        );
+        assert_eq!(Arithmetic::parse_list("all").unwrap().len(), 4);
+        assert!(Arithmetic::parse_list("f16").is_err());
+        assert!(Arithmetic::parse_list(",").is_err());
+        for (name, a) in Arithmetic::NAMED {
+            assert_eq!(a.name(), name);
+        }
     }
 
     #[test]
@@ -1648,6 +2117,133 @@ mod tests {
         let b = Axis::of([5.0, 0.5].into_iter());
         assert_eq!((b.lo, b.hi, b.zero), (-1, 1, false));
         assert_eq!(b.label(b.bottom()), "1e-1");
+    }
+
+    /// A run's result as an engine would return it.
+    fn result(x: Vec<f64>, error: f64, verified_error: f64, history: Vec<f64>) -> RunResult {
+        RunResult {
+            best_x: nalgebra::DVector::from_vec(x),
+            best_f: error,
+            error,
+            verified_error,
+            errors_disagree: error != verified_error,
+            generations: history.len() as u32 - 1,
+            evaluations: 0,
+            termination: gpude::Termination::MaxGenerations,
+            elapsed: std::time::Duration::ZERO,
+            history: Some(history),
+            backend: "cpu",
+            seed: 1,
+            stream: 0,
+        }
+    }
+
+    #[test]
+    fn report_names_artefacts_and_trapped_runs() {
+        let options = Options {
+            functions: vec![Function::Griewank],
+            arithmetics: vec![Arithmetic::TEXTBOOK_F32, Arithmetic::EXACT_F32],
+            runs: 4,
+            table56: false,
+            ..Options::thesis()
+        };
+        let near = vec![1e-4; 128];
+        let trap = minima::local_minimum_of_cell(Function::Griewank, &{
+            let mut x = vec![0.0; 128];
+            x[0] = 6.3;
+            x
+        })
+        .unwrap();
+        let flat = vec![1.0; 1001];
+        let results = options
+            .cases()
+            .iter()
+            .map(|case| {
+                let rs: Vec<RunResult> = if case.arithmetic == Arithmetic::TEXTBOOK_F32 {
+                    // Three reported successes the verification refutes, one descending.
+                    let mut v = vec![result(near.clone(), 0.0, 3e-8, flat.clone()); 3];
+                    v.push(result(
+                        vec![0.5; 128],
+                        0.02,
+                        0.02,
+                        (0..=1000).map(|g| 1.0 / (1.0 + g as f64)).collect(),
+                    ));
+                    v
+                } else {
+                    // Three true successes and one run trapped at a local minimum.
+                    let mut v = vec![result(vec![1e-9; 128], 1e-13, 1e-13, flat.clone()); 3];
+                    v.push(result(trap.x.clone(), trap.error, trap.error, flat.clone()));
+                    v
+                };
+                collect(case, &rs, 1.0)
+            })
+            .collect();
+        let r = Reproduction {
+            options,
+            context: Context {
+                date: utc_now(),
+                command: "gpude reproduce thesis".into(),
+                gpude: "0",
+                ptx_arch: "sm_70",
+                backend: "cpu",
+                device: None,
+                multiprocessors: None,
+                fallback_reason: None,
+                mode: "auto".into(),
+                cpu_threads: 1,
+            },
+            results,
+        };
+        let c = r
+            .find(
+                Function::Griewank,
+                2048,
+                Arithmetic::TEXTBOOK_F32,
+                Scheme::Edcp,
+            )
+            .unwrap();
+        assert_eq!((c.reported.successes, c.stats.successes), (3, 0));
+        assert_eq!(c.failures.artefacts, 3);
+        assert_eq!((c.failures.stalled, c.failures.descending), (3, 1));
+        let c = r
+            .find(
+                Function::Griewank,
+                2048,
+                Arithmetic::EXACT_F32,
+                Scheme::Edcp,
+            )
+            .unwrap();
+        assert_eq!((c.reported.successes, c.stats.successes), (3, 3));
+        assert_eq!(c.failures.trapped_runs(), 1);
+        assert_eq!(c.runs[3].classification.outcome, Outcome::Trapped);
+
+        let report = report_markdown(&r, &[]);
+        assert!(
+            report.contains(
+                "- Griewank, Np = 2048: the thesis reports 85.71 %; 3 of our 4 textbook f32 runs \
+                 report success; all of them fail verification (median verified error 3.000e-8): \
+                 **the thesis's successes here are f32 artefacts**. For comparison: exact f32 3/4 \
+                 verified."
+            ),
+            "{report}"
+        );
+        assert!(
+            report.contains("| 2048 | 2,050,048 | 85.71 | 0.000986 | 75.00 / 0.00 | "),
+            "{report}"
+        );
+        assert!(
+            report.contains(&format!(
+                "| 2048 | exact f32 | 1 | 0 | 1 (1 at {}, error 0.00986467) | 0 | 0 |",
+                trap.name
+            )),
+            "{report}"
+        );
+        assert!(
+            report.contains(
+                "| 2048 | textbook f32 | 4 | 3 | 0 | 1 (median 2.000e-2) | 3 (median 3.000e-8) |"
+            ),
+            "{report}"
+        );
     }
 
     #[test]

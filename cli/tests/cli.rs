@@ -670,6 +670,179 @@ fn eval_matches_formulas() {
     }
 }
 
+/// Griewank in f64 without cancellation: `Σx²/4000 + 1 − Π cos t_j` with
+/// `1 − Π cos t_j = −expm1(Σ ln(1 − 2 sin²(t_j/2)))`, accurate to a few ulps also where
+/// the value is tiny.
+fn griewank_stable(x: &[f64]) -> f64 {
+    let s: f64 = x.iter().map(|v| v * v).sum::<f64>() / 4000.0;
+    let log_product: f64 = x
+        .iter()
+        .enumerate()
+        .map(|(j, v)| {
+            let h = (v / ((j + 1) as f64).sqrt() / 2.0).sin();
+            (-2.0 * h * h).ln_1p()
+        })
+        .sum();
+    s - log_product.exp_m1()
+}
+
+/// `gpude eval --function griewank --precision P --formula F` at one point.
+fn eval_griewank(precision: &str, formula: &str, x: &[f64]) -> f64 {
+    let point = x.iter().map(|v| format!("{v:e}")).collect::<Vec<_>>();
+    let got = values(&ok(gpude_stdin(
+        &[
+            "eval",
+            "--function",
+            "griewank",
+            "--precision",
+            precision,
+            "--formula",
+            formula,
+        ],
+        &(point.join(" ") + "\n"),
+    )));
+    assert_eq!(got.len(), 1);
+    got[0]
+}
+
+#[test]
+fn eval_textbook_formula_cancels_near_the_optimum_in_f32() {
+    // f32 ulp of values in [2^-k, 2^-k+1): the exact formulas stay within a few.
+    let ulp32 = |v: f64| 2f64.powi(v.log2().floor() as i32 - 23);
+    for (x, textbook_is_zero) in [
+        (vec![1e-3, -1e-3, 1e-3, -1e-3], false),
+        (vec![1e-4, -1e-4, 1e-4, -1e-4], true),
+    ] {
+        let want = griewank_stable(&x);
+        let exact = eval_griewank("f32", "exact", &x);
+        let textbook = eval_griewank("f32", "textbook", &x);
+        assert!(
+            (exact - want).abs() <= 4.0 * ulp32(want),
+            "exact f32 {exact} vs {want} at {x:?}"
+        );
+        // The textbook form loses every digit to `1 − Π cos` rounding near 1.
+        assert!(
+            (textbook - want).abs() > 1e-3 * want,
+            "textbook f32 {textbook} vs {want} at {x:?}"
+        );
+        assert_eq!(textbook == 0.0, textbook_is_zero, "{textbook} at {x:?}");
+        // In f64 both formulas are close to the value here (the textbook one loses only
+        // about half its digits at 1e-3).
+        let exact64 = eval_griewank("f64", "exact", &x);
+        assert!(
+            (exact64 - want).abs() <= 1e-14 * want,
+            "exact f64 {exact64} vs {want}"
+        );
+        let textbook64 = eval_griewank("f64", "textbook", &x);
+        assert!(
+            (textbook64 - want).abs() <= 1e-6 * want,
+            "textbook f64 {textbook64} vs {want}"
+        );
+    }
+}
+
+#[test]
+fn eval_rejects_unknown_formulas() {
+    fails(
+        gpude_stdin(
+            &["eval", "--function", "griewank", "--formula", "printed"],
+            "0 0\n",
+        ),
+        2,
+        "formula",
+    );
+}
+
+/// Textbook f32 Griewank near its optimum: the search reads 0 (every cosine rounds to
+/// one) while the best point's true error is about 1e-8, so every run's two errors
+/// disagree. Small enough to take well under a second.
+fn griewank_textbook_runs(formula: &str, json: bool) -> Output {
+    let mut args = vec![
+        "run",
+        "--backend",
+        "cpu",
+        "--function",
+        "griewank",
+        "--dim",
+        "4",
+        "--pop",
+        "32",
+        "--gens",
+        "150",
+        "--lower",
+        "-2",
+        "--upper",
+        "2",
+        "--precision",
+        "f32",
+        "--formula",
+        formula,
+        "--runs",
+        "3",
+        "--seed",
+        "1",
+    ];
+    if json {
+        args.push("--json");
+    }
+    gpude(&args)
+}
+
+#[test]
+fn run_marks_errors_that_disagree_with_the_verified_one() {
+    let v = ok_json(griewank_textbook_runs("textbook", true));
+    assert_eq!(v["job"]["formula"], "textbook");
+    let results = v["results"].as_array().expect("results");
+    assert_eq!(results.len(), 3);
+    for r in results {
+        let error = r["error"].as_f64().expect("error");
+        let verified = r["verified_error"].as_f64().expect("verified_error");
+        let x: Vec<f64> = r["best_x"]
+            .as_array()
+            .expect("best_x")
+            .iter()
+            .map(|v| v.as_f64().expect("a component"))
+            .collect();
+        assert_eq!(error, 0.0, "{r}");
+        // The verified error is the f64 value of the best point.
+        let want = griewank_stable(&x);
+        assert!(verified > 1e-10, "{r}");
+        assert!(
+            (verified - want).abs() <= 1e-12 * want,
+            "{verified} vs {want}"
+        );
+        assert_eq!(r["errors_disagree"], true, "{r}");
+    }
+    // Successes are judged on the verified errors.
+    assert_eq!(v["summary"]["successes"], 0, "{}", v["summary"]);
+
+    let s = ok(griewank_textbook_runs("textbook", false));
+    let marked = s
+        .lines()
+        .filter(|l| l.trim_end().ends_with(" *") || l.contains(" * "))
+        .count();
+    assert!(marked >= 3, "three runs marked with *:\n{s}");
+    assert!(
+        s.contains("* the search's error disagrees with the verified one"),
+        "the legend:\n{s}"
+    );
+
+    // The exact formulas: the search's errors are the verified ones, nothing marked.
+    let v = ok_json(griewank_textbook_runs("exact", true));
+    for r in v["results"].as_array().expect("results") {
+        assert_eq!(r["errors_disagree"], false, "{r}");
+        let error = r["error"].as_f64().expect("error");
+        let verified = r["verified_error"].as_f64().expect("verified_error");
+        assert!(
+            (error - verified).abs() <= 1e-5 * verified.max(error),
+            "{error} vs {verified}"
+        );
+    }
+    let s = ok(griewank_textbook_runs("exact", false));
+    assert!(!s.contains(" *"), "nothing marked:\n{s}");
+    assert!(!s.contains("disagrees"), "no legend:\n{s}");
+}
+
 #[test]
 fn eval_file_json_and_csv() {
     let csv = scratch("points.csv");
@@ -752,6 +925,35 @@ fn eval_rejects_malformed_input() {
         gpude(&["eval", "--function", "sphere", "/nonexistent/points.csv"]),
         2,
         "/nonexistent/points.csv",
+    );
+}
+
+#[test]
+fn bench_reports_the_verified_error_beside_the_search_error() {
+    let v = ok_json(gpude(&[
+        "bench",
+        "--backend",
+        "cpu",
+        "--quick",
+        "--only",
+        "cpu Np=2048",
+        "--repeats",
+        "1",
+        "--json",
+    ]));
+    let records = v["records"].as_array().expect("records");
+    assert_eq!(records.len(), 1, "{v}");
+    let r = &records[0];
+    let error = r["final_error"].as_f64().expect("final_error");
+    let verified = r["final_verified_error"]
+        .as_f64()
+        .expect("final_verified_error");
+    // A few generations from a random start: large errors, which the exact f32
+    // formulas compute to within rounding of the f64 value.
+    assert!(error > 1.0 && verified > 1.0, "{r}");
+    assert!(
+        (error - verified).abs() <= 1e-5 * verified,
+        "{error} vs {verified}"
     );
 }
 
