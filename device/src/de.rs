@@ -295,39 +295,50 @@ pub fn trial_chunk<T: Real>(
                     }
                 }
             };
-            let mut c = if take { m } else { xi[k] };
-            match tp.bounds {
-                BoundPolicy::InitOnly => {}
-                BoundPolicy::Clip => c = c.max(lo[k]).min(hi[k]),
-                BoundPolicy::Reflect => {
-                    if c < lo[k] {
-                        c = lo[k] + (lo[k] - c);
-                    } else if c > hi[k] {
-                        c = hi[k] - (c - hi[k]);
-                    }
-                    c = c.max(lo[k]).min(hi[k]);
-                }
-                BoundPolicy::Resample => {
-                    if !(c >= lo[k] && c <= hi[k]) {
-                        out = true;
-                    }
-                }
-            }
+            let (c, o) = confine(tp.bounds, if take { m } else { xi[k] }, lo[k], hi[k]);
+            out |= o;
             v[k] = c;
         }
         k += 1;
     }
     if out {
-        let w = resample();
-        let mut k = 0usize;
-        while k < 4 {
-            if (k as u32) < n && !(v[k] >= lo[k] && v[k] <= hi[k]) {
-                v[k] = lo[k] + T::uniform(w[k]) * (hi[k] - lo[k]);
-            }
-            k += 1;
-        }
+        resample_chunk(&mut v, n, lo, hi, &resample());
     }
     v
+}
+
+/// One component under a bound policy: the confined value, and whether
+/// [`BoundPolicy::Resample`] must redraw it (see [`resample_chunk`]).
+#[inline(always)]
+pub fn confine<T: Real>(bounds: BoundPolicy, c: T, lo: T, hi: T) -> (T, bool) {
+    match bounds {
+        BoundPolicy::InitOnly => (c, false),
+        BoundPolicy::Clip => (c.max(lo).min(hi), false),
+        BoundPolicy::Reflect => {
+            let r = if c < lo {
+                lo + (lo - c)
+            } else if c > hi {
+                hi - (c - hi)
+            } else {
+                c
+            };
+            (r.max(lo).min(hi), false)
+        }
+        BoundPolicy::Resample => (c, !(c >= lo && c <= hi)),
+    }
+}
+
+/// Redraws the components of a chunk outside the domain from the words `w`:
+/// `lo + u (hi − lo)`.
+#[inline(always)]
+pub fn resample_chunk<T: Real>(v: &mut [T; 4], n: u32, lo: &[T; 4], hi: &[T; 4], w: &[u32; 4]) {
+    let mut k = 0usize;
+    while k < 4 {
+        if (k as u32) < n && !(v[k] >= lo[k] && v[k] <= hi[k]) {
+            v[k] = lo[k] + T::uniform(w[k]) * (hi[k] - lo[k]);
+        }
+        k += 1;
+    }
 }
 
 /// One lane's chunk of an initial individual: `lo + u (hi − lo)`, u ∈ (0, 1].

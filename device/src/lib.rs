@@ -14,7 +14,9 @@ pub mod de;
 pub mod functions;
 pub mod lanes;
 pub mod math;
+pub mod migration;
 pub mod philox;
+pub mod pso;
 pub mod real;
 
 #[cfg(target_arch = "nvptx64")]

@@ -50,7 +50,7 @@ impl<T: Real> Population<T> {
 }
 
 #[inline(always)]
-fn chunk4<T: Real>(s: &[T], j0: usize) -> [T; 4] {
+pub(crate) fn chunk4<T: Real>(s: &[T], j0: usize) -> [T; 4] {
     let mut v = [T::ZERO; 4];
     for (k, x) in s[j0..(j0 + 4).min(s.len())].iter().enumerate() {
         v[k] = *x;
@@ -284,7 +284,7 @@ fn trial_fast<T: Real>(
 }
 
 /// [`evaluate`] with hardware FMA when there is one (see [`trial_fast`]).
-fn evaluate_fast<T: Real>(f: Function, x: &[T]) -> T {
+pub(crate) fn evaluate_fast<T: Real>(f: Function, x: &[T]) -> T {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("fma") {
         // SAFETY: the processor has FMA (checked just above).
