@@ -17,6 +17,10 @@ pub use gpude_device as device;
 pub use gpude_host as host;
 pub use gpude_host::cpu;
 pub use gpude_host::{
+    Algorithm, Archipelago, ArchipelagoBuilder, ArchipelagoResult, Emigrants, Pso, Replacement,
+    Topology,
+};
+pub use gpude_host::{
     Backend, BoundPolicy, Crossover, CudaEngine, Error, FUNCTIONS, Function, FunctionInfo, Job,
     JobBuilder, Mode, Precision, Problem, Result, RunResult, SolverOptions, Strategy, Termination,
 };
@@ -58,6 +62,16 @@ impl Solver {
     /// Runs one job. The observer sees every generation on the CPU engine.
     pub fn run(&self, job: &Job, observer: Option<cpu::Observer>) -> Result<RunResult> {
         self.0.run(job, observer)
+    }
+
+    /// Runs an archipelago: islands with migration, DE or PSO. The CPU engine only for
+    /// now; on the GPU backend this is an error.
+    pub fn run_archipelago(
+        &self,
+        a: &Archipelago,
+        observer: Option<cpu::Observer>,
+    ) -> Result<ArchipelagoResult> {
+        self.0.run_archipelago(a, observer)
     }
 
     /// Runs many jobs (on the GPU: compatible jobs share launches, one block each).

@@ -4,6 +4,7 @@
 //! the keys of [`JobSpec`]; `repetitions` (or `runs`) expands to streams 0 … n−1.
 
 use super::common::{self, BackendArgs, JobSpec, Summary, num};
+use super::islands;
 use super::{CliError, Result};
 use gpude::{Job, RunResult};
 use serde::{Deserialize, Serialize};
@@ -57,31 +58,60 @@ pub fn run(args: Args) -> Result<String> {
     }
     // Every job is checked before anything runs.
     let mut groups: Vec<Vec<Job>> = Vec::with_capacity(specs.len());
+    let mut plans = Vec::with_capacity(specs.len());
     for (i, spec) in specs.iter().enumerate() {
-        groups.push(
-            spec.jobs(false)
-                .map_err(|e| e.context(format!("{name}: job {i}")))?,
-        );
+        let context = |e: CliError| e.context(format!("{name}: job {i}"));
+        let mut jobs = spec.jobs(false).map_err(context)?;
+        plans.push(islands::plan(spec, &mut jobs).map_err(context)?);
+        groups.push(jobs);
     }
-    let all: Vec<Job> = groups.iter().flatten().cloned().collect();
-    let solver = args.backend.open()?;
-    let results = solver.run_batch(&all)?;
-    if results.len() != all.len() {
+    // Islands and PSO run on the CPU engine: with any of them, the whole file does.
+    let solver = if plans.iter().any(Option::is_some) {
+        islands::open(&args.backend)?
+    } else {
+        args.backend.open()?
+    };
+    let all: Vec<Job> = groups
+        .iter()
+        .zip(&plans)
+        .filter(|(_, p)| p.is_none())
+        .flat_map(|(g, _)| g.iter().cloned())
+        .collect();
+    let plain = solver.run_batch(&all)?;
+    if plain.len() != all.len() {
         return Err(CliError::runtime(format!(
             "the engine returned {} results for {} jobs",
-            results.len(),
+            plain.len(),
             all.len()
         )));
     }
+    let mut plain = plain.into_iter();
+    let mut results = Vec::new();
+    for (g, plan) in groups.iter().zip(&plans) {
+        match plan {
+            Some(archs) => {
+                results.extend(
+                    islands::execute(&solver, archs)?
+                        .into_iter()
+                        .map(|r| r.overall),
+                );
+            }
+            None => results.extend(plain.by_ref().take(g.len())),
+        }
+    }
     let mut reports = Vec::with_capacity(groups.len());
     let mut at = 0;
-    for (i, (g, spec)) in groups.iter().zip(&specs).enumerate() {
+    for (i, ((g, spec), plan)) in groups.iter().zip(&specs).zip(&plans).enumerate() {
         let rs = &results[at..at + g.len()];
         at += g.len();
         let errors: Vec<f64> = rs.iter().map(|r| r.error).collect();
+        let mut job = JobSpec::resolved(&g[0], g.len() as u32, spec.max_evals);
+        if let Some(archs) = plan {
+            islands::resolve(&mut job, &archs[0]);
+        }
         reports.push(JobReport {
             index: i,
-            job: JobSpec::resolved(&g[0], g.len() as u32, spec.max_evals),
+            job,
             results: rs,
             summary: Summary::of(&errors, g[0].target.unwrap_or(DEFAULT_SUCCESS)),
         });

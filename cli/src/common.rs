@@ -92,6 +92,9 @@ pub struct JobArgs {
     /// Arithmetic: f32 or f64 [default: f32].
     #[arg(long, value_name = "P")]
     pub precision: Option<String>,
+
+    #[command(flatten)]
+    pub islands: crate::islands::IslandArgs,
 }
 
 impl JobArgs {
@@ -122,7 +125,9 @@ impl JobArgs {
             seed: self.seed,
             precision: self.precision.clone(),
             repetitions: Some(repetitions),
-        })
+            ..Default::default()
+        }
+        .with_islands(&self.islands))
     }
 }
 
@@ -240,6 +245,27 @@ pub struct JobSpec {
     pub precision: Option<String>,
     #[serde(default, alias = "runs", skip_serializing_if = "Option::is_none")]
     pub repetitions: Option<u32>,
+    // Islands and PSO (see `islands.rs`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub algorithm: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub islands: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub migration_interval: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub migrants: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub topology: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub emigrants: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replace: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inertia: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub c1: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub c2: Option<f64>,
 }
 
 impl JobSpec {
@@ -382,6 +408,7 @@ impl JobSpec {
             seed: Some(job.seed),
             precision: Some(job.precision.name().to_string()),
             repetitions: Some(repetitions),
+            ..Default::default()
         }
     }
 }

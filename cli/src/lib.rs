@@ -7,10 +7,12 @@
 mod batch;
 mod bench;
 pub mod bench_cases;
+pub mod castro2012;
 mod common;
 mod eval;
 mod functions;
 mod info;
+mod islands;
 mod reproduce;
 mod run;
 pub mod stats;

@@ -1,8 +1,9 @@
 //! `gpude run`: optimise one function, once or several times.
 
 use super::common::{self, BackendArgs, JobArgs, JobSpec, Summary, num};
+use super::islands::{self, IslandsReport};
 use super::{CliError, Result};
-use gpude::{Job, RunResult, Solver};
+use gpude::{Archipelago, Job, RunResult, Solver};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 use std::fs::File;
@@ -46,11 +47,14 @@ struct Report<'a> {
     job: JobSpec,
     results: &'a [RunResult],
     summary: Summary,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    islands: Option<Vec<IslandsReport<'a>>>,
 }
 
 pub fn run(args: Args) -> Result<String> {
     let spec = args.job.spec(args.runs)?;
-    let jobs = spec.jobs(args.history.is_some())?;
+    let mut jobs = spec.jobs(args.history.is_some())?;
+    let archs = islands::plan(&spec, &mut jobs)?;
     let job = &jobs[0];
     // Open the history file first: a bad path should not cost a run.
     let history_file = match &args.history {
@@ -62,8 +66,18 @@ pub fn run(args: Args) -> Result<String> {
         })?),
         None => None,
     };
-    let solver = args.backend.open()?;
-    let results = execute(&solver, &jobs, show_progress(&args, &solver, job))?;
+    let solver = match &archs {
+        Some(_) => islands::open(&args.backend)?,
+        None => args.backend.open()?,
+    };
+    let arch_results = archs
+        .as_deref()
+        .map(|a| islands::execute(&solver, a))
+        .transpose()?;
+    let results = match &arch_results {
+        Some(r) => r.iter().map(|a| a.overall.clone()).collect(),
+        None => execute(&solver, &jobs, show_progress(&args, &solver, job))?,
+    };
     if results.len() != jobs.len() {
         return Err(CliError::runtime(format!(
             "the engine returned {} results for {} runs",
@@ -81,16 +95,28 @@ pub fn run(args: Args) -> Result<String> {
     let threshold = job.target.unwrap_or(DEFAULT_SUCCESS);
     let errors: Vec<f64> = results.iter().map(|r| r.error).collect();
     let summary = Summary::of(&errors, threshold);
+    let arch = archs.as_ref().map(|a| &a[0]);
     if args.json {
+        let mut resolved = JobSpec::resolved(job, args.runs, spec.max_evals);
+        if let Some(a) = arch {
+            islands::resolve(&mut resolved, a);
+        }
         return common::to_json(&Report {
             backend: solver.backend_name(),
             fallback_reason: solver.fallback_reason(),
-            job: JobSpec::resolved(job, args.runs, spec.max_evals),
+            job: resolved,
             results: &results,
             summary,
+            islands: arch_results
+                .as_ref()
+                .map(|r| r.iter().map(IslandsReport::of).collect()),
         });
     }
-    Ok(human(&solver, job, &results, &summary))
+    let mut out = human(&solver, job, &results, &summary, arch);
+    if let Some(r) = &arch_results {
+        out.push_str(&islands::summary(r));
+    }
+    Ok(out)
 }
 
 /// Should a progress bar be drawn? Only for people watching a long run that reports
@@ -160,7 +186,13 @@ fn write_history(file: File, results: &[RunResult]) -> std::io::Result<()> {
     w.flush()
 }
 
-fn human(solver: &Solver, job: &Job, results: &[RunResult], summary: &Summary) -> String {
+fn human(
+    solver: &Solver,
+    job: &Job,
+    results: &[RunResult],
+    summary: &Summary,
+    arch: Option<&Archipelago>,
+) -> String {
     let mut s = String::new();
     let backend = match solver.fallback_reason() {
         Some(why) => format!("{} (no GPU: {why})", solver.backend_name()),
@@ -178,7 +210,14 @@ fn human(solver: &Solver, job: &Job, results: &[RunResult], summary: &Summary) -
         ),
     );
     line("population", format!("Np = {}", job.pop));
-    line("strategy", common::describe_strategy(job));
+    match arch {
+        Some(a) => {
+            for (k, v) in islands::describe(a) {
+                line(k, v);
+            }
+        }
+        None => line("strategy", common::describe_strategy(job)),
+    }
     line("precision", job.precision.name().to_string());
     line("seed", job.seed.to_string());
     if let Some(t) = job.target {
