@@ -22,6 +22,10 @@ pub use gpude_host::{
     FunctionInfo, Job, JobBuilder, Mode, Precision, Problem, Result, RunResult, SolverOptions,
     Strategy, Termination,
 };
+pub use gpude_host::{
+    Algorithm, Archipelago, ArchipelagoBuilder, ArchipelagoResult, Emigrants, Pso, Replacement,
+    Topology,
+};
 
 /// The device crate compiled to PTX by the build script.
 pub const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/gpude.ptx"));
@@ -62,6 +66,16 @@ impl Solver {
     /// [`cpu::run_controlled`] and [`cpu::resume`].
     pub fn run(&self, job: &Job, observer: Option<cpu::Observer>) -> Result<RunResult> {
         self.0.run(job, observer)
+    }
+
+    /// Runs an archipelago: islands with migration, DE or PSO. The CPU engine only for
+    /// now; on the GPU backend this is an error.
+    pub fn run_archipelago(
+        &self,
+        a: &Archipelago,
+        observer: Option<cpu::Observer>,
+    ) -> Result<ArchipelagoResult> {
+        self.0.run_archipelago(a, observer)
     }
 
     /// Runs many jobs (on the GPU: compatible jobs share launches, one block each).

@@ -9,6 +9,7 @@
 
 use super::common::{self, BackendArgs, JobSpec, Summary, num};
 use super::input::{self, MIB};
+use super::islands;
 use super::{CliError, Result};
 use gpude::{Job, RunResult};
 use serde::Serialize;
@@ -58,21 +59,47 @@ pub fn run(args: Args) -> Result<String> {
     }
     // Every job is checked before anything runs.
     let mut groups: Vec<Vec<Job>> = Vec::with_capacity(specs.len());
+    let mut plans = Vec::with_capacity(specs.len());
     for (i, spec) in specs.iter().enumerate() {
-        groups.push(
-            spec.jobs(false)
-                .map_err(|e| e.context(format!("{name}: job {i}")))?,
-        );
+        let context = |e: CliError| e.context(format!("{name}: job {i}"));
+        islands::check_flags(spec).map_err(context)?;
+        let mut jobs = spec.jobs(false).map_err(context)?;
+        plans.push(islands::plan(spec, &mut jobs).map_err(context)?);
+        groups.push(jobs);
     }
-    let all: Vec<Job> = groups.iter().flatten().cloned().collect();
-    let solver = args.backend.open()?;
-    let results = solver.run_batch(&all)?;
-    if results.len() != all.len() {
+    // Islands and PSO run on the CPU engine: with any of them, the whole file does.
+    let solver = if plans.iter().any(Option::is_some) {
+        islands::open(&args.backend)?
+    } else {
+        args.backend.open()?
+    };
+    let all: Vec<Job> = groups
+        .iter()
+        .zip(&plans)
+        .filter(|(_, p)| p.is_none())
+        .flat_map(|(g, _)| g.iter().cloned())
+        .collect();
+    let plain = solver.run_batch(&all)?;
+    if plain.len() != all.len() {
         return Err(CliError::runtime(format!(
             "the engine returned {} results for {} jobs",
-            results.len(),
+            plain.len(),
             all.len()
         )));
+    }
+    let mut plain = plain.into_iter();
+    let mut results = Vec::new();
+    for (g, plan) in groups.iter().zip(&plans) {
+        match plan {
+            Some(archs) => {
+                results.extend(
+                    islands::execute(&solver, archs)?
+                        .into_iter()
+                        .map(|r| r.overall),
+                );
+            }
+            None => results.extend(plain.by_ref().take(g.len())),
+        }
     }
     // A run whose best is not finite fails the batch (exit code 1), naming the job.
     let mut at = 0;
@@ -87,13 +114,18 @@ pub fn run(args: Args) -> Result<String> {
     }
     let mut reports = Vec::with_capacity(groups.len());
     let mut at = 0;
-    for (i, (g, spec)) in groups.iter().zip(&specs).enumerate() {
+    for (i, ((g, spec), plan)) in groups.iter().zip(&specs).zip(&plans).enumerate() {
         let rs = &results[at..at + g.len()];
         at += g.len();
+        // Successes are judged on the verified errors.
         let errors: Vec<f64> = rs.iter().map(|r| r.verified_error).collect();
+        let mut job = JobSpec::resolved(&g[0], g.len() as u32, spec.max_evals);
+        if let Some(archs) = plan {
+            islands::resolve(&mut job, &archs[0]);
+        }
         reports.push(JobReport {
             index: i,
-            job: JobSpec::resolved(&g[0], g.len() as u32, spec.max_evals),
+            job,
             results: rs,
             summary: Summary::of(&errors, g[0].target().unwrap_or(DEFAULT_SUCCESS)),
         });
@@ -207,7 +239,7 @@ pub(crate) fn parse(text: &str, path: &Path) -> Result<Vec<JobSpec>> {
 }
 
 /// The keys of a job and the type each needs.
-const KEYS: [(&str, &str); 19] = [
+const KEYS: [(&str, &str); 30] = [
     ("function", "a function name"),
     ("dim", WHOLE32),
     ("lower", "a number or an array of numbers"),
@@ -225,8 +257,19 @@ const KEYS: [(&str, &str); 19] = [
     ("cr", "a number"),
     ("seed", WHOLE64),
     ("precision", "f32 or f64"),
+    ("formula", "exact or textbook"),
     ("repetitions", WHOLE32),
     ("runs", WHOLE32),
+    ("algorithm", "de or pso"),
+    ("islands", WHOLE32),
+    ("migration_interval", WHOLE32),
+    ("migrants", WHOLE32),
+    ("topology", "ring, full or random"),
+    ("emigrants", "best or random"),
+    ("replace", "worst or random"),
+    ("inertia", "a number"),
+    ("c1", "a number"),
+    ("c2", "a number"),
 ];
 const WHOLE32: &str = "a whole number in 0 ..= 4294967295";
 const WHOLE64: &str = "a whole number ≥ 0";

@@ -94,6 +94,8 @@ pub struct JobArgs {
     /// Objective formulas: exact or textbook (as printed) [default: exact].
     #[arg(long, value_name = "FORMULA")]
     pub formula: Option<String>,
+    #[command(flatten)]
+    pub islands: crate::islands::IslandArgs,
 }
 
 impl JobArgs {
@@ -125,7 +127,9 @@ impl JobArgs {
             precision: self.precision.clone(),
             formula: self.formula.clone(),
             repetitions: Some(repetitions),
-        })
+            ..Default::default()
+        }
+        .with_islands(&self.islands))
     }
 }
 
@@ -287,6 +291,27 @@ pub struct JobSpec {
     pub formula: Option<String>,
     #[serde(default, alias = "runs", skip_serializing_if = "Option::is_none")]
     pub repetitions: Option<u32>,
+    // Islands and PSO (see `islands.rs`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub algorithm: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub islands: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub migration_interval: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub migrants: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub topology: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub emigrants: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replace: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inertia: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub c1: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub c2: Option<f64>,
 }
 
 impl JobSpec {
@@ -431,6 +456,7 @@ impl JobSpec {
             precision: Some(job.precision().name().to_string()),
             formula: Some(formula_name(job.formula()).to_string()),
             repetitions: Some(repetitions),
+            ..Default::default()
         }
     }
 }

@@ -7,12 +7,14 @@
 mod batch;
 mod bench;
 pub mod bench_cases;
+pub mod castro2012;
 mod common;
 mod eval;
 mod functions;
 mod info;
 mod input;
 mod interrupt;
+mod islands;
 pub mod minima;
 mod output;
 mod reproduce;

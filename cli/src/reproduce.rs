@@ -19,6 +19,47 @@ pub enum What {
     /// The thesis's chapter 5: the variant on Griewank, Rosenbrock, f4 and Ackley at
     /// D = 128, 35 runs per case, and Table 5.6 (original DE against the variant).
     Thesis(Box<ThesisArgs>),
+    /// Seed 001 (Castro Liera et al. 2012): PSO on 21 islands × 128 particles with ring
+    /// migration every 1 % of the generations, and gpude's DE on the same islands, on
+    /// Rastrigin, Ackley, Schwefel 1.2 and Weierstrass at D = 30.
+    Castro2012(Box<Castro2012Args>),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct Castro2012Args {
+    /// Independent runs per case [default: 10; 2 with --quick].
+    #[arg(long, value_name = "N")]
+    pub runs: Option<u32>,
+
+    /// The functions: a comma list of ackley, rastrigin, schwefel12, weierstrass
+    /// [default: all].
+    #[arg(long, value_name = "LIST")]
+    pub functions: Option<String>,
+
+    /// Arithmetic: f32 or f64.
+    #[arg(long, default_value = "f64", value_name = "P")]
+    pub precision: String,
+
+    /// Where to run: cpu (islands run on the CPU engine only for now).
+    #[arg(long, default_value = "cpu", value_name = "B")]
+    pub backend: String,
+
+    /// Leave out gpude's DE islands (PSO only).
+    #[arg(long)]
+    pub no_de: bool,
+
+    /// Small sizes for a check in seconds: 3 islands × 16 particles, D = 10, g_max ÷ 100,
+    /// 2 runs.
+    #[arg(long)]
+    pub quick: bool,
+
+    /// Random seed of every case.
+    #[arg(long, default_value_t = 1, value_name = "SEED")]
+    pub seed: u64,
+
+    /// Also write REPORT.md and runs.json into this folder.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -66,7 +107,66 @@ pub struct ThesisArgs {
 pub fn run(args: Args) -> Result<String> {
     match args.what {
         What::Thesis(a) => thesis(*a),
+        What::Castro2012(a) => castro2012(*a),
     }
+}
+
+fn castro2012(args: Castro2012Args) -> Result<String> {
+    use crate::castro2012 as c;
+    let runs = args.runs.unwrap_or(if args.quick {
+        c::QUICK_RUNS
+    } else {
+        c::FULL_RUNS
+    });
+    if runs == 0 || runs > crate::common::MAX_REPETITIONS {
+        return Err(CliError::usage(format!(
+            "--runs {runs} is not allowed: 1 ..= {}",
+            crate::common::MAX_REPETITIONS
+        )));
+    }
+    let options = c::Options {
+        runs,
+        quick: args.quick,
+        seed: args.seed,
+        precision: gpude::Precision::parse(&args.precision)?,
+        functions: match &args.functions {
+            Some(list) => c::Options::parse_functions(list)?,
+            None => c::published::CASES.iter().map(|k| k.function).collect(),
+        },
+        de: !args.no_de,
+    };
+    let backend = BackendArgs {
+        backend: args.backend.clone(),
+        mode: "auto".into(),
+        device: None,
+        streams: None,
+    };
+    let solver = crate::islands::open(&backend)?;
+    let cases = c::cases(&options);
+    let mut results = Vec::with_capacity(cases.len());
+    for (k, (case, family)) in cases.iter().enumerate() {
+        eprintln!(
+            "reproduce: [{}/{}] {} {} ({} runs) …",
+            k + 1,
+            cases.len(),
+            family.name(),
+            gpude::FunctionInfo::of(case.function).name,
+            options.runs
+        );
+        let r = c::run_case(&solver, &options, case, *family)?;
+        eprintln!(
+            "reproduce:   success {:.1} %, mean error {}, {:.3} s per run",
+            r.success_pct,
+            num(r.mean_error),
+            r.mean_seconds
+        );
+        results.push(r);
+    }
+    let report = c::report(&options, &results, solver.backend_name(), &command_line());
+    if let Some(dir) = &args.out {
+        c::write(dir, &report, &results)?;
+    }
+    Ok(report)
 }
 
 fn thesis(args: ThesisArgs) -> Result<String> {

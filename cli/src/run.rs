@@ -1,7 +1,9 @@
 //! `gpude run`: optimise one function, once or several times.
 
 use super::common::{self, BackendArgs, JobArgs, JobSpec, Summary, num};
+use super::islands::{self, IslandsReport};
 use super::{CliError, Result, input, interrupt, output};
+use gpude::Archipelago;
 use gpude::checkpoint::{self, Entry, Part};
 use gpude::cpu::{self, Checkpoint, Control, Flow};
 use gpude::{Job, RunResult, Termination};
@@ -69,6 +71,8 @@ struct Report<'a> {
     job: JobSpec,
     results: &'a [RunResult],
     summary: Summary,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    islands: Option<Vec<IslandsReport<'a>>>,
 }
 
 /// What the output shows of where the runs ran.
@@ -81,7 +85,11 @@ pub fn run(args: Args) -> Result<String> {
     let spec = args.job.spec(args.runs)?;
     let saving = args.save.checkpoint.is_some();
     // A checkpoint records the history so that a resumed run can write all of it.
-    let jobs = spec.jobs(args.history.is_some() || saving)?;
+    islands::check_flags(&spec)?;
+    let mut jobs = spec.jobs(args.history.is_some() || saving)?;
+    if let Some(archs) = islands::plan(&spec, &mut jobs)? {
+        return run_islands(&args, &spec, &jobs, &archs);
+    }
     if args.save.checkpoint_every == Some(0) {
         return Err(CliError::usage(
             "--checkpoint-every = 0 is not allowed: 1 or more generations",
@@ -141,6 +149,58 @@ pub fn run(args: Args) -> Result<String> {
         spec.max_evals,
         &args.save,
     )
+}
+
+/// Runs archipelagos (`--islands`, `--algorithm pso`; CPU engine). They are not saved:
+/// `--checkpoint` is refused.
+fn run_islands(args: &Args, spec: &JobSpec, jobs: &[Job], archs: &[Archipelago]) -> Result<String> {
+    if args.save.checkpoint.is_some() {
+        return Err(CliError::usage(
+            "--checkpoint does not apply to islands or PSO: an archipelago is not saved",
+        ));
+    }
+    check_outputs(args.history.as_deref(), None)?;
+    let solver = islands::open(&args.backend)?;
+    let arch_results = islands::execute(&solver, archs)?;
+    let results: Vec<RunResult> = arch_results.iter().map(|a| a.overall.clone()).collect();
+    if let Some(path) = &args.history {
+        output::write(path, history_csv(&results).as_bytes()).map_err(|e| {
+            CliError::runtime(format!(
+                "writing the history file {}: {e}",
+                input::name(path)
+            ))
+        })?;
+    }
+    if let Some((k, e)) = common::failed_run(&results) {
+        return Err(match results.len() {
+            1 => e,
+            n => e.context(format!("run {k} of {n}")),
+        });
+    }
+    let job = &jobs[0];
+    let threshold = job.target().unwrap_or(DEFAULT_SUCCESS);
+    // Successes are judged on the verified errors.
+    let errors: Vec<f64> = results.iter().map(|r| r.verified_error).collect();
+    let summary = Summary::of(&errors, threshold);
+    let at = Where {
+        backend: solver.backend_name(),
+        fallback_reason: solver.fallback_reason(),
+    };
+    if args.json {
+        let mut resolved = JobSpec::resolved(job, args.runs, spec.max_evals);
+        islands::resolve(&mut resolved, &archs[0]);
+        return common::to_json(&Report {
+            backend: at.backend,
+            fallback_reason: at.fallback_reason,
+            job: resolved,
+            results: &results,
+            summary,
+            islands: Some(arch_results.iter().map(IslandsReport::of).collect()),
+        });
+    }
+    let mut out = human(&at, job, &results, &summary, Some(&archs[0]));
+    out.push_str(&islands::summary(&arch_results));
+    Ok(out)
 }
 
 /// Checks the history and checkpoint paths before any work.
@@ -352,9 +412,10 @@ pub(crate) fn finish(
             job: JobSpec::resolved(job, done.runs as u32, budget),
             results: &done.results,
             summary,
+            islands: None,
         })?
     } else {
-        human(at, job, &done.results, &summary)
+        human(at, job, &done.results, &summary, None)
     };
     if !done.interrupted {
         return Ok(out);
@@ -411,7 +472,13 @@ fn history_csv(results: &[RunResult]) -> String {
     w
 }
 
-fn human(at: &Where, job: &Job, results: &[RunResult], summary: &Summary) -> String {
+fn human(
+    at: &Where,
+    job: &Job,
+    results: &[RunResult],
+    summary: &Summary,
+    arch: Option<&Archipelago>,
+) -> String {
     let mut s = String::new();
     let backend = match at.fallback_reason {
         Some(why) => format!("{} (no GPU: {why})", at.backend),
@@ -429,7 +496,14 @@ fn human(at: &Where, job: &Job, results: &[RunResult], summary: &Summary) -> Str
         ),
     );
     line("population", format!("Np = {}", job.pop()));
-    line("strategy", common::describe_strategy(job));
+    match arch {
+        Some(a) => {
+            for (k, v) in islands::describe(a) {
+                line(k, v);
+            }
+        }
+        None => line("strategy", common::describe_strategy(job)),
+    }
     line(
         "precision",
         format!(

@@ -1920,3 +1920,27 @@ fn adaptive_runs_are_not_checkpointed_but_stop_cleanly() {
     assert!(r["evaluations"].as_u64().unwrap() <= 3000, "{r}");
     assert!(r["verified_error"].as_f64().unwrap() < 1.0, "{r}");
 }
+
+#[test]
+fn batch_files_take_the_formula_key() {
+    let file = scratch("formula.toml");
+    std::fs::write(
+        &file,
+        "[[jobs]]\nfunction = \"griewank\"\ndim = 4\npop = 16\ngenerations = 5\nformula = \"textbook\"\n",
+    )
+    .expect("write");
+    let o = gpude(&["batch", path_str(&file), "--backend", "cpu", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: Value = serde_json::from_str(&stdout(&o)).expect("JSON");
+    assert_eq!(v["jobs"][0]["job"]["formula"], "textbook", "{v}");
+    std::fs::write(
+        &file,
+        "[[jobs]]\nfunction = \"griewank\"\ndim = 4\nformula = \"approximate\"\n",
+    )
+    .expect("write");
+    fails(
+        gpude(&["batch", path_str(&file), "--backend", "cpu"]),
+        2,
+        "formula",
+    );
+}

@@ -21,7 +21,9 @@ pub mod de;
 pub mod functions;
 pub mod lanes;
 pub mod math;
+pub mod migration;
 pub mod philox;
+pub mod pso;
 pub mod real;
 /// The one list of built-in objective functions, and the typed names of the kernels.
 ///

@@ -304,6 +304,12 @@ impl Job {
         self
     }
 
+    /// The same job with bound policy `b` (every strategy takes every policy).
+    pub fn with_bounds(mut self, b: BoundPolicy) -> Job {
+        self.bounds = b;
+        self
+    }
+
     /// The same job in precision `p`, checked again (bounds that f64 represents may not
     /// be representable in f32).
     pub fn with_precision(mut self, p: Precision) -> Result<Job> {

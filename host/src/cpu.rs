@@ -98,7 +98,7 @@ impl<T: Real> Population<T> {
 }
 
 #[inline(always)]
-fn chunk4<T: Real>(s: &[T], j0: usize) -> [T; 4] {
+pub(crate) fn chunk4<T: Real>(s: &[T], j0: usize) -> [T; 4] {
     let mut v = [T::ZERO; 4];
     for (k, x) in s[j0..(j0 + 4).min(s.len())].iter().enumerate() {
         v[k] = *x;

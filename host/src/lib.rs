@@ -10,7 +10,9 @@ pub mod config;
 pub mod cpu;
 pub mod cuda;
 pub mod error;
+pub mod islands;
 pub mod problem;
+pub mod pso;
 pub mod result;
 
 pub use adaptive::Adaptive;
@@ -18,7 +20,11 @@ pub use config::{Job, JobBuilder, Precision};
 pub use cuda::{CudaEngine, FinalPopulation, Mode};
 pub use error::{Error, Result};
 pub use gpude_device::{BoundPolicy, Crossover, Formula, Function, Strategy};
+pub use islands::{
+    Algorithm, Archipelago, ArchipelagoBuilder, ArchipelagoResult, Emigrants, Replacement, Topology,
+};
 pub use problem::{FUNCTIONS, FunctionInfo, Problem};
+pub use pso::Pso;
 pub use result::{RunResult, Termination};
 
 /// Where jobs run.
@@ -144,6 +150,19 @@ impl Solver {
                 Precision::F64 => cpu::run::<f64>(job, observer),
             },
         }
+    }
+
+    /// Runs an archipelago (islands with migration, DE or PSO). The CPU engine only for
+    /// now: the CUDA engine turns it down rather than run something else.
+    pub fn run_archipelago(
+        &self,
+        a: &Archipelago,
+        observer: Option<cpu::Observer>,
+    ) -> Result<ArchipelagoResult> {
+        if self.cuda.is_some() {
+            return Err(Error::invalid("backend", "cuda", islands::CPU_ONLY));
+        }
+        Ok(islands::run_cpu(a, observer))
     }
 
     /// Runs many jobs, one result each, in order.

@@ -1,0 +1,589 @@
+//! Islands: the populations of one batch form an archipelago and exchange individuals
+//! at generation boundaries, on the CPU engine.
+//!
+//! Island `k` of an archipelago built from a job with stream `s` is that job with
+//! population stream `s·N + k` (N islands), so archipelago `s` of a series of runs uses
+//! streams `s·N … s·N + N − 1`. Every island runs the same algorithm: DE with the job's
+//! strategy (any of them) or PSO ([`crate::pso`]).
+//!
+//! # Order of a run
+//! 1. Every island's generation 0 (its initial population), then its best.
+//! 2. For `g = 1, 2, …`: every island runs generation `g` (independently; DE reads the
+//!    island's own best of generation `g − 1`). If the best value over all islands has
+//!    reached the target, the run stops after generation `g`. Otherwise, when `g` is a
+//!    multiple of the interval and `g` is below the generation limit, one migration
+//!    event runs as [`gpude_device::migration`] describes (snapshot of all emigrants,
+//!    then all replacements, then every island's best recomputed).
+//!
+//! An interval of at least the generation limit therefore gives exactly the results of
+//! the same jobs run one by one. For PSO the migrating "individuals" are the particles'
+//! personal bests: a newcomer becomes the replaced particle's position and personal
+//! best, and keeps that particle's velocity.
+//!
+//! Each island also keeps a record of the best point it has held: after every
+//! generation and every event it takes the island's current best unless the record is
+//! strictly better (with random replacement an island can lose its best individual).
+//! The results report these records.
+
+use crate::Precision;
+use crate::config::Job;
+use crate::cpu::{self, Observer, Population};
+use crate::error::{Error, Result};
+use crate::pso::{self, Pso, Swarm};
+use crate::result::{RunResult, termination, verify};
+use gpude_device::Real;
+use gpude_device::de::better;
+use gpude_device::migration::{
+    EMIGRANT_SLOT, REPLACE_SLOT, draw_distinct, random_ring, select_best, select_worst, source,
+    sources,
+};
+pub use gpude_device::migration::{Emigrants, Replacement, Topology};
+use gpude_device::philox::key_of;
+use gpude_device::pso::PsoParams;
+use nalgebra::DVector;
+use rayon::prelude::*;
+use std::time::Instant;
+
+/// The most islands in one archipelago.
+pub const MAX_ISLANDS: u32 = 1 << 16;
+/// The most individuals over all islands.
+pub const MAX_INDIVIDUALS: u64 = 1 << 26;
+
+/// Why the CUDA engine turns islands and PSO down.
+pub const CPU_ONLY: &str = "islands and PSO run on the CPU engine only for now; use --backend cpu";
+
+/// Names of the topologies, emigrant rules, replacement rules and algorithms.
+pub const TOPOLOGIES: [(&str, Topology); 3] = [
+    ("ring", Topology::Ring),
+    ("full", Topology::Full),
+    ("random", Topology::Random),
+];
+pub const EMIGRANT_RULES: [(&str, Emigrants); 2] =
+    [("best", Emigrants::Best), ("random", Emigrants::Random)];
+pub const REPLACEMENTS: [(&str, Replacement); 2] = [
+    ("worst", Replacement::Worst),
+    ("random", Replacement::Random),
+];
+
+fn lookup<V: Copy>(kind: &'static str, table: &[(&str, V)], name: &str) -> Result<V> {
+    let n = name.trim().to_ascii_lowercase();
+    table
+        .iter()
+        .find(|(k, _)| *k == n)
+        .map(|(_, v)| *v)
+        .ok_or_else(|| Error::UnknownName {
+            kind,
+            name: name.to_string(),
+            known: table.iter().map(|(k, _)| *k).collect::<Vec<_>>().join(", "),
+        })
+}
+
+fn name_of<V: Copy + PartialEq>(table: &[(&'static str, V)], v: V) -> &'static str {
+    table
+        .iter()
+        .find(|(_, x)| *x == v)
+        .map(|(k, _)| *k)
+        .unwrap_or("?")
+}
+
+pub fn parse_topology(s: &str) -> Result<Topology> {
+    lookup("topology", &TOPOLOGIES, s)
+}
+pub fn parse_emigrants(s: &str) -> Result<Emigrants> {
+    lookup("emigrant selection", &EMIGRANT_RULES, s)
+}
+pub fn parse_replacement(s: &str) -> Result<Replacement> {
+    lookup("replacement", &REPLACEMENTS, s)
+}
+pub fn topology_name(t: Topology) -> &'static str {
+    name_of(&TOPOLOGIES, t)
+}
+pub fn emigrants_name(e: Emigrants) -> &'static str {
+    name_of(&EMIGRANT_RULES, e)
+}
+pub fn replacement_name(r: Replacement) -> &'static str {
+    name_of(&REPLACEMENTS, r)
+}
+
+/// The algorithm every island runs.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Algorithm {
+    /// Differential Evolution with the job's strategy.
+    De,
+    /// Particle swarm optimization.
+    Pso(Pso),
+}
+
+impl Algorithm {
+    pub fn name(self) -> &'static str {
+        match self {
+            Algorithm::De => "de",
+            Algorithm::Pso(_) => "pso",
+        }
+    }
+}
+
+/// Islands of one job template with their migration settings; built by
+/// [`ArchipelagoBuilder::build`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Archipelago {
+    template: Job,
+    islands: u32,
+    topology: Topology,
+    interval: u32,
+    migrants: u32,
+    emigrants: Emigrants,
+    replace: Replacement,
+    algorithm: Algorithm,
+}
+
+/// Builds an [`Archipelago`]; left-out settings: ring, interval 1 % of the generation
+/// limit (at least 1; seed 001's period), 1 migrant, best → worst, DE.
+#[derive(Clone, Debug)]
+pub struct ArchipelagoBuilder {
+    a: Archipelago,
+    interval: Option<u32>,
+}
+
+impl Archipelago {
+    /// `islands` copies of `template`, island `k` on stream `template.stream()·N + k`.
+    pub fn builder(template: Job, islands: u32) -> ArchipelagoBuilder {
+        ArchipelagoBuilder {
+            a: Archipelago {
+                template,
+                islands,
+                topology: Topology::Ring,
+                interval: 1,
+                migrants: 1,
+                emigrants: Emigrants::Best,
+                replace: Replacement::Worst,
+                algorithm: Algorithm::De,
+            },
+            interval: None,
+        }
+    }
+
+    pub fn template(&self) -> &Job {
+        &self.template
+    }
+    pub fn islands(&self) -> u32 {
+        self.islands
+    }
+    pub fn topology(&self) -> Topology {
+        self.topology
+    }
+    /// Generations between migration events.
+    pub fn interval(&self) -> u32 {
+        self.interval
+    }
+    /// Emigrants each island sends per event.
+    pub fn migrants(&self) -> u32 {
+        self.migrants
+    }
+    pub fn emigrants(&self) -> Emigrants {
+        self.emigrants
+    }
+    pub fn replacement(&self) -> Replacement {
+        self.replace
+    }
+    pub fn algorithm(&self) -> Algorithm {
+        self.algorithm
+    }
+
+    /// Individuals each island receives per event.
+    pub fn incoming(&self) -> u32 {
+        self.migrants * sources(self.topology, self.islands)
+    }
+
+    /// The job of island `k`.
+    pub fn island_job(&self, k: u32) -> Job {
+        self.template
+            .clone()
+            .with_stream(self.template.stream() * self.islands + k)
+    }
+
+    /// Evaluations of a run of `g` generations over all islands.
+    pub fn evaluations(&self, g: u32) -> u64 {
+        self.islands as u64 * self.template.evaluations(g)
+    }
+}
+
+impl ArchipelagoBuilder {
+    pub fn topology(mut self, t: Topology) -> Self {
+        self.a.topology = t;
+        self
+    }
+    /// Generations between migration events.
+    pub fn interval(mut self, g: u32) -> Self {
+        self.interval = Some(g);
+        self
+    }
+    /// Emigrants each island sends per event (K).
+    pub fn migrants(mut self, k: u32) -> Self {
+        self.a.migrants = k;
+        self
+    }
+    pub fn emigrants(mut self, e: Emigrants) -> Self {
+        self.a.emigrants = e;
+        self
+    }
+    pub fn replacement(mut self, r: Replacement) -> Self {
+        self.a.replace = r;
+        self
+    }
+    pub fn algorithm(mut self, a: Algorithm) -> Self {
+        self.a.algorithm = a;
+        self
+    }
+
+    pub fn build(self) -> Result<Archipelago> {
+        let mut a = self.a;
+        let n = a.islands;
+        if n == 0 || n > MAX_ISLANDS {
+            return Err(Error::invalid(
+                "number of islands",
+                n,
+                format!("1 ..= {MAX_ISLANDS}"),
+            ));
+        }
+        let np = a.template.pop();
+        let total = n as u64 * np as u64;
+        if total > MAX_INDIVIDUALS {
+            return Err(Error::invalid(
+                "islands × population",
+                format!("{n} × {np}"),
+                format!("at most {MAX_INDIVIDUALS} individuals in all"),
+            ));
+        }
+        let last = a.template.stream() as u64 * n as u64 + (n as u64 - 1);
+        if last > u32::MAX as u64 {
+            return Err(Error::invalid(
+                "stream",
+                a.template.stream(),
+                format!(
+                    "at most {} with {n} islands (island streams are stream·{n} + k)",
+                    (u32::MAX as u64 - (n as u64 - 1)) / n as u64
+                ),
+            ));
+        }
+        a.interval = match self.interval {
+            Some(0) => {
+                return Err(Error::invalid(
+                    "migration interval",
+                    0,
+                    "at least 1 generation",
+                ));
+            }
+            Some(g) => g,
+            None => (a.template.generations() / 100).max(1),
+        };
+        if a.migrants == 0 {
+            return Err(Error::invalid("migrants", 0, "at least 1"));
+        }
+        let m = a.migrants as u64 * sources(a.topology, n) as u64;
+        if m >= np as u64 {
+            return Err(Error::invalid(
+                "migrants",
+                a.migrants,
+                format!(
+                    "fewer than the island size: each island receives migrants × sources = {} × {} = {m} individuals per event, which must be below Np = {np}",
+                    a.migrants,
+                    sources(a.topology, n)
+                ),
+            ));
+        }
+        if let Algorithm::Pso(p) = a.algorithm {
+            p.validate()?;
+        }
+        Ok(a)
+    }
+}
+
+/// What an archipelago run returns.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct ArchipelagoResult {
+    /// One result per island (its record, see the module's notes), in island order.
+    pub islands: Vec<RunResult>,
+    /// The island holding the overall best (the lowest index among equals).
+    pub best_island: usize,
+    /// The overall best: the best island's point, with the evaluations of all islands,
+    /// the best value over all islands after every generation (when asked for) and
+    /// the template's stream.
+    pub overall: RunResult,
+    /// Migration events that ran.
+    pub migrations: u32,
+    /// The first generation after which the overall best reached the target, if any.
+    pub first_hit: Option<u32>,
+}
+
+enum State<T> {
+    De {
+        pop: Population<T>,
+        best: usize,
+        scratch: Vec<T>,
+    },
+    Pso(Swarm<T>),
+}
+
+struct Island<T> {
+    job: Job,
+    state: State<T>,
+    rec_f: T,
+    rec_x: Vec<T>,
+    history: Option<Vec<f64>>,
+}
+
+impl<T: Real> Island<T> {
+    fn new(job: Job, algorithm: Algorithm) -> Island<T> {
+        let state = match algorithm {
+            Algorithm::De => {
+                let pop = cpu::initial::<T>(&job);
+                let best = pop.best();
+                State::De {
+                    pop,
+                    best,
+                    scratch: Vec::new(),
+                }
+            }
+            Algorithm::Pso(_) => State::Pso(pso::initial::<T>(&job)),
+        };
+        let history = job.history().then(Vec::new);
+        let mut isl = Island {
+            job,
+            state,
+            rec_f: T::INFINITY,
+            rec_x: Vec::new(),
+            history,
+        };
+        isl.take_record(true);
+        isl
+    }
+
+    /// The migrating individuals: rows (row-major) and values.
+    fn members(&self) -> (&[T], &[T]) {
+        match &self.state {
+            State::De { pop, .. } => (&pop.x, &pop.fit),
+            State::Pso(s) => (&s.pbest, &s.pfit),
+        }
+    }
+
+    fn dim(&self) -> usize {
+        self.job.dim() as usize
+    }
+
+    fn best(&self) -> usize {
+        match &self.state {
+            State::De { best, .. } => *best,
+            State::Pso(s) => s.gbest,
+        }
+    }
+
+    /// The record takes the current best unless the record is strictly better.
+    fn take_record(&mut self, first: bool) {
+        let b = self.best();
+        let d = self.dim();
+        let (rows, fit) = self.members();
+        let fb = fit[b];
+        if first || !better(self.rec_f, 0, fb, 1) {
+            let row = rows[b * d..(b + 1) * d].to_vec();
+            self.rec_f = fb;
+            self.rec_x = row;
+        }
+    }
+
+    fn step(&mut self, g: u32, params: &PsoParams<T>) {
+        match &mut self.state {
+            State::De { pop, best, scratch } => {
+                *best = cpu::generation(&self.job, pop, *best, g, scratch);
+            }
+            State::Pso(s) => pso::generation(&self.job, params, s, g),
+        }
+        self.take_record(false);
+    }
+
+    fn replace(&mut self, i: usize, row: &[T], f: T) {
+        match &mut self.state {
+            State::De { pop, .. } => {
+                let d = pop.dim;
+                pop.x[i * d..(i + 1) * d].copy_from_slice(row);
+                pop.fit[i] = f;
+            }
+            State::Pso(s) => s.replace(i, row, f),
+        }
+    }
+
+    fn refresh(&mut self) {
+        match &mut self.state {
+            State::De { pop, best, .. } => *best = pop.best(),
+            State::Pso(s) => s.gbest = s.best(),
+        }
+        self.take_record(false);
+    }
+
+    fn record_history(&mut self) {
+        let f = self.rec_f.to_f64();
+        if let Some(h) = self.history.as_mut() {
+            h.push(f);
+        }
+    }
+}
+
+/// The island with the best record (lowest value, then lowest index).
+fn overall<T: Real>(isl: &[Island<T>]) -> usize {
+    let mut b = 0;
+    for k in 1..isl.len() {
+        if better(isl[k].rec_f, k as u32, isl[b].rec_f, b as u32) {
+            b = k;
+        }
+    }
+    b
+}
+
+/// One migration event after generation `g` (see [`gpude_device::migration`]).
+fn migrate<T: Real>(a: &Archipelago, isl: &mut [Island<T>], g: u32) {
+    let n = isl.len() as u32;
+    let k = a.migrants as usize;
+    let key = key_of(a.template.seed());
+    let np = a.template.pop();
+    // 1. The snapshot: every island's emigrants, copied out.
+    let out: Vec<(Vec<T>, Vec<T>)> = isl
+        .par_iter()
+        .map(|i| {
+            let (rows, fit) = i.members();
+            let d = i.dim();
+            let mut idx = vec![0u32; k];
+            match a.emigrants {
+                Emigrants::Best => select_best(fit, &mut idx),
+                Emigrants::Random => {
+                    draw_distinct(key, i.job.stream(), g, EMIGRANT_SLOT, np, &mut idx)
+                }
+            }
+            let mut r = Vec::with_capacity(k * d);
+            for &e in &idx {
+                r.extend_from_slice(&rows[e as usize * d..(e as usize + 1) * d]);
+            }
+            (r, idx.iter().map(|&e| fit[e as usize]).collect())
+        })
+        .collect();
+    // 2. The sources.
+    let mut ring = vec![0u32; n as usize];
+    if a.topology == Topology::Random {
+        random_ring(key, isl[0].job.stream(), g, &mut ring);
+    }
+    let ns = sources(a.topology, n);
+    // 3–5. Targets from each island's own values, replacement, the new best.
+    isl.par_iter_mut().enumerate().for_each(|(r, i)| {
+        let d = i.dim();
+        let mut targets = vec![0u32; k * ns as usize];
+        match a.replace {
+            Replacement::Worst => select_worst(i.members().1, &mut targets),
+            Replacement::Random => {
+                draw_distinct(key, i.job.stream(), g, REPLACE_SLOT, np, &mut targets)
+            }
+        }
+        for s in 0..ns {
+            let (rows, fit) = &out[source(a.topology, r as u32, s, n, &ring) as usize];
+            for m in 0..k {
+                let t = targets[s as usize * k + m] as usize;
+                i.replace(t, &rows[m * d..(m + 1) * d], fit[m]);
+            }
+        }
+        i.refresh();
+    });
+}
+
+/// Runs the archipelago in precision `T` on the CPU. The observer sees the overall
+/// best after the initialisation and after every generation.
+pub fn run<T: Real>(a: &Archipelago, observer: Option<Observer>) -> ArchipelagoResult {
+    let start = Instant::now();
+    let n = a.islands;
+    let params = match a.algorithm {
+        Algorithm::Pso(p) => p.params::<T>(),
+        Algorithm::De => Pso::default().params::<T>(),
+    };
+    let mut isl: Vec<Island<T>> = (0..n)
+        .into_par_iter()
+        .map(|k| Island::new(a.island_job(k), a.algorithm))
+        .collect();
+    let target = a.template.target_value();
+    let reached = |isl: &[Island<T>]| {
+        let b = overall(isl);
+        target.is_some_and(|t| isl[b].rec_f.to_f64() <= t)
+    };
+    let mut history = a.template.history().then(Vec::new);
+    let mut note = |isl: &mut [Island<T>], g: u32| {
+        for i in isl.iter_mut() {
+            i.record_history();
+        }
+        let f = isl[overall(isl)].rec_f.to_f64();
+        if let Some(h) = history.as_mut() {
+            h.push(f);
+        }
+        // An archipelago runs to its end: an observer watches but cannot stop it.
+        if let Some(o) = observer {
+            let _ = o(g, f);
+        }
+    };
+    note(&mut isl, 0);
+    let gmax = a.template.generations();
+    let mut g = 0;
+    let mut migrations = 0;
+    while g < gmax && !reached(&isl) {
+        g += 1;
+        isl.par_iter_mut().for_each(|i| i.step(g, &params));
+        if n > 1 && g % a.interval == 0 && g < gmax && !reached(&isl) {
+            migrate(a, &mut isl, g);
+            migrations += 1;
+        }
+        note(&mut isl, g);
+    }
+    let elapsed = start.elapsed();
+    let b = overall(&isl);
+    let overall_f = isl[b].rec_f.to_f64();
+    let first_hit = reached(&isl).then_some(g);
+    let result = |i: &Island<T>, stream: u32, evaluations: u64, history: Option<Vec<f64>>| {
+        let best_f = i.rec_f.to_f64();
+        let best_x = DVector::from_iterator(i.rec_x.len(), i.rec_x.iter().map(|v| v.to_f64()));
+        let error = best_f - a.template.info().min;
+        let (verified_error, errors_disagree) = verify(&i.job, &best_x, error);
+        RunResult {
+            termination: termination(&i.job, g, overall_f, &best_x),
+            best_x,
+            best_f,
+            error,
+            verified_error,
+            errors_disagree,
+            generations: g,
+            evaluations,
+            elapsed,
+            history,
+            backend: "cpu",
+            seed: a.template.seed(),
+            stream,
+        }
+    };
+    let islands: Vec<RunResult> = isl
+        .iter()
+        .map(|i| result(i, i.job.stream(), i.job.evaluations(g), i.history.clone()))
+        .collect();
+    let overall = result(&isl[b], a.template.stream(), a.evaluations(g), history);
+    ArchipelagoResult {
+        islands,
+        best_island: b,
+        overall,
+        migrations,
+        first_hit,
+    }
+}
+
+/// Runs the archipelago in its template's precision on the CPU.
+pub fn run_cpu(a: &Archipelago, observer: Option<Observer>) -> ArchipelagoResult {
+    match a.template.precision() {
+        Precision::F32 => run::<f32>(a, observer),
+        Precision::F64 => run::<f64>(a, observer),
+    }
+}
+
+#[cfg(test)]
+#[path = "islands_tests.rs"]
+mod tests;
