@@ -223,6 +223,7 @@ fn one_generation_parity(e: &CudaEngine) {
         BoundPolicy::Clip,
         BoundPolicy::Reflect,
         BoundPolicy::Resample,
+        BoundPolicy::Midpoint,
     ] {
         cases.push((
             Strategy::Rand1,

@@ -194,7 +194,7 @@ impl BackendArgs {
     }
 
     /// The GPU-only flags given, as typed (`--mode grid`).
-    fn gpu_flags(&self) -> Vec<String> {
+    pub(crate) fn gpu_flags(&self) -> Vec<String> {
         let mut given = Vec::new();
         if !self.mode.trim().eq_ignore_ascii_case("auto") {
             given.push(format!("--mode {}", input::clip(self.mode.trim())));

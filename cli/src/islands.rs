@@ -189,6 +189,13 @@ pub fn plan(spec: &JobSpec, jobs: &mut [Job]) -> Result<Option<Vec<Archipelago>>
 
 /// Opens the engine for archipelagos: the CPU (`auto` picks it); `cuda` is an error.
 pub fn open(backend: &BackendArgs) -> Result<Solver> {
+    let gpu_flags = backend.gpu_flags();
+    if !gpu_flags.is_empty() {
+        return Err(CliError::usage(format!(
+            "{} applies to the GPU only: islands and PSO run on the CPU engine",
+            gpu_flags.join(", ")
+        )));
+    }
     match Backend::parse(&backend.backend)? {
         Backend::Cuda => Err(CliError::usage(CPU_ONLY)),
         Backend::Cpu | Backend::Auto => Ok(Solver::new(&SolverOptions {

@@ -519,7 +519,7 @@ fn human(
     if let [r] = results {
         line("best f", num(r.best_f));
         line("error", num(r.error));
-        line("verified error", common::verified(r));
+        line("verified", common::verified(r));
         line("generations", r.generations.to_string());
         line("evaluations", r.evaluations.to_string());
         line("termination", r.termination.describe().to_string());

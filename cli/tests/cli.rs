@@ -1443,7 +1443,8 @@ fn unwritable_outputs_fail_before_the_work() {
             path_str(out),
         ]);
         assert!(!stderr(&o).contains("reproduce: ["), "{}", stderr(&o));
-        assert!(start.elapsed().as_secs() < 10);
+        // The refusal comes before any case runs (the quick cases take far longer).
+        assert!(start.elapsed().as_secs() < 30);
         fails(o, 2, "the output folder");
     }
 }
@@ -1943,4 +1944,58 @@ fn batch_files_take_the_formula_key() {
         2,
         "formula",
     );
+}
+
+#[test]
+fn adaptive_strategies_refuse_what_they_cannot_honour() {
+    let run = |extra: &[&str]| {
+        let mut a = vec![
+            "run",
+            "--backend",
+            "cpu",
+            "--function",
+            "sphere",
+            "--dim",
+            "5",
+        ];
+        a.extend_from_slice(extra);
+        gpude(&a)
+    };
+    // F and Cr are adapted, never silently ignored.
+    fails(
+        run(&["--strategy", "jade", "-F", "1.9"]),
+        2,
+        "adapts F and Cr",
+    );
+    // Islands do not carry an adaptive run's memory and archive.
+    fails(
+        run(&["--strategy", "jade", "--islands", "2"]),
+        2,
+        "strategy on islands",
+    );
+    // GPU flags are refused for archipelagos as for single runs.
+    fails(
+        run(&["--islands", "2", "--mode", "grid"]),
+        2,
+        "applies to the GPU only",
+    );
+    // A run whose best overflows fails (exit 1), whatever the strategy.
+    let o = gpude(&[
+        "run",
+        "--backend",
+        "cpu",
+        "--function",
+        "rosenbrock",
+        "--dim",
+        "4",
+        "--lower",
+        "-1e30",
+        "--upper",
+        "1e30",
+        "--strategy",
+        "jde",
+        "--max-evals",
+        "1000",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
 }

@@ -376,11 +376,13 @@ pub fn confine<T: Real>(b: BoundPolicy, c: T, lo: T, hi: T, xi: T) -> T {
             };
             c.max(lo).min(hi)
         }
+        // Halfway between the bound and the parent, written with differences that the
+        // domain's finite width bounds (`(lo + xi)/2` overflows for huge bounds).
         BoundPolicy::Midpoint => {
             if c < lo {
-                (lo + xi) / T::of(2.0)
+                lo + (xi - lo) / T::of(2.0)
             } else if c > hi {
-                (hi + xi) / T::of(2.0)
+                hi - (hi - xi) / T::of(2.0)
             } else {
                 c
             }

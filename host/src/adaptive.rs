@@ -792,6 +792,7 @@ pub fn run_until<T: Real>(
     let mut history = job.history().then(|| vec![st.pop.fit[best].to_f64()]);
     let mut stopped = observer.is_some_and(|o| o(0, st.pop.fit[best].to_f64()) == Flow::Stop);
     let mut g = 0;
+    stopped |= stop.is_some_and(|s| s.load(Ordering::Relaxed));
     while !stopped
         && g < job.generations()
         && !reached(st.pop.fit[best])
@@ -807,7 +808,10 @@ pub fn run_until<T: Real>(
             || stop.is_some_and(|s| s.load(Ordering::Relaxed));
     }
     let best_f = st.pop.fit[best].to_f64();
-    let termination = if reached(st.pop.fit[best]) {
+    let finite = best_f.is_finite() && st.pop.row(best).iter().all(|v| v.to_f64().is_finite());
+    let termination = if !finite {
+        Termination::NonFinite
+    } else if reached(st.pop.fit[best]) {
         Termination::TargetReached
     } else if st.evaluations >= a.max_evaluations {
         Termination::MaxEvaluations

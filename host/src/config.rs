@@ -374,6 +374,21 @@ impl Job {
         if !(self.cr.is_finite() && (0.0..=1.0).contains(&self.cr)) {
             return Err(Error::invalid("Cr", num(self.cr), "a number in [0, 1]"));
         }
+        if self.adaptive.is_some() && (self.f != DEFAULT_F || self.cr != DEFAULT_CR) {
+            let (name, v) = if self.f != DEFAULT_F {
+                ("F", self.f)
+            } else {
+                ("Cr", self.cr)
+            };
+            return Err(Error::invalid(
+                name,
+                num(v),
+                format!(
+                    "the {} strategy adapts F and Cr itself: leave them at their defaults ({DEFAULT_F}, {DEFAULT_CR}) or choose a classic strategy",
+                    strategy_name(self.strategy)
+                ),
+            ));
+        }
         if !self.strategy.crosses() {
             let s = strategy_name(self.strategy);
             if self.f != DEFAULT_F {

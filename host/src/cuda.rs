@@ -279,6 +279,7 @@ impl CudaEngine {
         mode: Mode,
     ) -> Result<(RunResult, FinalPopulation)> {
         job.check()?;
+        crate::adaptive::cpu_only(job)?;
         let mode = match mode {
             Mode::Auto => self.auto_mode(job),
             m => m,

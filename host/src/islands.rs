@@ -238,6 +238,13 @@ impl ArchipelagoBuilder {
 
     pub fn build(self) -> Result<Archipelago> {
         let mut a = self.a;
+        if a.template.adaptive().is_some() {
+            return Err(Error::invalid(
+                "strategy on islands",
+                crate::config::strategy_name(a.template.strategy()),
+                "thesis or a classic strategy (an adaptive run's memory, archive and shrinking population do not migrate)",
+            ));
+        }
         let n = a.islands;
         if n == 0 || n > MAX_ISLANDS {
             return Err(Error::invalid(
