@@ -160,7 +160,7 @@ impl Checkpoint {
         let (x, best_f) = self.best();
         let ended = self.finished();
         let best_x = DVector::from_vec(x);
-        let error = best_f - self.job.info().min;
+        let error = best_f - self.job.objective().reference();
         let (verified_error, errors_disagree) = verify(&self.job, &best_x, error);
         let termination = if ended {
             termination(&self.job, self.generation, best_f, &best_x)
