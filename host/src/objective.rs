@@ -129,6 +129,12 @@ pub struct CallbackObjective {
     failure: Mutex<Option<String>>,
 }
 
+// A job holding a callback stays usable across `catch_unwind` like any other job: the
+// engine catches the callback's panics itself and turns them into an error; the state a
+// panicking callback leaves behind is its own.
+impl std::panic::RefUnwindSafe for CallbackObjective {}
+impl std::panic::UnwindSafe for CallbackObjective {}
+
 impl CallbackObjective {
     /// Calls the callback on `n = xs.len() / dim` points; a panic or a wrong number of
     /// values is an error.
