@@ -15,12 +15,14 @@
 
 pub use gpude_device as device;
 pub use gpude_host as host;
+pub use gpude_host::cec2017;
 pub use gpude_host::checkpoint;
 pub use gpude_host::cpu;
+pub use gpude_host::objective;
 pub use gpude_host::{
-    Adaptive, Backend, BoundPolicy, Crossover, CudaEngine, Error, FUNCTIONS, Formula, Function,
-    FunctionInfo, Job, JobBuilder, Mode, Precision, Problem, Result, RunResult, SolverOptions,
-    Strategy, Termination,
+    Adaptive, Backend, BatchObjective, BoundPolicy, Crossover, CudaEngine, Error, FUNCTIONS,
+    Formula, Function, FunctionInfo, Job, JobBuilder, Mode, Objective, Precision, Problem, Result,
+    RunResult, SolverOptions, Strategy, Termination,
 };
 pub use gpude_host::{
     Algorithm, Archipelago, ArchipelagoBuilder, ArchipelagoResult, Emigrants, Pso, Replacement,

@@ -71,7 +71,8 @@ pub fn run(args: Args) -> Result<String> {
     let solver = if plans.iter().any(Option::is_some) {
         islands::open(&args.backend)?
     } else {
-        args.backend.open()?
+        let all: Vec<Job> = groups.iter().flatten().cloned().collect();
+        args.backend.open_for(&all)?
     };
     let all: Vec<Job> = groups
         .iter()
@@ -153,7 +154,7 @@ pub fn run(args: Args) -> Result<String> {
         for r in rep.results {
             rows.push(vec![
                 rep.index.to_string(),
-                job.info().name.to_string(),
+                job.objective().name(),
                 job.dim().to_string(),
                 job.pop().to_string(),
                 r.stream.to_string(),
@@ -239,8 +240,10 @@ pub(crate) fn parse(text: &str, path: &Path) -> Result<Vec<JobSpec>> {
 }
 
 /// The keys of a job and the type each needs.
-const KEYS: [(&str, &str); 30] = [
+const KEYS: [(&str, &str); 32] = [
     ("function", "a function name"),
+    ("expr", "an expression (a string)"),
+    ("min", "a number"),
     ("dim", WHOLE32),
     ("lower", "a number or an array of numbers"),
     ("upper", "a number or an array of numbers"),
@@ -298,8 +301,10 @@ fn job_spec(v: Value) -> Result<JobSpec> {
             return Err(CliError::usage(format!("`{key}` must be {needs}")));
         }
     }
-    if !obj.contains_key("function") {
-        return Err(CliError::usage("`function` is missing"));
+    if !obj.contains_key("function") && !obj.contains_key("expr") {
+        return Err(CliError::usage(
+            "`function` is missing (or give an expression: `expr`)",
+        ));
     }
     let aliases = [
         ("generations", "gens"),

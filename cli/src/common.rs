@@ -6,7 +6,9 @@ use gpude::host::config::{
     bounds_name, crossover_name, formula_name, parse_bounds, parse_crossover, parse_formula,
     parse_strategy, strategy_name,
 };
-use gpude::{Backend, FunctionInfo, Job, Mode, Precision, RunResult, Solver, SolverOptions};
+use gpude::{
+    Backend, FunctionInfo, Job, Mode, Objective, Precision, RunResult, Solver, SolverOptions,
+};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::time::Duration;
@@ -17,9 +19,24 @@ pub const MAX_REPETITIONS: u32 = 1 << 16;
 /// The flags that describe one job.
 #[derive(Debug, Clone, clap::Args)]
 pub struct JobArgs {
-    /// Objective function (see `gpude functions`).
-    #[arg(long, value_name = "NAME")]
-    pub function: String,
+    /// Objective function: a built-in or cec2017-f1 … cec2017-f30 (see `gpude functions`).
+    #[arg(
+        long,
+        value_name = "NAME",
+        required_unless_present = "expr",
+        conflicts_with = "expr"
+    )]
+    pub function: Option<String>,
+
+    /// Objective written as an expression, e.g. 'sum(x^2 - 10*cos(2*pi*x)) + 10*D'
+    /// (CPU engine; needs --lower and --upper; see `gpude functions`).
+    #[arg(long, value_name = "EXPR", allow_hyphen_values = true)]
+    pub expr: Option<String>,
+
+    /// The objective's known minimum (expressions), from which errors are measured
+    /// [default: none: errors are the values themselves].
+    #[arg(long, value_name = "F", allow_hyphen_values = true)]
+    pub min: Option<f64>,
 
     /// Dimension D (may be left out when --lower/--upper list every component).
     #[arg(long, short = 'D', value_name = "D", allow_negative_numbers = true)]
@@ -102,7 +119,9 @@ impl JobArgs {
     /// The job description these flags give, with `repetitions` runs.
     pub fn spec(&self, repetitions: u32) -> Result<JobSpec> {
         Ok(JobSpec {
-            function: self.function.clone(),
+            function: self.function.clone().unwrap_or_default(),
+            expr: self.expr.clone(),
+            min: self.min,
             dim: self.dim,
             lower: self
                 .lower
@@ -193,6 +212,31 @@ impl BackendArgs {
         Ok(solver)
     }
 
+    /// [`BackendArgs::open`] for these jobs: with `auto`, jobs whose objective the GPU
+    /// kernels do not evaluate (expressions, CEC 2017) run on the CPU, with a notice.
+    pub fn open_for(&self, jobs: &[Job]) -> Result<Solver> {
+        let backend = Backend::parse(&self.backend)?;
+        let other = jobs.iter().find(|j| j.builtin().is_none());
+        if let (Backend::Auto, Some(j)) = (backend, other) {
+            eprintln!(
+                "notice: running on the CPU: the objective {} runs on the CPU engine only for now",
+                input::clip(&j.objective().name())
+            );
+            let cpu = BackendArgs {
+                backend: "cpu".into(),
+                mode: "auto".into(),
+                device: None,
+                streams: None,
+            };
+            let ignored = self.gpu_flags();
+            if !ignored.is_empty() {
+                eprintln!("warning: {} ignored", ignored.join(", "));
+            }
+            return cpu.open();
+        }
+        self.open()
+    }
+
     /// The GPU-only flags given, as typed (`--mode grid`).
     pub(crate) fn gpu_flags(&self) -> Vec<String> {
         let mut given = Vec::new();
@@ -254,7 +298,14 @@ impl Bound {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct JobSpec {
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub function: String,
+    /// An objective expression (instead of `function`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expr: Option<String>,
+    /// The expression's known minimum.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dim: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -336,7 +387,6 @@ impl JobSpec {
 
     /// A builder with every setting given here.
     fn builder(&self) -> Result<gpude::JobBuilder> {
-        let info = FunctionInfo::parse(&self.function)?;
         let listed = self
             .lower
             .as_ref()
@@ -351,18 +401,25 @@ impl JobSpec {
                 ));
             }
         };
-        let mut b = Job::builder(info.function, dim);
+        let (objective, domain) = self.objective(dim)?;
+        let mut b = Job::builder_for(objective, dim);
         if self.lower.is_some() || self.upper.is_some() {
             let d = dim as usize;
-            let (lo, hi) = info.domain;
-            let lower = self
-                .lower
-                .as_ref()
-                .map_or_else(|| vec![lo; d], |v| v.expand(d));
-            let upper = self
-                .upper
-                .as_ref()
-                .map_or_else(|| vec![hi; d], |v| v.expand(d));
+            let usual = |k: usize| {
+                domain.map(|(lo, hi)| vec![[lo, hi][k]; d]).ok_or_else(|| {
+                    CliError::usage(
+                        "an expression needs both bounds: give lower and upper (--lower, --upper)",
+                    )
+                })
+            };
+            let lower = match &self.lower {
+                Some(v) => v.expand(d),
+                None => usual(0)?,
+            };
+            let upper = match &self.upper {
+                Some(v) => v.expand(d),
+                None => usual(1)?,
+            };
             if upper.len() != d {
                 return Err(CliError::usage(format!(
                     "upper bounds = {} values is not allowed: one per component ({d})",
@@ -422,6 +479,41 @@ impl JobSpec {
         Ok(b)
     }
 
+    /// The objective (a built-in, a CEC 2017 function or an expression) and its usual
+    /// domain, if it has one.
+    fn objective(&self, dim: u32) -> Result<(Objective, Option<(f64, f64)>)> {
+        let name = self.function.trim();
+        match &self.expr {
+            Some(_) if !name.is_empty() => Err(CliError::usage(
+                "give a function or an expression (function, expr), not both",
+            )),
+            Some(e) => {
+                if self.lower.is_none() || self.upper.is_none() {
+                    return Err(CliError::usage(
+                        "an expression needs both bounds: give lower and upper (--lower, --upper)",
+                    ));
+                }
+                Ok((Objective::expr(e, self.min)?, None))
+            }
+            None if name.is_empty() => Err(CliError::usage(
+                "the objective is missing: give a function (--function) or an expression (--expr)",
+            )),
+            None if self.min.is_some() => Err(CliError::usage(
+                "min applies to expressions only: a named function's minimum is known",
+            )),
+            None if gpude::cec2017::is_cec2017_name(name) => {
+                let id = gpude::cec2017::FunctionId::parse(name)?;
+                let source = gpude::cec2017::DataSource::locate(None)?;
+                let b = gpude::cec2017::BOUND;
+                Ok((Objective::cec2017(&source, id, dim)?, Some((-b, b))))
+            }
+            None => {
+                let info = FunctionInfo::parse(name)?;
+                Ok((Objective::Builtin(info.function), Some(info.domain)))
+            }
+        }
+    }
+
     /// Every setting of `job` spelled out (reading it back gives the same job);
     /// `budget` is the evaluation budget as given, when the job's generations came
     /// from one.
@@ -433,8 +525,17 @@ impl JobSpec {
                 Bound::Each(job.upper().to_vec()),
             ),
         };
+        let (function, expr) = match job.objective().as_expr() {
+            Some(e) => (String::new(), Some(e.source().to_string())),
+            None => (job.objective().name(), None),
+        };
         JobSpec {
-            function: job.info().name.to_string(),
+            function,
+            expr,
+            min: job
+                .objective()
+                .as_expr()
+                .and_then(|_| job.objective().min()),
             dim: Some(job.dim()),
             lower: Some(lower),
             upper: Some(upper),

@@ -21,8 +21,17 @@ pub const MAX_POINTS_BYTES: u64 = 64 * MIB;
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Function to evaluate (see `gpude functions`).
-    #[arg(long, value_name = "NAME")]
-    pub function: String,
+    #[arg(
+        long,
+        value_name = "NAME",
+        required_unless_present = "expr",
+        conflicts_with = "expr"
+    )]
+    pub function: Option<String>,
+
+    /// An objective expression to evaluate instead (see `gpude functions`).
+    #[arg(long, value_name = "EXPR", allow_hyphen_values = true)]
+    pub expr: Option<String>,
 
     /// File of points (a regular file of at most 64 MiB); `-` or nothing reads stdin
     /// (at most 64 MiB).
@@ -50,15 +59,41 @@ pub(crate) struct Point {
 }
 
 pub fn run(args: Args) -> Result<String> {
-    let info = FunctionInfo::parse(&args.function)?;
+    let objective = match (&args.function, &args.expr) {
+        (_, Some(e)) => gpude::Objective::expr(e, None)?,
+        (Some(f), None) => gpude::Objective::Builtin(FunctionInfo::parse(f)?.function),
+        (None, None) => return Err(CliError::usage("give --function or --expr")),
+    };
     let precision = Precision::parse(&args.precision)?;
     let formula = gpude::host::config::parse_formula(&args.formula)?;
     let (text, source) = input::read_text(args.path.as_deref(), MAX_POINTS_BYTES, "points")?;
     let points = parse_points(&text).map_err(|e| e.context(&source))?;
     let mut values = Vec::with_capacity(points.len());
     for p in &points {
-        let v = gpude::evaluate_as(info.function, precision, formula, &p.x)
-            .map_err(|e| CliError::from(e).context(format!("{source}: {}", p.place)))?;
+        let v = match (&objective, objective.as_expr()) {
+            (_, Some(e)) => {
+                let need = e.min_dim() as usize;
+                if p.x.len() < need {
+                    return Err(CliError::usage(format!(
+                        "{source}: {}: {} components is not allowed: the expression needs at least {need}",
+                        p.place,
+                        p.x.len()
+                    )));
+                }
+                match precision {
+                    Precision::F32 => {
+                        let x: Vec<f32> = p.x.iter().map(|&v| v as f32).collect();
+                        e.eval(&x) as f64
+                    }
+                    Precision::F64 => e.eval(&p.x),
+                }
+            }
+            (gpude::Objective::Builtin(f), None) => {
+                gpude::evaluate_as(*f, precision, formula, &p.x)
+                    .map_err(|e| CliError::from(e).context(format!("{source}: {}", p.place)))?
+            }
+            _ => return Err(CliError::usage("this objective cannot be evaluated here")),
+        };
         values.push(v);
     }
     if args.json {

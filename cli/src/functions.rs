@@ -52,5 +52,30 @@ pub fn run(args: Args) -> Result<String> {
             i.formula.to_string(),
         ]);
     }
-    Ok(common::table(&rows, &[0, 1, 2, 4]))
+    let mut out = common::table(&rows, &[0, 1, 2, 4]);
+    out.push_str(
+        "\nCEC 2017 (--function cec2017-f1 … cec2017-f30, D = 10, 30, 50 or 100; domain [-100, 100]^D; \
+         f(x*) = 100·n; data from $GPUDE_CEC2017_DATA or ../shared/reference/cec2017/):\n",
+    );
+    for id in gpude::cec2017::FunctionId::all() {
+        out.push_str(&format!(
+            "  {:<13} {}{}\n",
+            id.name(),
+            id.title(),
+            if id.in_competition() {
+                ""
+            } else {
+                " (not in the competition)"
+            }
+        ));
+    }
+    out.push_str(
+        "\nYour own objective (CPU engine): --expr 'sum(x^2 - 10*cos(2*pi*x)) + 10*D' with \
+         --lower and --upper (and --min F when the minimum is known).\n  \
+         Numbers, D, pi, e; + - * / ^ and comparisons; sin cos tan exp log sqrt abs sinpi cospi \
+         expm1 log1p pow min max select;\n  \
+         sum(t) and prod(t) over j = 0 … D-1 with x (= x[j]), x[j-1], x[j+1] and j inside; \
+         cumsum(t) inside a sum.\n",
+    );
+    Ok(out)
 }

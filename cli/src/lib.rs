@@ -127,6 +127,7 @@ impl From<gpude::Error> for CliError {
             | E::Cuda { .. }
             | E::Driver { .. }
             | E::MissingKernel { .. }
+            | E::Objective { .. }
             | E::Io(_) => EXIT_RUNTIME,
         };
         CliError {

@@ -100,7 +100,7 @@ pub fn run(args: Args) -> Result<String> {
     }
     // A bad path should not cost a run; an existing file is replaced only at the end.
     check_outputs(args.history.as_deref(), args.save.checkpoint.as_deref())?;
-    let solver = args.backend.open()?;
+    let solver = args.backend.open_for(&jobs)?;
     let at = Where {
         backend: solver.backend_name(),
         fallback_reason: solver.fallback_reason(),
@@ -307,7 +307,7 @@ pub(crate) fn on_cpu(entries: Vec<Entry>, save: &SaveArgs, progress: bool) -> Re
             save: Some(&mut saver),
         };
         let outcome = match entry {
-            Entry::Pending(job) => cpu::run_controlled(&job, &mut control),
+            Entry::Pending(job) => cpu::try_run_controlled(&job, &mut control)?,
             Entry::Started(c) => cpu::resume(c, &mut control)?,
         };
         if let Some(e) = save_error.take() {
@@ -490,7 +490,7 @@ fn human(
         "function",
         format!(
             "{}  D = {}  domain {}",
-            job.info().name,
+            job.objective().describe(),
             job.dim(),
             common::describe_domain(job)
         ),

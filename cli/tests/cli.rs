@@ -1999,3 +1999,125 @@ fn adaptive_strategies_refuse_what_they_cannot_honour() {
     ]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
 }
+
+#[test]
+fn run_expression_objective() {
+    let v = ok_json(gpude(&[
+        "run",
+        "--expr",
+        "sum(x^2 - 10*cos(2*pi*x)) + 10*D",
+        "--dim",
+        "5",
+        "--lower",
+        "-5.12",
+        "--upper",
+        "5.12",
+        "--min",
+        "0",
+        "--precision",
+        "f64",
+        "--strategy",
+        "jso",
+        "--max-evals",
+        "30000",
+        "--backend",
+        "cpu",
+        "--json",
+    ]));
+    assert_eq!(v["job"]["expr"], "sum(x^2 - 10*cos(2*pi*x)) + 10*D");
+    let err = v["results"][0]["verified_error"].as_f64().expect("error");
+    assert!(err < 1e-6, "{err}");
+    // A parse error says where.
+    fails(
+        gpude(&[
+            "run", "--expr", "sum(x^2", "--dim", "3", "--lower", "-1", "--upper", "1",
+        ]),
+        2,
+        "column 8",
+    );
+    // Bounds are required; a function and an expression exclude each other.
+    fails(
+        gpude(&["run", "--expr", "sum(x^2)", "--dim", "3"]),
+        2,
+        "needs both bounds",
+    );
+    fails(
+        gpude(&["run", "--function", "sphere", "--expr", "x", "--dim", "3"]),
+        2,
+        "cannot be used with",
+    );
+    // eval evaluates an expression at points.
+    let s = ok(gpude_stdin(
+        &["eval", "--expr", "sum(x^2) + 1"],
+        "0,0\n1,2\n",
+    ));
+    assert_eq!(s, "1\n6\n");
+}
+
+#[test]
+fn run_cec2017_function() {
+    let v = ok_json(gpude(&[
+        "run",
+        "--function",
+        "cec2017-f1",
+        "--dim",
+        "10",
+        "--strategy",
+        "lshade",
+        "--max-evals",
+        "5000",
+        "--precision",
+        "f64",
+        "--backend",
+        "cpu",
+        "--json",
+    ]));
+    assert_eq!(v["job"]["function"], "cec2017-f1");
+    let r = &v["results"][0];
+    // The error is measured from F* = 100.
+    let (f, e) = (r["best_f"].as_f64().unwrap(), r["error"].as_f64().unwrap());
+    assert_eq!(f - 100.0, e);
+    // Only the dimensions of the official data.
+    fails(
+        gpude(&[
+            "run",
+            "--function",
+            "cec2017-f1",
+            "--dim",
+            "7",
+            "--backend",
+            "cpu",
+        ]),
+        2,
+        "10, 30, 50 or 100",
+    );
+}
+
+#[test]
+fn batch_expression_key() {
+    let file = scratch("expr-jobs.json");
+    std::fs::write(
+        &file,
+        r#"[{"expr": "sum(x^2)", "min": 0, "dim": 4, "lower": -3, "upper": 3,
+             "generations": 300, "precision": "f64", "strategy": "rand1"},
+            {"function": "sphere", "dim": 4, "generations": 10}]"#,
+    )
+    .expect("write");
+    let v = ok_json(gpude(&[
+        "batch",
+        path_str(&file),
+        "--backend",
+        "cpu",
+        "--json",
+    ]));
+    let jobs = v["jobs"].as_array().expect("jobs");
+    assert_eq!(jobs.len(), 2);
+    let e = jobs[0]["results"][0]["verified_error"].as_f64().unwrap();
+    assert!(e < 1e-6, "{e}");
+    std::fs::write(&file, r#"[{"expr": 3, "dim": 2, "lower": 0, "upper": 1}]"#).expect("write");
+    fails(
+        gpude(&["batch", path_str(&file), "--backend", "cpu"]),
+        2,
+        "`expr` must be an expression",
+    );
+}

@@ -409,6 +409,16 @@ fn chunk4<T: Real>(s: &[T], j0: usize) -> [T; 4] {
     v
 }
 
+/// A trial's value for built-in functions; other objectives are evaluated a
+/// generation at a time after the trials (0 until then).
+#[inline(always)]
+fn fit_of<T: Real>(job: &Job, out: &[T]) -> T {
+    match job.builtin() {
+        Some(f) => evaluate_fast(f, job.formula(), out),
+        None => T::ZERO,
+    }
+}
+
 /// Individual i's trial of generation `gs.g` into `out`.
 fn trial<T: Real>(
     c: &Ctx,
@@ -466,7 +476,7 @@ fn trial<T: Real>(
             out[j0..j0 + n].copy_from_slice(&v[..n]);
         }
         return Outcome {
-            fit: evaluate_fast(c.job.function(), c.job.formula(), out),
+            fit: fit_of(c.job, out),
             f,
             cr,
             archive_word: 0,
@@ -530,7 +540,7 @@ fn trial<T: Real>(
         out[j0..j0 + n].copy_from_slice(&v[..n]);
     }
     Outcome {
-        fit: evaluate_fast(c.job.function(), c.job.formula(), out),
+        fit: fit_of(c.job, out),
         f,
         cr,
         archive_word: s0[3],
@@ -647,6 +657,15 @@ impl<T: Real> State<T> {
                 .zip(outcomes.par_iter_mut())
                 .enumerate()
                 .for_each(|(i, (out, o))| *o = trial(&c, pop, &gs, i, out));
+        }
+        if job.builtin().is_none() {
+            // Other objectives: every trial of the generation in one batch.
+            let mut fit = vec![T::ZERO; m];
+            job.objective()
+                .evaluate_rows(job.formula(), &rows, d, &mut fit);
+            for (o, f) in outcomes.iter_mut().zip(fit) {
+                o.fit = f;
+            }
         }
         // Selection, successes and the archive, in index order.
         let mut wins = Successes::<T>::default();
@@ -800,6 +819,9 @@ pub fn run_until<T: Real>(
     {
         g += 1;
         best = st.pop.best();
+        if job.objective().failed() {
+            break;
+        }
         let bf = st.pop.fit[best].to_f64();
         if let Some(h) = history.as_mut() {
             h.push(bf);
@@ -821,7 +843,7 @@ pub fn run_until<T: Real>(
         Termination::Stopped
     };
     let best_x = DVector::from_iterator(st.pop.dim, st.pop.row(best).iter().map(|v| v.to_f64()));
-    let error = best_f - job.info().min;
+    let error = best_f - job.objective().reference();
     let (verified_error, errors_disagree) = verify(job, &best_x, error);
     let result = RunResult {
         best_x,

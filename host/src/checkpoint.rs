@@ -33,7 +33,9 @@ use std::time::Duration;
 /// The first bytes of a checkpoint file.
 pub const MAGIC: [u8; 8] = *b"GPUDECKP";
 /// The format version this build writes and reads.
-pub const VERSION: u32 = 1;
+/// Version 2 added the objective (an expression or a CEC 2017 function); version 1
+/// files (built-in functions only) are still read.
+pub const VERSION: u32 = 2;
 /// Header bytes: magic, version, length, CRC.
 const HEADER: usize = 8 + 4 + 8 + 4;
 
@@ -160,7 +162,7 @@ impl Checkpoint {
         let (x, best_f) = self.best();
         let ended = self.finished();
         let best_x = DVector::from_vec(x);
-        let error = best_f - self.job.info().min;
+        let error = best_f - self.job.objective().reference();
         let (verified_error, errors_disagree) = verify(&self.job, &best_x, error);
         let termination = if ended {
             termination(&self.job, self.generation, best_f, &best_x)
@@ -268,6 +270,13 @@ pub enum Part<'a> {
 /// Can a checkpoint hold this job? Not yet an adaptive one: its memory, archive and
 /// shrinking population are not part of the format.
 pub fn savable(job: &Job) -> Result<()> {
+    if job.objective().is_callback() {
+        return Err(Error::invalid(
+            "checkpoint of objective",
+            crate::error::clip(&job.objective().name()),
+            "a built-in function, an expression or a CEC 2017 function (a callback is code, which a file cannot hold)",
+        ));
+    }
     match job.adaptive() {
         Some(_) => Err(Error::invalid(
             "checkpoint of strategy",
@@ -300,10 +309,69 @@ struct JobRecord {
     history: bool,
 }
 
+/// The objective, as stored (version 2).
+#[derive(Serialize, Deserialize)]
+enum ObjectiveRecord {
+    /// The built-in function of [`JobRecord::function`].
+    Builtin,
+    Expr {
+        source: String,
+        min: Option<f64>,
+    },
+    /// CEC 2017 F_n at the job's dimension, its data read again on loading.
+    Cec2017 {
+        number: u32,
+    },
+}
+
+/// A job as version 2 stores it: the settings, then the objective.
+#[derive(Serialize, Deserialize)]
+struct JobRecordV2 {
+    base: JobRecord,
+    objective: ObjectiveRecord,
+}
+
+impl JobRecordV2 {
+    fn of(job: &Job) -> JobRecordV2 {
+        use crate::objective::Objective as O;
+        let objective = match job.objective() {
+            O::Builtin(_) => ObjectiveRecord::Builtin,
+            O::Expr(e) => ObjectiveRecord::Expr {
+                source: e.expr.source().to_string(),
+                min: e.min,
+            },
+            O::Cec2017(c) => ObjectiveRecord::Cec2017 {
+                number: c.data().id().number(),
+            },
+            // `savable` refuses callbacks before anything is encoded.
+            O::Callback(_) => ObjectiveRecord::Builtin,
+        };
+        JobRecordV2 {
+            base: JobRecord::of(job),
+            objective,
+        }
+    }
+
+    fn job(self) -> Result<Job> {
+        use crate::objective::Objective;
+        let objective = match self.objective {
+            ObjectiveRecord::Builtin => None,
+            ObjectiveRecord::Expr { source, min } => Some(Objective::expr(&source, min)?),
+            ObjectiveRecord::Cec2017 { number } => {
+                let id = crate::cec2017::FunctionId::new(number)?;
+                let source = crate::cec2017::DataSource::locate(None)?;
+                let dim = u32::try_from(self.base.lower.len()).unwrap_or(u32::MAX);
+                Some(Objective::cec2017(&source, id, dim)?)
+            }
+        };
+        self.base.job_of(objective)
+    }
+}
+
 impl JobRecord {
     fn of(job: &Job) -> JobRecord {
         JobRecord {
-            function: job.function() as u32,
+            function: job.builtin().map_or(0, |f| f as u32),
             lower: job.lower().to_vec(),
             upper: job.upper().to_vec(),
             strategy: job.strategy() as u32,
@@ -325,6 +393,11 @@ impl JobRecord {
 
     /// The job, built (and so checked) as any other.
     fn job(self) -> Result<Job> {
+        self.job_of(None)
+    }
+
+    /// The job with `objective`, or with the built-in function of the record.
+    fn job_of(self, objective: Option<crate::objective::Objective>) -> Result<Job> {
         let unknown = |what: &str, v: u32| Error::Input {
             what: "checkpoint".into(),
             message: format!("unknown {what} number {v}"),
@@ -340,7 +413,8 @@ impl JobRecord {
         let formula =
             Formula::from_u32(self.formula).ok_or_else(|| unknown("formula", self.formula))?;
         let dim = u32::try_from(self.lower.len()).unwrap_or(u32::MAX);
-        let mut b = Job::builder(function, dim)
+        let objective = objective.unwrap_or(crate::objective::Objective::Builtin(function));
+        let mut b = Job::builder_for(objective, dim)
             .domain_box(self.lower, self.upper)
             .strategy(strategy)
             .crossover(crossover)
@@ -394,14 +468,29 @@ struct RunRecord {
 
 #[derive(Serialize)]
 struct EntryRef<'a> {
-    job: JobRecord,
+    job: JobRecordV2,
     run: Option<RunRef<'a>>,
 }
 
 #[derive(Deserialize)]
-struct EntryRecord {
-    job: JobRecord,
+struct EntryRecord<J> {
+    job: J,
     run: Option<RunRecord>,
+}
+
+/// A job of either version, read.
+trait Stored2: Sized {
+    fn into_job(self) -> Result<Job>;
+}
+impl Stored2 for JobRecord {
+    fn into_job(self) -> Result<Job> {
+        self.job()
+    }
+}
+impl Stored2 for JobRecordV2 {
+    fn into_job(self) -> Result<Job> {
+        self.job()
+    }
 }
 
 /// The bytes of a checkpoint file holding `entries`.
@@ -421,7 +510,7 @@ pub fn encode_parts<'a>(parts: impl IntoIterator<Item = Part<'a>>) -> Result<Vec
     let records: Vec<EntryRef> = parts
         .into_iter()
         .map(|e| EntryRef {
-            job: JobRecord::of(match e {
+            job: JobRecordV2::of(match e {
                 Part::Pending(j) => j,
                 Part::Started(c) => &c.job,
             }),
@@ -467,9 +556,9 @@ pub fn decode(bytes: &[u8]) -> Result<Vec<Entry>> {
     let word =
         |at: usize| u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
     let version = word(8);
-    if version != VERSION {
+    if version != VERSION && version != 1 {
         return Err(bad(format!(
-            "format version {version}; this gpude reads version {VERSION}"
+            "format version {version}; this gpude reads versions 1 and {VERSION}"
         )));
     }
     let mut len = [0u8; 8];
@@ -492,7 +581,19 @@ pub fn decode(bytes: &[u8]) -> Result<Vec<Entry>> {
     if crc32fast::hash(payload) != crc {
         return Err(bad("corrupt: the checksum does not match the data".into()));
     }
-    let (records, rest): (Vec<EntryRecord>, &[u8]) = postcard::take_from_bytes(payload)
+    if version == 1 {
+        entries::<JobRecord>(payload, bad)
+    } else {
+        entries::<JobRecordV2>(payload, bad)
+    }
+}
+
+/// The runs of a checked payload whose jobs are stored as `J`.
+fn entries<J: Stored2 + serde::de::DeserializeOwned>(
+    payload: &[u8],
+    bad: impl Fn(String) -> Error,
+) -> Result<Vec<Entry>> {
+    let (records, rest): (Vec<EntryRecord<J>>, &[u8]) = postcard::take_from_bytes(payload)
         .map_err(|_| bad("corrupt: the data cannot be decoded".into()))?;
     if !rest.is_empty() {
         return Err(bad("corrupt: data past the last run".into()));
@@ -508,7 +609,7 @@ pub fn decode(bytes: &[u8]) -> Result<Vec<Entry>> {
                 Error::Input { message, .. } => bad(format!("run {k}: {message}")),
                 other => bad(format!("run {k}: {other}")),
             };
-            let job = r.job.job().map_err(in_run)?;
+            let job = r.job.into_job().map_err(in_run)?;
             Ok(match r.run {
                 None => Entry::Pending(job),
                 Some(run) => {

@@ -1,7 +1,8 @@
 //! A job: the problem, the strategy and its settings, the stopping rules and the seed.
 
 use crate::error::{Error, Result, num};
-use crate::problem::{FunctionInfo, MAX_DIM, Problem, check_dim};
+use crate::objective::Objective;
+use crate::problem::{FunctionInfo, MAX_DIM, Problem, check_dim_of};
 use gpude_device::{BoundPolicy, Crossover, Formula, Function, Strategy};
 
 /// The arithmetic a run uses on every backend.
@@ -164,8 +165,15 @@ impl Job {
     /// A builder with gpude's defaults: the thesis strategy, the function's usual domain
     /// used for initialisation only, Np = 10·D (at least 32), 1000 generations, seed 0, f32.
     pub fn builder(function: Function, dim: u32) -> JobBuilder {
+        Self::builder_for(Objective::Builtin(function), dim)
+    }
+
+    /// A builder for any objective, with the defaults of [`Job::builder`]. Expressions
+    /// and callbacks have no usual domain: give one with [`JobBuilder::domain`] or
+    /// [`JobBuilder::domain_box`] (CEC 2017 functions default to [-100, 100]).
+    pub fn builder_for(objective: impl Into<Objective>, dim: u32) -> JobBuilder {
         JobBuilder {
-            function,
+            objective: objective.into(),
             dim,
             lower: None,
             upper: None,
@@ -192,14 +200,32 @@ impl Job {
         &self.problem
     }
 
+    /// The built-in function.
+    ///
+    /// # Panics
+    /// When the objective is not a built-in: see [`Job::builtin`] and [`Job::objective`].
     pub fn function(&self) -> Function {
         self.problem.function()
+    }
+
+    /// The built-in function, when the objective is one.
+    pub fn builtin(&self) -> Option<Function> {
+        self.problem.builtin()
+    }
+
+    /// What the job minimises.
+    pub fn objective(&self) -> &Objective {
+        self.problem.objective()
     }
 
     pub fn dim(&self) -> u32 {
         self.problem.dim()
     }
 
+    /// What gpude knows of the built-in function.
+    ///
+    /// # Panics
+    /// When the objective is not a built-in (see [`Job::builtin`]).
     pub fn info(&self) -> &'static FunctionInfo {
         self.problem.info()
     }
@@ -253,7 +279,8 @@ impl Job {
         self.budget_from_evaluations
     }
 
-    /// Stop once the best value is at most this far above the function's minimum.
+    /// Stop once the best value is at most this far above the objective's known minimum
+    /// (above 0 when it has none).
     pub fn target(&self) -> Option<f64> {
         self.target
     }
@@ -333,7 +360,7 @@ impl Job {
 
     /// The target as an absolute function value (minimum + target), if any.
     pub fn target_value(&self) -> Option<f64> {
-        self.target.map(|t| self.info().min + t)
+        self.target.map(|t| self.objective().reference() + t)
     }
 
     /// Checks every invariant of a job: what [`JobBuilder::build`] guarantees. Linear in
@@ -459,7 +486,7 @@ fn check_pop(strategy: Strategy, pop: u32) -> Result<()> {
 /// Builds a [`Job`], checking every value.
 #[derive(Clone, Debug)]
 pub struct JobBuilder {
-    function: Function,
+    objective: Objective,
     dim: u32,
     lower: Option<Vec<f64>>,
     upper: Option<Vec<f64>>,
@@ -564,7 +591,7 @@ impl JobBuilder {
 
     /// The job, after checking every value (see [`Job::check`]).
     pub fn build(self) -> Result<Job> {
-        check_dim(self.function, self.dim)?;
+        check_dim_of(&self.objective, self.dim)?;
         let problem = match (self.lower, self.upper) {
             (Some(l), Some(u)) => {
                 if l.len() != self.dim as usize {
@@ -574,9 +601,26 @@ impl JobBuilder {
                         format!("one per component ({})", self.dim),
                     ));
                 }
-                Problem::with_box(self.function, l, u)?
+                Problem::of_objective(self.objective, l, u)?
             }
-            _ => Problem::new(self.function, self.dim)?,
+            _ => match &self.objective {
+                Objective::Builtin(f) => Problem::new(*f, self.dim)?,
+                Objective::Cec2017(_) => {
+                    let (lo, hi) = (-crate::cec2017::BOUND, crate::cec2017::BOUND);
+                    let d = self.dim as usize;
+                    Problem::of_objective(self.objective, vec![lo; d], vec![hi; d])?
+                }
+                o => {
+                    return Err(Error::invalid(
+                        "domain",
+                        "none given",
+                        format!(
+                            "lower and upper bounds for the objective {} (it has no usual domain)",
+                            crate::error::clip(&o.name())
+                        ),
+                    ));
+                }
+            },
         };
         let dim = problem.dim();
         let pop = self.pop.unwrap_or_else(|| {

@@ -92,7 +92,7 @@ impl<T: Real> Population<T> {
             fit,
             lo: job.lower().iter().map(|&v| T::of(v)).collect(),
             hi: job.upper().iter().map(|&v| T::of(v)).collect(),
-            kc: chunk_consts(job.function(), d),
+            kc: job.builtin().map_or_else(Vec::new, |f| chunk_consts(f, d)),
         }
     }
 }
@@ -120,7 +120,7 @@ pub fn initial<T: Real>(job: &Job) -> Population<T> {
     let key = key_of(job.seed());
     let mut pop = Population::from_parts(job, vec![T::ZERO; np * d], vec![T::ZERO; np]);
     let (lo, hi) = (&pop.lo, &pop.hi);
-    let f = job.function();
+    let builtin = job.builtin();
     let (x, fit) = (&mut pop.x, &mut pop.fit);
     x.par_chunks_mut(d)
         .zip(fit.par_iter_mut())
@@ -133,8 +133,15 @@ pub fn initial<T: Real>(job: &Job) -> Population<T> {
                 let v = init_chunk(&u, n as u32, &chunk4(lo, j0), &chunk4(hi, j0));
                 row[j0..j0 + n].copy_from_slice(&v[..n]);
             }
-            *fx = evaluate_fast(f, job.formula(), row);
+            if let Some(f) = builtin {
+                *fx = evaluate_fast(f, job.formula(), row);
+            }
         });
+    if builtin.is_none() {
+        // Other objectives: the whole population in one batch.
+        job.objective()
+            .evaluate_rows(job.formula(), &pop.x, d, &mut pop.fit);
+    }
     pop
 }
 
@@ -148,11 +155,20 @@ pub fn trial<T: Real>(
     i: usize,
     out: &mut [T],
 ) -> T {
+    if job.builtin().is_none() {
+        let spec = Spec::of(job);
+        build_trial(job, spec, pop, best, g, i, out);
+        let mut v = [T::ZERO];
+        job.objective()
+            .evaluate_rows(job.formula(), out, pop.dim, &mut v);
+        return v[0];
+    }
     trial_as(job, Spec::of(job), pop, best, g, i, out)
 }
 
 /// What selects the code path of a trial; the engine passes constants for the common
-/// cases so that the compiler drops the other paths (as the GPU kernels do).
+/// cases so that the compiler drops the other paths (as the GPU kernels do). For
+/// objectives other than built-ins, `function` is unused (Sphere).
 #[derive(Clone, Copy)]
 pub struct Spec {
     pub function: Function,
@@ -163,7 +179,7 @@ pub struct Spec {
 impl Spec {
     pub fn of(job: &Job) -> Spec {
         Spec {
-            function: job.function(),
+            function: job.builtin().unwrap_or(Function::Sphere),
             strategy: job.strategy(),
             bounds: job.bounds(),
         }
@@ -181,6 +197,25 @@ fn trial_as<T: Real>(
     i: usize,
     out: &mut [T],
 ) -> T {
+    build_trial(job, spec, pop, best, g, i, out);
+    // Idle lanes past the last chunk ask too; they own no component.
+    evaluate_with(spec.function, job.formula(), out, |j0| {
+        pop.kc.get(j0 as usize / 4).copied().unwrap_or([T::ZERO; 4])
+    })
+}
+
+/// Individual `i`'s trial in generation `g` into `out`, not evaluated.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn build_trial<T: Real>(
+    job: &Job,
+    spec: Spec,
+    pop: &Population<T>,
+    best: usize,
+    g: u32,
+    i: usize,
+    out: &mut [T],
+) {
     let d = pop.dim;
     let np = job.pop();
     let key = key_of(job.seed());
@@ -239,10 +274,6 @@ fn trial_as<T: Real>(
         );
         out[j0..j0 + n].copy_from_slice(&v[..n]);
     }
-    // Idle lanes past the last chunk ask too; they own no component.
-    evaluate_with(spec.function, job.formula(), out, |j0| {
-        pop.kc.get(j0 as usize / 4).copied().unwrap_or([T::ZERO; 4])
-    })
 }
 
 /// [`trial`] specialised: the function fixed at compile time, and with `THESIS` the
@@ -354,13 +385,23 @@ pub fn generation<T: Real>(
     let d = pop.dim;
     scratch.resize(pop.x.len(), T::ZERO);
     let mut tfit = vec![T::ZERO; pop.fit.len()];
-    {
+    if job.builtin().is_some() {
         let pop_ref = &*pop;
         scratch
             .par_chunks_mut(d)
             .zip(tfit.par_iter_mut())
             .enumerate()
             .for_each(|(i, (out, tf))| *tf = trial_fast(job, pop_ref, best, g, i, out));
+    } else {
+        // Every trial from the same population, then all of them in one batch.
+        let pop_ref = &*pop;
+        let spec = Spec::of(job);
+        scratch
+            .par_chunks_mut(d)
+            .enumerate()
+            .for_each(|(i, out)| build_trial(job, spec, pop_ref, best, g, i, out));
+        job.objective()
+            .evaluate_rows(job.formula(), scratch, d, &mut tfit);
     }
     pop.x
         .par_chunks_mut(d)
@@ -380,10 +421,16 @@ pub fn generation<T: Real>(
 ///
 /// A run that ends with a best value or point that is not finite returns a result with
 /// [`Termination::NonFinite`](crate::Termination::NonFinite).
+///
+/// A callback objective that fails (panics, returns the wrong number of values) stops
+/// the run with [`Error::Objective`].
 pub fn run<T: Stored>(job: &Job, observer: Option<Observer>) -> Result<RunResult> {
     job.check()?;
     check_memory(memory_needed(job))?;
-    Ok(run_checked::<T>(job, observer))
+    job.objective().reset_failure();
+    let r = run_checked::<T>(job, observer);
+    job.objective().take_failure()?;
+    Ok(r)
 }
 
 fn run_checked<T: Stored>(job: &Job, observer: Option<Observer>) -> RunResult {
@@ -407,13 +454,16 @@ pub fn run_batch(jobs: &[Job]) -> Result<Vec<RunResult>> {
         .map(result_bytes)
         .fold(0u64, u64::saturating_add);
     check_memory(work.saturating_add(kept))?;
-    Ok(jobs
-        .iter()
-        .map(|j| match j.precision() {
-            Precision::F32 => run_checked::<f32>(j, None),
-            Precision::F64 => run_checked::<f64>(j, None),
+    jobs.iter()
+        .map(|j| {
+            j.objective().reset_failure();
+            let r = match j.precision() {
+                Precision::F32 => run_checked::<f32>(j, None),
+                Precision::F64 => run_checked::<f64>(j, None),
+            };
+            j.objective().take_failure().map(|()| r)
         })
-        .collect())
+        .collect()
 }
 
 /// Bytes of host memory one run of `job` on the CPU engine needs at most: two
@@ -478,8 +528,17 @@ pub fn available_memory() -> Option<u64> {
     }
 }
 
+/// [`run_controlled`], with a callback objective's failure as an error.
+pub fn try_run_controlled(job: &Job, control: &mut Control) -> Result<Outcome> {
+    job.objective().reset_failure();
+    let o = run_controlled(job, control);
+    job.objective().take_failure()?;
+    Ok(o)
+}
+
 /// Runs `job` on the CPU under `control`: to its end, or to the generation where the
-/// stop flag, the observer or the saver stopped it.
+/// stop flag, the observer or the saver stopped it. A callback objective that fails
+/// stops the run there (see [`try_run_controlled`] for its error).
 pub fn run_controlled(job: &Job, control: &mut Control) -> Outcome {
     if job.adaptive().is_some() {
         return match job.precision() {
@@ -499,10 +558,14 @@ pub fn run_controlled(job: &Job, control: &mut Control) -> Outcome {
 pub fn resume(from: Checkpoint, control: &mut Control) -> Result<Outcome> {
     from.check()?;
     crate::checkpoint::savable(&from.job)?;
-    Ok(match from.job.precision() {
+    let objective = from.job.objective().clone();
+    objective.reset_failure();
+    let o = match from.job.precision() {
         Precision::F32 => go_on::<f32>(from, control),
         Precision::F64 => go_on::<f64>(from, control),
-    })
+    };
+    objective.take_failure()?;
+    Ok(o)
 }
 
 fn fresh<T: Stored>(job: &Job, control: &mut Control) -> Outcome {
@@ -551,6 +614,9 @@ fn drive<T: Stored>(
         }
         g += 1;
         best = generation(&job, &mut pop, best, g, &mut scratch);
+        if job.objective().failed() {
+            break;
+        }
         let bf = pop.fit[best].to_f64();
         if let Some(h) = history.as_mut() {
             h.push(bf);

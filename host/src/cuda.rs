@@ -253,6 +253,7 @@ impl CudaEngine {
 
     /// Runs one job; `mode` picks the layout.
     pub fn run(&self, job: &Job, mode: Mode) -> Result<RunResult> {
+        crate::objective::builtin_only(job)?;
         crate::adaptive::cpu_only(job)?;
         job.check()?;
         let mode = match mode {
@@ -320,6 +321,7 @@ impl CudaEngine {
     /// order.
     pub fn run_batch(&self, jobs: &[Job]) -> Result<Vec<RunResult>> {
         for job in jobs {
+            crate::objective::builtin_only(job)?;
             crate::adaptive::cpu_only(job)?;
         }
         Job::check_all(jobs)?;

@@ -54,6 +54,10 @@ pub enum Error {
     /// The embedded PTX lacks a kernel.
     #[error("the PTX has no kernel {name}")]
     MissingKernel { name: String },
+    /// A user's objective failed during a run: a callback panicked or returned the
+    /// wrong number of values.
+    #[error("{message}")]
+    Objective { message: String },
     #[error(transparent)]
     Io(#[from] std::io::Error),
 }

@@ -538,6 +538,9 @@ pub fn run<T: Real>(a: &Archipelago, observer: Option<Observer>) -> ArchipelagoR
     while g < gmax && !reached(&isl) {
         g += 1;
         isl.par_iter_mut().for_each(|i| i.step(g, &params));
+        if a.template.objective().failed() {
+            break;
+        }
         if n > 1 && g % a.interval == 0 && g < gmax && !reached(&isl) {
             migrate(a, &mut isl, g);
             migrations += 1;
@@ -551,7 +554,7 @@ pub fn run<T: Real>(a: &Archipelago, observer: Option<Observer>) -> ArchipelagoR
     let result = |i: &Island<T>, stream: u32, evaluations: u64, history: Option<Vec<f64>>| {
         let best_f = i.rec_f.to_f64();
         let best_x = DVector::from_iterator(i.rec_x.len(), i.rec_x.iter().map(|v| v.to_f64()));
-        let error = best_f - a.template.info().min;
+        let error = best_f - a.template.objective().reference();
         let (verified_error, errors_disagree) = verify(&i.job, &best_x, error);
         RunResult {
             termination: termination(&i.job, g, overall_f, &best_x),

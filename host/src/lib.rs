@@ -11,6 +11,7 @@ pub mod cpu;
 pub mod cuda;
 pub mod error;
 pub mod islands;
+pub mod objective;
 pub mod problem;
 pub mod pso;
 pub mod result;
@@ -23,6 +24,7 @@ pub use gpude_device::{BoundPolicy, Crossover, Formula, Function, Strategy};
 pub use islands::{
     Algorithm, Archipelago, ArchipelagoBuilder, ArchipelagoResult, Emigrants, Replacement, Topology,
 };
+pub use objective::{BatchObjective, Objective};
 pub use problem::{FUNCTIONS, FunctionInfo, Problem};
 pub use pso::Pso;
 pub use result::{RunResult, Termination};
@@ -162,7 +164,11 @@ impl Solver {
         if self.cuda.is_some() {
             return Err(Error::invalid("backend", "cuda", islands::CPU_ONLY));
         }
-        Ok(islands::run_cpu(a, observer))
+        let objective = a.template().objective();
+        objective.reset_failure();
+        let r = islands::run_cpu(a, observer);
+        objective.take_failure()?;
+        Ok(r)
     }
 
     /// Runs many jobs, one result each, in order.

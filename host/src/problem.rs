@@ -1,6 +1,7 @@
 //! Problems: an objective function, a dimension and the initial domain.
 
 use crate::error::{Error, Result, num};
+use crate::objective::Objective;
 use gpude_device::{Function, Real};
 use std::fmt;
 use std::sync::Arc;
@@ -76,13 +77,13 @@ impl FunctionInfo {
     }
 }
 
-/// A function, a dimension and the initial domain (per component), checked on
+/// An objective, a dimension and the initial domain (per component), checked on
 /// construction: every bound finite, lower < upper with a finite width, and at least the
-/// function's smallest dimension. The bounds are shared, so cloning a problem (or a job)
+/// objective's smallest dimension. The bounds are shared, so cloning a problem (or a job)
 /// does not copy them.
 #[derive(Clone, Debug)]
 pub struct Problem {
-    function: Function,
+    objective: Objective,
     lower: Arc<[f64]>,
     upper: Arc<[f64]>,
 }
@@ -91,7 +92,7 @@ impl PartialEq for Problem {
     fn eq(&self, o: &Self) -> bool {
         // Bounds are never NaN, so shared bounds are equal bounds.
         let same = |a: &Arc<[f64]>, b: &Arc<[f64]>| Arc::ptr_eq(a, b) || a == b;
-        self.function == o.function && same(&self.lower, &o.lower) && same(&self.upper, &o.upper)
+        self.objective == o.objective && same(&self.lower, &o.lower) && same(&self.upper, &o.upper)
     }
 }
 
@@ -117,8 +118,17 @@ impl Problem {
         lower: impl Into<Arc<[f64]>>,
         upper: impl Into<Arc<[f64]>>,
     ) -> Result<Self> {
+        Self::of_objective(Objective::Builtin(function), lower, upper)
+    }
+
+    /// Any objective, one interval per component.
+    pub fn of_objective(
+        objective: Objective,
+        lower: impl Into<Arc<[f64]>>,
+        upper: impl Into<Arc<[f64]>>,
+    ) -> Result<Self> {
         let p = Problem {
-            function,
+            objective,
             lower: lower.into(),
             upper: upper.into(),
         };
@@ -128,7 +138,7 @@ impl Problem {
 
     /// Checks what [`Problem::with_box`] promises (for engines that re-check a job).
     pub fn check(&self) -> Result<()> {
-        check_dim(self.function, self.lower.len() as u64)?;
+        check_dim_of(&self.objective, self.lower.len() as u64)?;
         if self.lower.len() != self.upper.len() {
             return Err(Error::invalid(
                 "upper bounds",
@@ -211,13 +221,32 @@ impl Problem {
 
     /// Same function and the very same (shared) bounds: no need to compare them.
     pub(crate) fn shares_bounds(&self, o: &Problem) -> bool {
-        self.function == o.function
+        self.objective == o.objective
             && Arc::ptr_eq(&self.lower, &o.lower)
             && Arc::ptr_eq(&self.upper, &o.upper)
     }
 
+    /// The built-in function.
+    ///
+    /// # Panics
+    /// When the objective is not a built-in (see [`Problem::builtin`]).
     pub fn function(&self) -> Function {
-        self.function
+        self.builtin().unwrap_or_else(|| {
+            panic!(
+                "the objective {} is not a built-in function: use builtin() or objective()",
+                self.objective.name()
+            )
+        })
+    }
+
+    /// The built-in function, when the objective is one.
+    pub fn builtin(&self) -> Option<Function> {
+        self.objective.builtin()
+    }
+
+    /// What the problem minimises.
+    pub fn objective(&self) -> &Objective {
+        &self.objective
     }
 
     pub fn dim(&self) -> u32 {
@@ -234,8 +263,12 @@ impl Problem {
         &self.upper
     }
 
+    /// What gpude knows of the built-in function.
+    ///
+    /// # Panics
+    /// When the objective is not a built-in (see [`Problem::builtin`]).
     pub fn info(&self) -> &'static FunctionInfo {
-        FunctionInfo::of(self.function)
+        FunctionInfo::of(self.function())
     }
 
     /// True when every component has the same interval.
@@ -248,13 +281,18 @@ impl Problem {
 
 /// Checks a dimension against gpude's limit and the function's smallest dimension.
 pub(crate) fn check_dim(function: Function, dim: impl Into<u64>) -> Result<()> {
+    check_dim_of(&Objective::Builtin(function), dim)
+}
+
+/// Checks a dimension against gpude's limit and the objective's dimensions.
+pub(crate) fn check_dim_of(objective: &Objective, dim: impl Into<u64>) -> Result<()> {
     let dim = dim.into();
-    let info = FunctionInfo::of(function);
-    if dim < info.min_dim as u64 || dim > MAX_DIM as u64 {
-        let why = if info.min_dim > 1 {
+    let min_dim = objective.min_dim();
+    if dim < min_dim as u64 || dim > MAX_DIM as u64 {
+        let why = if min_dim > 1 {
             format!(
-                " ({} needs at least {} components)",
-                info.name, info.min_dim
+                " ({} needs at least {min_dim} components)",
+                objective.name()
             )
         } else {
             String::new()
@@ -262,8 +300,8 @@ pub(crate) fn check_dim(function: Function, dim: impl Into<u64>) -> Result<()> {
         return Err(Error::invalid(
             "dimension",
             dim,
-            format!("{} ..= {MAX_DIM}{why}", info.min_dim),
+            format!("{min_dim} ..= {MAX_DIM}{why}"),
         ));
     }
-    Ok(())
+    objective.check_dim(dim)
 }

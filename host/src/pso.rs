@@ -111,7 +111,7 @@ pub fn initial<T: Real>(job: &Job) -> Swarm<T> {
     let key = key_of(job.seed());
     let lo: Vec<T> = job.lower().iter().map(|&v| T::of(v)).collect();
     let hi: Vec<T> = job.upper().iter().map(|&v| T::of(v)).collect();
-    let f = job.function();
+    let f = job.builtin();
     let mut x = vec![T::ZERO; np * d];
     let mut v = vec![T::ZERO; np * d];
     let mut pfit = vec![T::ZERO; np];
@@ -130,8 +130,15 @@ pub fn initial<T: Real>(job: &Job) -> Swarm<T> {
                 xr[j0..j0 + n].copy_from_slice(&init_chunk(&ux, n as u32, &l, &h)[..n]);
                 vr[j0..j0 + n].copy_from_slice(&init_velocity_chunk(&uv, n as u32, &l, &h)[..n]);
             }
-            *fx = evaluate_fast(f, job.formula(), xr);
+            if let Some(f) = f {
+                *fx = evaluate_fast(f, job.formula(), xr);
+            }
         });
+    if f.is_none() {
+        // Other objectives: the whole swarm in one batch.
+        job.objective()
+            .evaluate_rows(job.formula(), &x, d, &mut pfit);
+    }
     let mut s = Swarm {
         dim: d,
         pbest: x.clone(),
@@ -152,7 +159,7 @@ pub fn initial<T: Real>(job: &Job) -> Swarm<T> {
 pub fn generation<T: Real>(job: &Job, params: &PsoParams<T>, s: &mut Swarm<T>, g: u32) {
     let d = s.dim;
     let key = key_of(job.seed());
-    let f = job.function();
+    let f = job.builtin();
     let bounds = job.bounds();
     let gb: Vec<T> = s.pbest_row(s.gbest).to_vec();
     let (lo, hi) = (&s.lo, &s.hi);
@@ -183,12 +190,31 @@ pub fn generation<T: Real>(job: &Job, params: &PsoParams<T>, s: &mut Swarm<T>, g
                 xr[j0..j0 + n].copy_from_slice(&nx[..n]);
                 vr[j0..j0 + n].copy_from_slice(&nv[..n]);
             }
-            let fx = evaluate_fast(f, job.formula(), xr);
-            if accepts(fx, *pf) {
-                pr.copy_from_slice(xr);
-                *pf = fx;
+            if let Some(f) = f {
+                let fx = evaluate_fast(f, job.formula(), xr);
+                if accepts(fx, *pf) {
+                    pr.copy_from_slice(xr);
+                    *pf = fx;
+                }
             }
         });
+    if f.is_none() {
+        // Other objectives: every particle's new position in one batch, then the
+        // personal bests.
+        let mut fit = vec![T::ZERO; s.pfit.len()];
+        job.objective()
+            .evaluate_rows(job.formula(), &s.x, d, &mut fit);
+        s.x.par_chunks(d)
+            .zip(s.pbest.par_chunks_mut(d))
+            .zip(s.pfit.par_iter_mut())
+            .zip(fit.par_iter())
+            .for_each(|(((xr, pr), pf), &fx)| {
+                if accepts(fx, *pf) {
+                    pr.copy_from_slice(xr);
+                    *pf = fx;
+                }
+            });
+    }
     s.gbest = s.best();
 }
 

@@ -111,8 +111,9 @@ fn ser_secs<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error>
 /// 1e-12 in f64. Both engines fill their results through this one function.
 pub fn verify(job: &crate::Job, best_x: &DVector<f64>, error: f64) -> (f64, bool) {
     let x: Vec<f64> = best_x.iter().copied().collect();
-    let v = crate::cpu::evaluate_point::<f64>(job.function(), gpude_device::Formula::Exact, &x)
-        - job.info().min;
+    // Built-ins with the exact formulas; expressions and CEC functions in f64; callbacks
+    // called once more.
+    let v = job.objective().evaluate_f64(&x) - job.objective().reference();
     // The relative tolerance, and the terms' underflow: each of D terms may lose up to
     // the smallest subnormal (f32 squares of |x| ≲ 1e-23 are 0).
     let (tol, tiny) = match job.precision() {

@@ -290,9 +290,9 @@ fn foreign_truncated_and_corrupt_files_are_refused() {
     let last = flipped.len() - 1;
     flipped[last] ^= 0x40;
     assert!(input_error(&flipped).contains("checksum"));
-    let mut v2 = good.clone();
-    v2[8] = 2;
-    assert!(input_error(&v2).contains("format version 2; this gpude reads version 1"));
+    let mut v3 = good.clone();
+    v3[8] = 3;
+    assert!(input_error(&v3).contains("format version 3; this gpude reads versions 1 and 2"));
 
     // Consistent checksum, inconsistent content: a population of the wrong size.
     let mut short = c.clone();

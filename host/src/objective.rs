@@ -1,0 +1,492 @@
+//! What a job minimises: a built-in function, an expression, a CEC 2017 function or a
+//! host callback.
+//!
+//! The engines evaluate a job's objective in its precision:
+//!
+//! - **built-in** functions through the device crate's kernels' arithmetic (the fast,
+//!   specialised paths of the CPU engine and the GPU kernels);
+//! - **expressions** ([`gpude_expr::Expr`]) with [`Expr::eval`] in the run's precision,
+//!   one instruction at a time (see the crate's documentation for the rounding);
+//! - **CEC 2017** functions with the official data, in f64, or in f32 with the data
+//!   rounded to f32 once;
+//! - **callbacks** ([`BatchObjective`]) in f64: the engine hands over a whole batch of
+//!   points at once — the initial population, then each generation's trials — and the
+//!   callback returns one value per point.
+//!
+//! # The calling convention of a batch callback
+//!
+//! [`BatchObjective::evaluate`] receives `xs`, `n` points of `dim` components each,
+//! **row-major**: point `i` is `xs[i·dim .. (i+1)·dim]` (so `xs.len() = n·dim`), and
+//! returns `n` values, value `i` for point `i`. The points are the run's values converted
+//! to f64 (exactly, for f32 runs); the values are rounded to the run's precision. A
+//! generation's trials all come from the population as it was before the generation, so
+//! one call per generation gives the same trajectory as one call per point.
+//!
+//! Rules: a value may be any f64. NaN is the worst value there is: a NaN trial never
+//! replaces its parent, and a NaN is the best only when every value is NaN (the run then
+//! ends as [`crate::Termination::NonFinite`]). A callback that panics, or returns a number
+//! of values other than `n`, stops the run with an [`Error::Objective`] naming what went
+//! wrong; the run does not crash and the error is returned by the engine's entry points
+//! ([`crate::cpu::run`], [`crate::Solver::run`], …).
+
+use crate::cec2017::{DataSource, FunctionData, FunctionId};
+use crate::error::{Error, Result};
+use crate::problem::FunctionInfo;
+use gpude_device::{Function, Real};
+use gpude_expr::Expr;
+use rayon::prelude::*;
+use std::fmt;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// An objective evaluated a batch of points at a time (see the module documentation
+/// for the layout and the rules).
+pub trait BatchObjective: Send + Sync {
+    /// The values of the `xs.len() / dim` points of `xs` (row-major), one per point.
+    fn evaluate(&self, xs: &[f64], dim: usize) -> Vec<f64>;
+}
+
+impl<F> BatchObjective for F
+where
+    F: Fn(&[f64], usize) -> Vec<f64> + Send + Sync,
+{
+    fn evaluate(&self, xs: &[f64], dim: usize) -> Vec<f64> {
+        self(xs, dim)
+    }
+}
+
+/// A function of one point, evaluated on all cores (a [`BatchObjective`] that calls it
+/// once per row, in parallel).
+struct Pointwise<F>(F);
+
+impl<F> BatchObjective for Pointwise<F>
+where
+    F: Fn(&[f64]) -> f64 + Send + Sync,
+{
+    fn evaluate(&self, xs: &[f64], dim: usize) -> Vec<f64> {
+        xs.par_chunks(dim.max(1)).map(|x| (self.0)(x)).collect()
+    }
+}
+
+/// An expression and its known minimum, if any.
+#[derive(Debug)]
+pub struct ExprObjective {
+    pub expr: Expr,
+    pub min: Option<f64>,
+}
+
+/// A CEC 2017 function's data at one dimension, with the data rounded to f32 once for
+/// f32 runs.
+pub struct CecObjective {
+    data: FunctionData,
+    shift32: Vec<f32>,
+    rotation32: Vec<f32>,
+}
+
+impl CecObjective {
+    pub fn new(data: FunctionData) -> CecObjective {
+        CecObjective {
+            shift32: data.shift().iter().map(|&v| v as f32).collect(),
+            rotation32: data.rotation().iter().map(|&v| v as f32).collect(),
+            data,
+        }
+    }
+
+    pub fn data(&self) -> &FunctionData {
+        &self.data
+    }
+
+    /// F_n(x) in precision `T` (f32 with the rounded data, f64 with the data as read).
+    fn evaluate<T: Real>(&self, x: &[T], scratch: &mut Vec<T>) -> T {
+        use gpude_device::cec2017 as dev;
+        scratch.resize(dev::scratch_len(self.data.dim()), T::ZERO);
+        let n = self.data.id().number();
+        if T::NAME == "f32" {
+            let xs: Vec<f32> = x.iter().map(|v| v.to_f64() as f32).collect();
+            let data = dev::Data {
+                shift: &self.shift32,
+                rotation: &self.rotation32,
+                shuffle: self.data.shuffle(),
+            };
+            let mut s = vec![0f32; scratch.len()];
+            T::of(dev::evaluate(n, &xs, &data, &mut s) as f64)
+        } else {
+            let xs: Vec<f64> = x.iter().map(|v| v.to_f64()).collect();
+            T::of(self.data.evaluate(&xs))
+        }
+    }
+}
+
+/// A host callback: its name, known minimum, smallest dimension, the function, and the
+/// first failure of the run in progress.
+pub struct CallbackObjective {
+    name: String,
+    min: Option<f64>,
+    min_dim: u32,
+    f: Box<dyn BatchObjective>,
+    failed: AtomicBool,
+    failure: Mutex<Option<String>>,
+}
+
+// A job holding a callback stays usable across `catch_unwind` like any other job: the
+// engine catches the callback's panics itself and turns them into an error; the state a
+// panicking callback leaves behind is its own.
+impl std::panic::RefUnwindSafe for CallbackObjective {}
+impl std::panic::UnwindSafe for CallbackObjective {}
+
+impl CallbackObjective {
+    /// Calls the callback on `n = xs.len() / dim` points; a panic or a wrong number of
+    /// values is an error.
+    fn call(&self, xs: &[f64], dim: usize) -> std::result::Result<Vec<f64>, String> {
+        let n = xs.len() / dim.max(1);
+        let out = catch_unwind(AssertUnwindSafe(|| self.f.evaluate(xs, dim))).map_err(|p| {
+            let what = p
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| p.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "no message".into());
+            format!(
+                "the objective {:?} panicked: {}",
+                crate::error::clip(&self.name),
+                crate::error::clip(&what)
+            )
+        })?;
+        if out.len() != n {
+            return Err(format!(
+                "the objective {:?} returned {} values for {n} points: one value per point is required",
+                crate::error::clip(&self.name),
+                out.len()
+            ));
+        }
+        Ok(out)
+    }
+
+    fn fail(&self, message: String) {
+        let mut slot = self.failure.lock().unwrap_or_else(|e| e.into_inner());
+        if slot.is_none() {
+            *slot = Some(message);
+        }
+        self.failed.store(true, Ordering::Release);
+    }
+}
+
+/// What a job minimises. Cloning shares the expression, data or callback.
+#[derive(Clone)]
+pub enum Objective {
+    /// One of gpude's built-in functions (the GPU kernels and the CPU's fast paths).
+    Builtin(Function),
+    /// An expression of the objective language ([`gpude_expr`]), evaluated on the CPU.
+    Expr(Arc<ExprObjective>),
+    /// A CEC 2017 function at the dimension its data were read for.
+    Cec2017(Arc<CecObjective>),
+    /// A host callback, evaluated on the CPU a batch at a time.
+    Callback(Arc<CallbackObjective>),
+}
+
+impl From<Function> for Objective {
+    fn from(f: Function) -> Objective {
+        Objective::Builtin(f)
+    }
+}
+
+impl fmt::Debug for Objective {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Objective::Builtin(b) => write!(f, "Builtin({b:?})"),
+            Objective::Expr(e) => write!(f, "Expr({:?}, min {:?})", e.expr.source(), e.min),
+            Objective::Cec2017(c) => write!(f, "Cec2017({} at D = {})", c.data.id(), c.data.dim()),
+            Objective::Callback(c) => write!(f, "Callback({:?})", c.name),
+        }
+    }
+}
+
+impl PartialEq for Objective {
+    /// The same built-in; the same expression text and minimum; the same CEC function
+    /// and dimension; the very same callback.
+    fn eq(&self, o: &Objective) -> bool {
+        match (self, o) {
+            (Objective::Builtin(a), Objective::Builtin(b)) => a == b,
+            (Objective::Expr(a), Objective::Expr(b)) => {
+                Arc::ptr_eq(a, b)
+                    || (a.expr.source() == b.expr.source()
+                        && a.min.map(f64::to_bits) == b.min.map(f64::to_bits))
+            }
+            (Objective::Cec2017(a), Objective::Cec2017(b)) => {
+                a.data.id() == b.data.id() && a.data.dim() == b.data.dim()
+            }
+            (Objective::Callback(a), Objective::Callback(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
+}
+
+/// Checks a user-given minimum.
+fn check_min(min: Option<f64>) -> Result<()> {
+    match min {
+        Some(m) if !m.is_finite() => Err(Error::invalid(
+            "known minimum",
+            crate::error::num(m),
+            "a finite number",
+        )),
+        _ => Ok(()),
+    }
+}
+
+impl Objective {
+    /// An expression of the objective language; `min` is its known minimum, if any.
+    /// A parse error names the position and what was expected.
+    pub fn expr(source: &str, min: Option<f64>) -> Result<Objective> {
+        check_min(min)?;
+        let expr = Expr::parse(source).map_err(|e| Error::Input {
+            what: "expression".into(),
+            message: e.to_string(),
+        })?;
+        Ok(Objective::Expr(Arc::new(ExprObjective { expr, min })))
+    }
+
+    /// CEC 2017 function `id` at dimension `dim` (10, 30, 50 or 100), its data read from
+    /// `source` (see [`DataSource::locate`]).
+    pub fn cec2017(source: &DataSource, id: FunctionId, dim: u32) -> Result<Objective> {
+        let data = FunctionData::load(source, id, dim as usize)?;
+        Ok(Objective::Cec2017(Arc::new(CecObjective::new(data))))
+    }
+
+    /// A batch callback named `name` (see the module documentation for the layout).
+    pub fn callback(
+        name: impl Into<String>,
+        min: Option<f64>,
+        f: impl BatchObjective + 'static,
+    ) -> Result<Objective> {
+        check_min(min)?;
+        Ok(Objective::Callback(Arc::new(CallbackObjective {
+            name: name.into(),
+            min,
+            min_dim: 1,
+            f: Box::new(f),
+            failed: AtomicBool::new(false),
+            failure: Mutex::new(None),
+        })))
+    }
+
+    /// A callback of one point, called for every point of a batch on all cores.
+    pub fn pointwise(
+        name: impl Into<String>,
+        min: Option<f64>,
+        f: impl Fn(&[f64]) -> f64 + Send + Sync + 'static,
+    ) -> Result<Objective> {
+        Self::callback(name, min, Pointwise(f))
+    }
+
+    /// The built-in function, when it is one.
+    pub fn builtin(&self) -> Option<Function> {
+        match self {
+            Objective::Builtin(f) => Some(*f),
+            _ => None,
+        }
+    }
+
+    /// The expression, when it is one.
+    pub fn as_expr(&self) -> Option<&Expr> {
+        match self {
+            Objective::Expr(e) => Some(&e.expr),
+            _ => None,
+        }
+    }
+
+    /// The CEC 2017 function's data, when it is one.
+    pub fn as_cec2017(&self) -> Option<&FunctionData> {
+        match self {
+            Objective::Cec2017(c) => Some(&c.data),
+            _ => None,
+        }
+    }
+
+    /// True for a host callback.
+    pub fn is_callback(&self) -> bool {
+        matches!(self, Objective::Callback(_))
+    }
+
+    /// The name reports use: the built-in's name, `expr`, `cec2017-f5`, the callback's.
+    pub fn name(&self) -> String {
+        match self {
+            Objective::Builtin(f) => FunctionInfo::of(*f).name.to_string(),
+            Objective::Expr(_) => "expr".into(),
+            Objective::Cec2017(c) => c.data.id().name(),
+            Objective::Callback(c) => c.name.clone(),
+        }
+    }
+
+    /// One line for people: the name, and the expression's text (clipped).
+    pub fn describe(&self) -> String {
+        match self {
+            Objective::Expr(e) => format!("expr {}", crate::error::clip(e.expr.source())),
+            Objective::Cec2017(c) => format!("{} ({})", c.data.id().name(), c.data.id().title()),
+            o => o.name(),
+        }
+    }
+
+    /// The known minimum: built-ins' minimum, CEC's F* = 100·n, the user's for the rest.
+    pub fn min(&self) -> Option<f64> {
+        match self {
+            Objective::Builtin(f) => Some(FunctionInfo::of(*f).min),
+            Objective::Expr(e) => e.min,
+            Objective::Cec2017(c) => Some(c.data.id().f_star()),
+            Objective::Callback(c) => c.min,
+        }
+    }
+
+    /// What errors are measured from: the known minimum, else 0 (an objective without
+    /// a known minimum reports its values as errors).
+    pub fn reference(&self) -> f64 {
+        self.min().unwrap_or(0.0)
+    }
+
+    /// The smallest dimension the objective is defined for.
+    pub fn min_dim(&self) -> u32 {
+        match self {
+            Objective::Builtin(f) => FunctionInfo::of(*f).min_dim,
+            Objective::Expr(e) => e.expr.min_dim().max(1),
+            Objective::Cec2017(c) => c.data.dim() as u32,
+            Objective::Callback(c) => c.min_dim,
+        }
+    }
+
+    /// The dimensions allowed beyond [`Objective::min_dim`]: a CEC function runs at the
+    /// dimension of its data only.
+    pub(crate) fn check_dim(&self, dim: u64) -> Result<()> {
+        if let Objective::Cec2017(c) = self
+            && dim != c.data.dim() as u64
+        {
+            return Err(Error::invalid(
+                "dimension",
+                dim,
+                format!(
+                    "{} (the dimension {} was loaded for)",
+                    c.data.dim(),
+                    c.data.id().name()
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The values of the rows of `xs` (`dim` components each) in precision `T` into
+    /// `out`, for objectives other than built-ins (the engines evaluate those inline).
+    /// A callback's failure is recorded (see [`Objective::take_failure`]) and its values
+    /// become NaN.
+    pub(crate) fn evaluate_rows<T: Real>(
+        &self,
+        formula: gpude_device::Formula,
+        xs: &[T],
+        dim: usize,
+        out: &mut [T],
+    ) {
+        match self {
+            Objective::Builtin(f) => {
+                xs.par_chunks(dim)
+                    .zip(out.par_iter_mut())
+                    .for_each(|(x, o)| *o = crate::cpu::evaluate_fast(*f, formula, x));
+            }
+            Objective::Expr(e) => {
+                let e = &e.expr;
+                if T::NAME == "f32" {
+                    xs.par_chunks(dim).zip(out.par_iter_mut()).for_each_init(
+                        || (e.scratch::<f32>(), Vec::with_capacity(dim)),
+                        |(s, buf), (x, o)| {
+                            buf.clear();
+                            buf.extend(x.iter().map(|v| v.to_f64() as f32));
+                            *o = T::of(e.eval_with(s, buf) as f64);
+                        },
+                    );
+                } else {
+                    xs.par_chunks(dim).zip(out.par_iter_mut()).for_each_init(
+                        || (e.scratch::<f64>(), Vec::with_capacity(dim)),
+                        |(s, buf), (x, o)| {
+                            buf.clear();
+                            buf.extend(x.iter().map(|v| v.to_f64()));
+                            *o = T::of(e.eval_with(s, buf));
+                        },
+                    );
+                }
+            }
+            Objective::Cec2017(c) => {
+                xs.par_chunks(dim)
+                    .zip(out.par_iter_mut())
+                    .for_each_init(Vec::new, |s, (x, o)| *o = c.evaluate(x, s));
+            }
+            Objective::Callback(c) => {
+                if c.failed.load(Ordering::Acquire) {
+                    out.fill(T::of(f64::NAN));
+                    return;
+                }
+                let x64: Vec<f64> = xs.iter().map(|v| v.to_f64()).collect();
+                match c.call(&x64, dim) {
+                    Ok(v) => {
+                        for (o, v) in out.iter_mut().zip(v) {
+                            *o = T::of(v);
+                        }
+                    }
+                    Err(m) => {
+                        c.fail(m);
+                        out.fill(T::of(f64::NAN));
+                    }
+                }
+            }
+        }
+    }
+
+    /// The value at one point in f64 (the verification of results).
+    pub fn evaluate_f64(&self, x: &[f64]) -> f64 {
+        let mut out = [0.0];
+        self.evaluate_rows(gpude_device::Formula::Exact, x, x.len(), &mut out);
+        out[0]
+    }
+
+    /// True once a callback has failed during the run in progress.
+    pub fn failed(&self) -> bool {
+        match self {
+            Objective::Callback(c) => c.failed.load(Ordering::Acquire),
+            _ => false,
+        }
+    }
+
+    /// Forgets a previous run's failure (the engines call it when a run starts).
+    pub(crate) fn reset_failure(&self) {
+        if let Objective::Callback(c) = self {
+            *c.failure.lock().unwrap_or_else(|e| e.into_inner()) = None;
+            c.failed.store(false, Ordering::Release);
+        }
+    }
+
+    /// The failure of the run that just ended, as an error (and forgets it).
+    pub fn take_failure(&self) -> Result<()> {
+        if let Objective::Callback(c) = self
+            && c.failed.swap(false, Ordering::AcqRel)
+        {
+            let m = c
+                .failure
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .take()
+                .unwrap_or_default();
+            return Err(Error::Objective { message: m });
+        }
+        Ok(())
+    }
+}
+
+/// The CUDA engine's check: its kernels evaluate the built-in functions only for now.
+pub fn builtin_only(job: &crate::Job) -> Result<()> {
+    let what = match job.objective() {
+        Objective::Builtin(_) => return Ok(()),
+        Objective::Expr(_) => "expression",
+        Objective::Cec2017(_) => "CEC 2017",
+        Objective::Callback(_) => "callback",
+    };
+    Err(Error::invalid(
+        "objective",
+        crate::error::clip(&job.objective().name()),
+        format!("{what} objectives run on the CPU engine only for now; use --backend cpu"),
+    ))
+}
