@@ -19,8 +19,7 @@ use std::path::{Path, PathBuf};
 /// The largest job file.
 pub const MAX_JOB_FILE_BYTES: u64 = MIB;
 
-/// Error below which a run counts as a success when its job has no target.
-const DEFAULT_SUCCESS: f64 = 1e-10;
+use crate::stats::DEFAULT_SUCCESS;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {

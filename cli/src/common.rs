@@ -173,8 +173,8 @@ pub struct BackendArgs {
     pub streams: Option<usize>,
 }
 
-/// The most CUDA streams.
-pub const MAX_STREAMS: usize = 128;
+/// The most CUDA streams (the library's limit).
+pub use gpude::host::MAX_STREAMS;
 
 impl BackendArgs {
     /// Opens the backend these flags name. GPU flags with `--backend cpu` are an error;

@@ -13,8 +13,7 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 
-/// Error below which a run counts as a success when no --target is given.
-const DEFAULT_SUCCESS: f64 = 1e-10;
+use crate::stats::DEFAULT_SUCCESS;
 
 /// Work (Np·D·generations·runs) above which a progress bar is worth showing.
 const PROGRESS_WORK: f64 = 2e7;

@@ -2,6 +2,10 @@
 //! final errors. One implementation, so that `run`, `batch`, `bench` and `reproduce`
 //! agree on what a median is.
 
+/// The (verified) error at or below which a run counts as a success when its job has no
+/// target: the thesis's criterion.
+pub const DEFAULT_SUCCESS: f64 = 1e-10;
+
 /// The `p` quantile of sorted values, interpolating linearly between order statistics
 /// (the "type 7" definition of most statistics packages); NaN for no values.
 pub fn quantile(sorted: &[f64], p: f64) -> f64 {

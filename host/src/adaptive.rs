@@ -25,7 +25,7 @@
 //! adapt, the parents that enter the archive) are strict improvements everywhere.
 
 use crate::config::{Job, JobBuilder, strategy_name};
-use crate::cpu::{Flow, Observer, Population, evaluate_fast, initial};
+use crate::cpu::{Flow, Observer, Population, chunk4, evaluate_fast, initial};
 use crate::error::{Error, Result};
 use crate::result::{RunResult, Termination, verify};
 use gpude_device::adaptive::{
@@ -398,15 +398,6 @@ struct Outcome<T> {
     cr: T,
     /// The word that places x_i in a full archive.
     archive_word: u32,
-}
-
-#[inline(always)]
-fn chunk4<T: Real>(s: &[T], j0: usize) -> [T; 4] {
-    let mut v = [T::ZERO; 4];
-    for (k, x) in s[j0..(j0 + 4).min(s.len())].iter().enumerate() {
-        v[k] = *x;
-    }
-    v
 }
 
 /// A trial's value for built-in functions; other objectives are evaluated a

@@ -59,7 +59,7 @@ pub const BOUND_POLICIES: [(&str, BoundPolicy); 5] = [
     ("midpoint", BoundPolicy::Midpoint),
 ];
 
-fn lookup<V: Copy>(kind: &'static str, table: &[(&str, V)], name: &str) -> Result<V> {
+pub(crate) fn lookup<V: Copy>(kind: &'static str, table: &[(&str, V)], name: &str) -> Result<V> {
     let n = name.trim().to_ascii_lowercase();
     table
         .iter()
@@ -72,7 +72,7 @@ fn lookup<V: Copy>(kind: &'static str, table: &[(&str, V)], name: &str) -> Resul
         })
 }
 
-fn name_of<V: Copy + PartialEq>(table: &[(&'static str, V)], v: V) -> &'static str {
+pub(crate) fn name_of<V: Copy + PartialEq>(table: &[(&'static str, V)], v: V) -> &'static str {
     table
         .iter()
         .find(|(_, x)| *x == v)

@@ -26,7 +26,7 @@
 //! The results report these records.
 
 use crate::Precision;
-use crate::config::Job;
+use crate::config::{Job, lookup, name_of};
 use crate::cpu::{self, Observer, Population};
 use crate::error::{Error, Result};
 use crate::pso::{self, Pso, Swarm};
@@ -64,27 +64,6 @@ pub const REPLACEMENTS: [(&str, Replacement); 2] = [
     ("worst", Replacement::Worst),
     ("random", Replacement::Random),
 ];
-
-fn lookup<V: Copy>(kind: &'static str, table: &[(&str, V)], name: &str) -> Result<V> {
-    let n = name.trim().to_ascii_lowercase();
-    table
-        .iter()
-        .find(|(k, _)| *k == n)
-        .map(|(_, v)| *v)
-        .ok_or_else(|| Error::UnknownName {
-            kind,
-            name: name.to_string(),
-            known: table.iter().map(|(k, _)| *k).collect::<Vec<_>>().join(", "),
-        })
-}
-
-fn name_of<V: Copy + PartialEq>(table: &[(&'static str, V)], v: V) -> &'static str {
-    table
-        .iter()
-        .find(|(_, x)| *x == v)
-        .map(|(k, _)| *k)
-        .unwrap_or("?")
-}
 
 pub fn parse_topology(s: &str) -> Result<Topology> {
     lookup("topology", &TOPOLOGIES, s)
