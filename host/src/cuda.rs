@@ -262,12 +262,12 @@ impl CudaEngine {
         };
         match mode {
             Mode::Grid => match job.precision() {
-                crate::Precision::F32 => self.persistent::<f32>(job, false).map(|r| r.0),
-                crate::Precision::F64 => self.persistent::<f64>(job, false).map(|r| r.0),
-            },
-            Mode::Steps => match job.precision() {
                 crate::Precision::F32 => self.grid::<f32>(job, false).map(|r| r.0),
                 crate::Precision::F64 => self.grid::<f64>(job, false).map(|r| r.0),
+            },
+            Mode::Steps => match job.precision() {
+                crate::Precision::F32 => self.steps::<f32>(job, false).map(|r| r.0),
+                crate::Precision::F64 => self.steps::<f64>(job, false).map(|r| r.0),
             },
             _ => Ok(self.run_batch(std::slice::from_ref(job))?.remove(0)),
         }
@@ -291,6 +291,12 @@ impl CudaEngine {
                 .map(|(r, p)| (r, p.expect("asked for"))),
             (Mode::Grid, crate::Precision::F64) => self
                 .grid::<f64>(job, true)
+                .map(|(r, p)| (r, p.expect("asked for"))),
+            (Mode::Steps, crate::Precision::F32) => self
+                .steps::<f32>(job, true)
+                .map(|(r, p)| (r, p.expect("asked for"))),
+            (Mode::Steps, crate::Precision::F64) => self
+                .steps::<f64>(job, true)
                 .map(|(r, p)| (r, p.expect("asked for"))),
             (_, crate::Precision::F32) => {
                 let l = self.launch_batch::<f32>(&[job], self.streams[0].clone())?;
@@ -560,7 +566,8 @@ impl CudaEngine {
         })
     }
 
-    fn grid<T: GpuReal>(
+    /// One grid-wide population, one launch of the step kernel per generation.
+    fn steps<T: GpuReal>(
         &self,
         job: &Job,
         keep: bool,
@@ -665,7 +672,8 @@ impl CudaEngine {
         )
     }
 
-    fn persistent<T: GpuReal>(
+    /// One grid-wide population, the whole run in one cooperative launch.
+    fn grid<T: GpuReal>(
         &self,
         job: &Job,
         keep: bool,
