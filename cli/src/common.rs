@@ -216,12 +216,21 @@ impl BackendArgs {
     /// kernels do not evaluate (expressions, CEC 2017) run on the CPU, with a notice.
     pub fn open_for(&self, jobs: &[Job]) -> Result<Solver> {
         let backend = Backend::parse(&self.backend)?;
-        let other = jobs.iter().find(|j| j.builtin().is_none());
-        if let (Backend::Auto, Some(j)) = (backend, other) {
-            eprintln!(
-                "notice: running on the CPU: the objective {} runs on the CPU engine only for now",
-                input::clip(&j.objective().name())
-            );
+        // What only the CPU engine runs for now: objectives other than the built-ins,
+        // and the adaptive strategies.
+        let cpu_only = jobs.iter().find_map(|j| {
+            if j.builtin().is_none() {
+                Some(format!(
+                    "the objective {}",
+                    input::clip(&j.objective().name())
+                ))
+            } else {
+                j.adaptive()
+                    .map(|_| format!("the {} strategy", strategy_name(j.strategy())))
+            }
+        });
+        if let (Backend::Auto, Some(what)) = (backend, cpu_only) {
+            eprintln!("notice: running on the CPU: {what} runs on the CPU engine only for now");
             let cpu = BackendArgs {
                 backend: "cpu".into(),
                 mode: "auto".into(),
