@@ -19,6 +19,7 @@ pub use gpude_host::cec2017;
 pub use gpude_host::checkpoint;
 pub use gpude_host::cpu;
 pub use gpude_host::objective;
+pub use gpude_host::split;
 pub use gpude_host::{
     Adaptive, Backend, BatchObjective, BoundPolicy, Crossover, CudaEngine, Error, FUNCTIONS,
     Formula, Function, FunctionInfo, Job, JobBuilder, Mode, Objective, Precision, Problem, Result,
@@ -78,6 +79,17 @@ impl Solver {
         observer: Option<cpu::Observer>,
     ) -> Result<ArchipelagoResult> {
         self.0.run_archipelago(a, observer)
+    }
+
+    /// Runs one job with its population split by dimension into `slices` slices (see
+    /// [`split`]): the CPU engine only for now; on the GPU backend this is an error.
+    pub fn run_split(
+        &self,
+        job: &Job,
+        slices: u32,
+        observer: Option<cpu::Observer>,
+    ) -> Result<RunResult> {
+        self.0.run_split(job, slices, observer)
     }
 
     /// Runs many jobs (on the GPU: compatible jobs share launches, one block each).

@@ -44,6 +44,22 @@ pub struct Args {
 
     #[command(flatten)]
     pub save: SaveArgs,
+
+    /// Split every individual's components into slices: `dimension`, each slice a
+    /// contiguous range of components with its own partial sums, combined once per
+    /// generation (the layout for problems larger than one GPU; the CPU engine runs the
+    /// slices as simulated devices). Built-in functions and classic strategies only.
+    #[arg(long, value_name = "HOW")]
+    pub split: Option<String>,
+
+    /// How many slices --split dimension makes, 1 ..= ⌈D/4⌉ [default: 2].
+    #[arg(
+        long,
+        value_name = "S",
+        requires = "split",
+        allow_negative_numbers = true
+    )]
+    pub slices: Option<u32>,
 }
 
 /// Where and how often the CPU engine saves the runs.
@@ -86,6 +102,9 @@ pub fn run(args: Args) -> Result<String> {
     // A checkpoint records the history so that a resumed run can write all of it.
     islands::check_flags(&spec)?;
     let mut jobs = spec.jobs(args.history.is_some() || saving)?;
+    if let Some(how) = &args.split {
+        return run_split(&args, how, &spec, jobs);
+    }
     if let Some(archs) = islands::plan(&spec, &mut jobs)? {
         return run_islands(&args, &spec, &jobs, &archs);
     }
@@ -148,6 +167,78 @@ pub fn run(args: Args) -> Result<String> {
         spec.max_evals,
         &args.save,
     )
+}
+
+/// Runs the jobs split by dimension (`--split dimension --slices S`) on the CPU engine.
+/// They are not saved.
+fn run_split(args: &Args, how: &str, spec: &JobSpec, mut jobs: Vec<Job>) -> Result<String> {
+    if !how.trim().eq_ignore_ascii_case("dimension") {
+        return Err(CliError::usage(format!(
+            "unknown split {:?}; known: dimension",
+            input::clip(how)
+        )));
+    }
+    if islands::plan(spec, &mut jobs)?.is_some() {
+        return Err(CliError::usage(
+            "--split dimension does not apply to islands or PSO: it splits one DE population",
+        ));
+    }
+    if args.save.checkpoint.is_some() {
+        return Err(CliError::usage(
+            "--checkpoint does not apply to --split dimension: a split run is not saved",
+        ));
+    }
+    let backend = gpude::Backend::parse(&args.backend.backend)?;
+    if backend == gpude::Backend::Cuda {
+        return Err(CliError::usage(
+            "--split dimension runs on the CPU engine only for now (its slices simulate the GPUs); use --backend cpu",
+        ));
+    }
+    let gpu_flags = args.backend.gpu_flags();
+    if !gpu_flags.is_empty() {
+        return Err(CliError::usage(format!(
+            "{} applies to the GPU only: --split dimension runs on the CPU engine",
+            gpu_flags.join(", ")
+        )));
+    }
+    check_outputs(args.history.as_deref(), None)?;
+    let slices = args.slices.unwrap_or(2);
+    let solver = gpude::Solver::new(&gpude::SolverOptions {
+        backend: gpude::Backend::Cpu,
+        ..gpude::SolverOptions::default()
+    })?;
+    let results = jobs
+        .iter()
+        .map(|j| solver.run_split(j, slices, None))
+        .collect::<std::result::Result<Vec<_>, _>>()?;
+    let layout = gpude::split::Layout::new(jobs[0].dim(), slices)?;
+    let done = Done {
+        first: jobs[0].clone(),
+        runs: jobs.len(),
+        results,
+        entries: Vec::new(),
+        interrupted: false,
+    };
+    let at = Where {
+        backend: "cpu",
+        fallback_reason: None,
+    };
+    let out = finish(
+        done,
+        &args.history,
+        args.json,
+        &at,
+        spec.max_evals,
+        &args.save,
+    )?;
+    if args.json {
+        return Ok(out);
+    }
+    let bounds: Vec<String> = layout.bounds().iter().map(|b| b.to_string()).collect();
+    Ok(format!(
+        "split: dimension, {slices} slices (component bounds {})\n{out}",
+        bounds.join(", ")
+    ))
 }
 
 /// Runs archipelagos (`--islands`, `--algorithm pso`; CPU engine). They are not saved:

@@ -62,7 +62,6 @@ pub fn evaluate<T: Real>(f: Function, formula: Formula, x: &[T]) -> T {
 
 /// [`evaluate`] with the per-chunk constants of [`lane_consts`] supplied by the caller
 /// (`kc(j0)`), so that an engine evaluating many vectors computes them once.
-#[allow(clippy::needless_range_loop)] // lane-indexed, as the warp runs it
 #[inline(always)]
 pub fn evaluate_with<T: Real>(
     f: Function,
@@ -71,11 +70,40 @@ pub fn evaluate_with<T: Real>(
     kc: impl Fn(u32) -> [T; 4],
 ) -> T {
     let dim = x.len() as u32;
-    let g = group_width(dim);
+    finish(
+        f,
+        formula,
+        partial(f, formula, x, 0, dim, T::ZERO, T::ZERO, kc),
+        dim,
+    )
+}
+
+/// The combined sums of a piece of a vector: `x` holds components
+/// `j_start .. j_start + x.len()` of a `dim`-dimensional vector (`j_start` a multiple of
+/// [`PER_LANE`]), `prev` is component `j_start − 1` (unused when `j_start = 0`) and
+/// `base` the sum of components `0 .. j_start` (only for functions that
+/// [need a prefix](Function::needs_prefix)). The piece is spread over its own group
+/// (width [`group_width`] of its length) exactly as a whole vector is; for the whole
+/// vector (`j_start = 0`, `prev = base = 0`) this is [`evaluate`] before [`finish`].
+/// Pieces combine with [`Acc::combine`].
+#[allow(clippy::needless_range_loop, clippy::too_many_arguments)] // lane-indexed, as the warp runs it
+#[inline(always)]
+pub fn partial<T: Real>(
+    f: Function,
+    formula: Formula,
+    x: &[T],
+    j_start: u32,
+    dim: u32,
+    prev: T,
+    base: T,
+    kc: impl Fn(u32) -> [T; 4],
+) -> Acc<T> {
+    let width = x.len() as u32;
+    let g = group_width(width);
     let gu = g as usize;
     let mut acc = [Acc::<T>::identity(f, formula); MAX_GROUP as usize];
-    let mut carry_last = T::ZERO;
-    let mut carry_sum = T::ZERO;
+    let mut carry_last = prev;
+    let mut carry_sum = base;
     let mut ins = [LaneIn {
         v: [T::ZERO; 4],
         j0: 0,
@@ -83,16 +111,16 @@ pub fn evaluate_with<T: Real>(
         prev: T::ZERO,
         base: T::ZERO,
     }; MAX_GROUP as usize];
-    for c in 0..rounds(dim) {
+    for c in 0..rounds(width) {
         for l in 0..gu {
-            let (j0, n) = chunk(dim, g, c, l as u32);
+            let (j0, n) = chunk(width, g, c, l as u32);
             let mut v = [T::ZERO; 4];
             for k in 0..n as usize {
                 v[k] = x[j0 as usize + k];
             }
             ins[l] = LaneIn {
                 v,
-                j0,
+                j0: j_start + j0,
                 n,
                 prev: T::ZERO,
                 base: T::ZERO,
@@ -118,7 +146,7 @@ pub fn evaluate_with<T: Real>(
         }
         carry_last = ins[gu - 1].v[3];
     }
-    finish(f, formula, butterfly(&mut acc[..gu], f, formula), dim)
+    butterfly(&mut acc[..gu], f, formula)
 }
 
 /// Hillis–Steele inclusive scan, in the order the warp-shuffle scan adds.

@@ -15,6 +15,7 @@ pub mod objective;
 pub mod problem;
 pub mod pso;
 pub mod result;
+pub mod split;
 
 pub use adaptive::Adaptive;
 pub use config::{Job, JobBuilder, Precision};
@@ -169,6 +170,20 @@ impl Solver {
         let r = islands::run_cpu(a, observer);
         objective.take_failure()?;
         Ok(r)
+    }
+
+    /// Runs one job with its population split by dimension into `slices` slices (see
+    /// [`split`]). The CPU engine only for now: the CUDA engine turns it down.
+    pub fn run_split(
+        &self,
+        job: &Job,
+        slices: u32,
+        observer: Option<cpu::Observer>,
+    ) -> Result<RunResult> {
+        if self.cuda.is_some() {
+            return Err(Error::invalid("backend", "cuda", split::CPU_ONLY));
+        }
+        split::run_job(job, slices, observer)
     }
 
     /// Runs many jobs, one result each, in order.
