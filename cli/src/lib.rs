@@ -8,6 +8,7 @@ mod batch;
 mod bench;
 pub mod bench_cases;
 pub mod castro2012;
+pub mod cec2017;
 mod common;
 mod eval;
 mod functions;

@@ -23,6 +23,54 @@ pub enum What {
     /// migration every 1 % of the generations, and gpude's DE on the same islands, on
     /// Rastrigin, Ackley, Schwefel 1.2 and Weierstrass at D = 30.
     Castro2012(Box<Castro2012Args>),
+    /// The CEC 2017 suite under the competition's protocol (51 runs, 10 000·D evaluations,
+    /// errors below 1e-8 counted as 0): gpude's jSO and L-SHADE beside the published jSO,
+    /// LSHADE-cnEpSin and EBOwithCMAR, with a rank-sum test against the published jSO runs.
+    Cec2017(Box<Cec2017Args>),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct Cec2017Args {
+    /// The dimensions, a comma list of 10, 30, 50, 100 [default: 10,30; 10 with --quick].
+    #[arg(long, value_name = "LIST")]
+    pub dims: Option<String>,
+
+    /// gpude's strategies, a comma list of jde, jade, shade, lshade, jso
+    /// [default: jso,lshade].
+    #[arg(long, value_name = "LIST")]
+    pub strategies: Option<String>,
+
+    /// The functions: numbers and ranges such as 1,3-30 [default: the competition's 1,3-30
+    /// (F2 was excluded); 1,5 with --quick].
+    #[arg(long, value_name = "LIST")]
+    pub functions: Option<String>,
+
+    /// Runs per function and strategy: one seed, random streams 0 … N−1 [default: 51;
+    /// 3 with --quick].
+    #[arg(long, value_name = "N")]
+    pub runs: Option<u32>,
+
+    /// Where to run: cpu or auto (the adaptive strategies run on the CPU engine only for
+    /// now; auto selects it).
+    #[arg(long, default_value = "auto", value_name = "B")]
+    pub backend: String,
+
+    /// Small sizes for a check in seconds: F1 and F5 at D = 10, 3 runs, 300·D evaluations.
+    #[arg(long)]
+    pub quick: bool,
+
+    /// Random seed of every run.
+    #[arg(long, default_value_t = 1, value_name = "SEED")]
+    pub seed: u64,
+
+    /// Folder for REPORT.md and runs.json (made if missing; files in it are replaced).
+    #[arg(long, default_value = "cec2017-reproduction", value_name = "DIR")]
+    pub out: PathBuf,
+
+    /// The reference folder with cec2017-published.md, cec2017-runs.csv and
+    /// cec2017/CEC17_fast_pow-C++.zip [default: shared/reference beside the repository].
+    #[arg(long, value_name = "DIR")]
+    pub reference: Option<PathBuf>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -108,7 +156,116 @@ pub fn run(args: Args) -> Result<String> {
     match args.what {
         What::Thesis(a) => thesis(*a),
         What::Castro2012(a) => castro2012(*a),
+        What::Cec2017(a) => cec2017(*a),
     }
+}
+
+fn cec2017(args: Cec2017Args) -> Result<String> {
+    use crate::cec2017 as c;
+    let mut options = if args.quick {
+        c::Options::quick()
+    } else {
+        c::Options::competition(vec![10, 30])
+    };
+    options.seed = args.seed;
+    if let Some(list) = &args.dims {
+        options.dims = c::Options::parse_dims(list)?;
+    }
+    if let Some(list) = &args.strategies {
+        options.strategies = c::Options::parse_strategies(list)?;
+    }
+    if let Some(list) = &args.functions {
+        options.functions = c::Options::parse_functions(list)?;
+    }
+    if let Some(n) = args.runs {
+        options.runs = n;
+    }
+    options.validate()?;
+
+    // The engines' own refusal: the adaptive strategies have no GPU kernels yet.
+    match gpude::Backend::parse(&args.backend)? {
+        gpude::Backend::Cuda => {
+            let probe = gpude::Job::builder(gpude::Function::Sphere, 10)
+                .strategy(options.strategies[0])
+                .build()?;
+            gpude::host::adaptive::cpu_only(&probe)?;
+            return Err(CliError::usage(
+                "the adaptive strategies run on the CPU engine only for now; use --backend cpu",
+            ));
+        }
+        gpude::Backend::Cpu | gpude::Backend::Auto => {}
+    }
+
+    // Everything the runs need is checked before they start.
+    crate::output::check_dir(&args.out, "the output folder")?;
+    let reference = c::locate_reference(args.reference.as_deref())?;
+    let published = c::published::load(&reference).map_err(CliError::usage)?;
+    let source = match &args.reference {
+        Some(dir) => gpude::cec2017::DataSource::open(&dir.join(c::DATA_IN_REFERENCE))?,
+        None => gpude::cec2017::DataSource::locate(None)?,
+    };
+    let solver = gpude::Solver::new(&gpude::SolverOptions {
+        backend: gpude::Backend::Cpu,
+        ..gpude::SolverOptions::default()
+    })?;
+
+    let total = options.dims.len() * options.functions.len();
+    let mut results = Vec::with_capacity(total);
+    for &dim in &options.dims {
+        for &id in &options.functions {
+            eprintln!(
+                "reproduce: [{}/{total}] F{} at D = {dim} ({} runs × {} evaluations) …",
+                results.len() + 1,
+                id.number(),
+                options.runs,
+                options.budget(dim)
+            );
+            let r = c::run_function(&solver, &source, &published, &options, id, dim)?;
+            for s in &r.gpude {
+                eprintln!(
+                    "reproduce:   {}: {} ({:.2} s)",
+                    s.strategy,
+                    c::mean_sd(s.mean, s.std),
+                    s.wall_s
+                );
+            }
+            results.push(r);
+        }
+    }
+    let r = c::Reproduction {
+        command: command_line(),
+        backend: solver.backend_name().into(),
+        cpu_threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+        seed: options.seed,
+        runs: options.runs,
+        quick: options.quick,
+        evaluations_per_dim: options.evaluations_per_dim,
+        precision: "f64",
+        reference: reference.display().to_string(),
+        data: source.path().display().to_string(),
+        alpha: c::ALPHA,
+        within_factor: c::WITHIN,
+        zero_below: c::ZERO_BELOW,
+        summaries: options
+            .dims
+            .iter()
+            .map(|&d| c::summarise(d, &results))
+            .collect(),
+        results,
+    };
+    let report = c::report(&r, &options.strategies);
+    c::write(&args.out, &report, &r)?;
+    let mut out = String::new();
+    for s in &r.summaries {
+        let _ = writeln!(out, "{}", c::summary_line(s));
+    }
+    let _ = writeln!(
+        out,
+        "wrote {} and {}",
+        args.out.join("REPORT.md").display(),
+        args.out.join("runs.json").display()
+    );
+    Ok(out)
 }
 
 fn castro2012(args: Castro2012Args) -> Result<String> {

@@ -1,0 +1,305 @@
+//! Tests of `gpude reproduce cec2017` through the binary: the quick run's report and
+//! runs.json, and the refusals that come before any run.
+//!
+//! The quick run needs the reference folder `shared/reference` beside the repository (the
+//! published results and the CEC 2017 data). Without it the test prints a SKIPPED line to
+//! stderr and passes, unless `GPUDE_REQUIRE_CEC2017=1`, where it fails.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const BIN: &str = env!("CARGO_BIN_EXE_gpude");
+
+fn gpude(args: &[&str]) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .output()
+        .expect("the gpude binary runs")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("cec2017-tests")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+/// The reference folder, or None with a SKIPPED line when it is absent and not required.
+fn reference() -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/reference");
+    let complete = dir.join("cec2017-published.md").is_file()
+        && dir.join("cec2017-runs.csv").is_file()
+        && dir.join("cec2017/CEC17_fast_pow-C++.zip").is_file();
+    if complete {
+        return Some(dir);
+    }
+    if std::env::var("GPUDE_REQUIRE_CEC2017").is_ok_and(|v| v == "1") {
+        panic!(
+            "GPUDE_REQUIRE_CEC2017=1 but {} is incomplete",
+            dir.display()
+        );
+    }
+    eprintln!(
+        "SKIPPED: {} is absent (set GPUDE_REQUIRE_CEC2017=1 to require it)",
+        dir.display()
+    );
+    None
+}
+
+fn cells(line: &str) -> Vec<String> {
+    line.trim()
+        .trim_start_matches('|')
+        .trim_end_matches('|')
+        .split('|')
+        .map(|c| c.trim().to_string())
+        .collect()
+}
+
+/// The first Markdown table after the heading `heading`: header and rows.
+fn table_after(report: &str, heading: &str) -> (Vec<String>, Vec<Vec<String>>) {
+    let rest = &report[report.find(heading).expect("the heading")..];
+    let lines: Vec<&str> = rest
+        .lines()
+        .skip_while(|l| !l.starts_with('|'))
+        .take_while(|l| l.starts_with('|'))
+        .collect();
+    assert!(lines.len() >= 2, "a table under {heading}");
+    let header = cells(lines[0]);
+    let rows = lines[2..].iter().map(|l| cells(l)).collect();
+    (header, rows)
+}
+
+/// `1.81 ± 0.861` → (1.81, 0.861).
+fn mean_sd(cell: &str) -> (f64, f64) {
+    let (m, s) = cell.split_once('±').expect("mean ± sd");
+    (
+        m.trim().parse().expect("a mean"),
+        s.trim().parse().expect("an sd"),
+    )
+}
+
+/// Equal to the 3 significant digits printed.
+fn agrees(exact: f64, printed: f64) -> bool {
+    if printed == 0.0 {
+        return exact == 0.0;
+    }
+    let unit = 10f64.powi(printed.abs().log10().floor() as i32 - 2);
+    (exact - printed).abs() <= 0.5001 * unit
+}
+
+#[test]
+fn quick_run_writes_a_report_that_agrees_with_runs_json() {
+    let Some(reference) = reference() else {
+        return;
+    };
+    let dir = scratch("quick");
+    let o = gpude(&[
+        "reproduce",
+        "cec2017",
+        "--quick",
+        "--backend",
+        "cpu",
+        "--out",
+        dir.to_str().expect("UTF-8"),
+        "--reference",
+        reference.to_str().expect("UTF-8"),
+    ]);
+    assert!(
+        o.status.success(),
+        "exit {:?}\n{}\n{}",
+        o.status.code(),
+        text(&o.stdout),
+        text(&o.stderr)
+    );
+    let report = std::fs::read_to_string(dir.join("REPORT.md")).expect("REPORT.md");
+    let json: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("runs.json")).expect("runs.json"))
+            .expect("runs.json is JSON");
+    assert!(
+        report.contains("--quick"),
+        "the command line is in the report"
+    );
+
+    let (header, rows) = table_after(&report, "## D = 10 (3000 evaluations per run)");
+    assert_eq!(
+        header,
+        [
+            "F",
+            "function",
+            "gpude jSO",
+            "gpude L-SHADE",
+            "published jSO",
+            "published LSHADE-cnEpSin",
+            "published EBOwithCMAR",
+            "gpude jSO / published jSO",
+            "rank-sum vs published jSO",
+            "CPU time jSO (s)",
+            "CPU time L-SHADE (s)",
+        ]
+    );
+    let firsts: Vec<&str> = rows.iter().map(|r| r[0].as_str()).collect();
+    assert_eq!(firsts, ["F1", "F5"]);
+    // The published cells are the published tables' (D = 10).
+    assert_eq!(rows[0][4], "0 ± 0");
+    assert_eq!(rows[1][4], "1.76 ± 0.76");
+    assert_eq!(rows[1][5], "1.69 ± 0.753");
+    assert_eq!(rows[1][6], "0 ± 0");
+
+    let results = json["results"].as_array().expect("results");
+    assert_eq!(results.len(), 2);
+    let (mut within, mut verdicts) = (0, [0usize; 3]);
+    for (row, r) in rows.iter().zip(results) {
+        assert_eq!(row[0], format!("F{}", r["function"]));
+        assert_eq!(r["dim"], 10);
+        assert_eq!(r["budget"], 3000);
+        let gpude = r["gpude"].as_array().expect("gpude runs");
+        assert_eq!(gpude.len(), 2);
+        for (k, (s, runs)) in ["jso", "lshade"].iter().zip(gpude).enumerate() {
+            assert_eq!(runs["strategy"], *s);
+            let errors: Vec<f64> = runs["errors"]
+                .as_array()
+                .expect("errors")
+                .iter()
+                .map(|e| e.as_f64().expect("a number"))
+                .collect();
+            assert_eq!(errors.len(), 3);
+            assert!(
+                errors.iter().all(|&e| e == 0.0 || e >= 1e-8),
+                "errors below 1e-8 count as 0: {errors:?}"
+            );
+            let evals = runs["evaluations"].as_array().expect("evaluations");
+            assert!(evals.iter().all(|e| e == 3000), "{evals:?}");
+            let mean = errors.iter().sum::<f64>() / 3.0;
+            let sd = (errors.iter().map(|e| (e - mean).powi(2)).sum::<f64>() / 2.0).sqrt();
+            let (m, d) = mean_sd(&row[2 + k]);
+            assert!(agrees(mean, m), "{}: {} vs {mean}", row[0], row[2 + k]);
+            assert!(agrees(sd, d), "{}: {} vs {sd}", row[0], row[2 + k]);
+            let secs: f64 = row[9 + k].parse().expect("a time");
+            let wall = runs["wall_s"].as_f64().expect("wall_s");
+            assert!(
+                (secs - wall).abs() <= 0.005 + 1e-12 && wall > 0.0,
+                "{secs} vs {wall}"
+            );
+        }
+        // F5 is far from solved in 3000 evaluations; its ratio is a number.
+        let c = &r["jso_vs_published"];
+        let verdict = c["verdict"].as_str().expect("a verdict");
+        assert!(row[8].starts_with(verdict), "{} vs {verdict}", row[8]);
+        match c["ratio"].as_f64() {
+            Some(ratio) => assert_eq!(row[7], format!("{ratio:.3}")),
+            None if c["both_below"] == true => assert_eq!(row[7], "both < 1e-8"),
+            None => assert_eq!(row[7], "∞ (published < 1e-8)"),
+        }
+        if r["function"] == 5 {
+            let ratio = c["ratio"]
+                .as_f64()
+                .expect("F5 has a published mean above 0");
+            assert!(ratio > 1.0, "F5 after 3000 evaluations: {ratio}");
+            assert_eq!(
+                verdict, "worse",
+                "3 runs of a short budget against 51 full ones"
+            );
+        }
+        within += (c["within"] == true) as usize;
+        verdicts[["better", "same", "worse"]
+            .iter()
+            .position(|v| *v == verdict)
+            .expect("a known verdict")] += 1;
+    }
+    let s = &json["summaries"][0];
+    assert_eq!(s["within"], within);
+    assert_eq!(s["better"], verdicts[0]);
+    assert_eq!(s["same"], verdicts[1]);
+    assert_eq!(s["worse"], verdicts[2]);
+    let line = format!(
+        "on {within} of 2 functions ({:.0} %); rank-sum test against the published jSO runs (α = 0.05): {} better, {} same, {} worse.",
+        100.0 * within as f64 / 2.0,
+        verdicts[0],
+        verdicts[1],
+        verdicts[2]
+    );
+    assert!(
+        report.contains(&line),
+        "the summary line {line:?} in\n{report}"
+    );
+    assert!(text(&o.stdout).contains(&line), "and on stdout");
+}
+
+#[test]
+fn the_cuda_backend_is_refused_before_any_run() {
+    let dir = scratch("cuda");
+    let o = gpude(&[
+        "reproduce",
+        "cec2017",
+        "--quick",
+        "--backend",
+        "cuda",
+        "--out",
+        dir.to_str().expect("UTF-8"),
+    ]);
+    assert!(!o.status.success());
+    let err = text(&o.stderr);
+    assert!(err.contains("CPU engine only for now"), "{err}");
+    assert!(!dir.exists(), "nothing is written");
+}
+
+#[test]
+fn bad_flags_and_outputs_are_refused_before_any_run() {
+    let file = scratch("a-file");
+    std::fs::create_dir_all(file.parent().expect("parent")).expect("folder");
+    std::fs::write(&file, b"x").expect("a file");
+    let out = file.join("sub");
+    let out = out.to_str().expect("UTF-8");
+    let o = gpude(&[
+        "reproduce",
+        "cec2017",
+        "--quick",
+        "--backend",
+        "cpu",
+        "--out",
+        out,
+    ]);
+    assert!(!o.status.success());
+    assert!(
+        text(&o.stderr).contains("output folder"),
+        "{}",
+        text(&o.stderr)
+    );
+    for (flag, value, says) in [
+        ("--dims", "20", "not a CEC 2017 dimension"),
+        ("--functions", "0,3", "not a function number"),
+        ("--strategies", "rand1", "not one of jde"),
+        ("--runs", "0", "--runs 0 is not allowed"),
+    ] {
+        let o = gpude(&["reproduce", "cec2017", "--quick", flag, value]);
+        assert!(!o.status.success(), "{flag} {value}");
+        assert!(
+            text(&o.stderr).contains(says),
+            "{flag}: {}",
+            text(&o.stderr)
+        );
+    }
+    let o = gpude(&[
+        "reproduce",
+        "cec2017",
+        "--quick",
+        "--backend",
+        "cpu",
+        "--out",
+        scratch("missing-reference").to_str().expect("UTF-8"),
+        "--reference",
+        "/nonexistent/reference",
+    ]);
+    assert!(!o.status.success());
+    assert!(
+        text(&o.stderr).contains("/nonexistent/reference"),
+        "{}",
+        text(&o.stderr)
+    );
+}
