@@ -5,29 +5,13 @@
 //! published results and the CEC 2017 data). Without it the test prints a SKIPPED line to
 //! stderr and passes, unless `GPUDE_REQUIRE_CEC2017=1`, where it fails.
 
+mod common;
+use common::*;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-const BIN: &str = env!("CARGO_BIN_EXE_gpude");
-
-fn gpude(args: &[&str]) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .output()
-        .expect("the gpude binary runs")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join("cec2017-tests")
-        .join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
+    scratch_dir("cec2017-tests", name)
 }
 
 /// The reference folder, or None with a SKIPPED line when it is absent and not required.

@@ -1,21 +1,9 @@
 //! Tests of islands, PSO and `reproduce castro2012` through the `gpude` binary (CPU).
 
+mod common;
+use common::*;
 use serde_json::Value;
 use std::path::PathBuf;
-use std::process::{Command, Output};
-
-const BIN: &str = env!("CARGO_BIN_EXE_gpude");
-
-fn gpude(args: &[&str]) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .output()
-        .expect("the gpude binary runs")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
 
 fn ok(args: &[&str]) -> String {
     let o = gpude(args);

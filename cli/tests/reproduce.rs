@@ -1,29 +1,12 @@
 //! Tests of `gpude reproduce thesis` in quick mode on the CPU backend.
 
+mod common;
+use common::*;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
-const BIN: &str = env!("CARGO_BIN_EXE_gpude");
-
-fn gpude(args: &[&str]) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .output()
-        .expect("the gpude binary runs")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
-/// A fresh, empty folder in the test scratch space.
 fn scratch(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join("reproduce-tests")
-        .join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
+    scratch_dir("reproduce-tests", name)
 }
 
 /// Runs `reproduce thesis --quick --backend cpu --out DIR` with more flags; must succeed.

@@ -1,20 +1,8 @@
 //! `gpude run --split dimension` through the binary (CPU engine).
 
+mod common;
+use common::*;
 use serde_json::Value;
-use std::process::{Command, Output};
-
-const BIN: &str = env!("CARGO_BIN_EXE_gpude");
-
-fn gpude(args: &[&str]) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .output()
-        .expect("the gpude binary runs")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
 
 fn json(args: &[&str]) -> Value {
     let o = gpude(args);
