@@ -27,7 +27,7 @@
 use crate::config::{Job, JobBuilder, strategy_name};
 use crate::cpu::{Flow, Observer, Population, chunk4, evaluate_fast, initial};
 use crate::error::{Error, Result};
-use crate::result::{RunResult, Termination, verify};
+use crate::result::{Ending, RunResult, Termination};
 use gpude_device::adaptive::{
     self as rules, CAUCHY_TRIES, JSO_FIXED_ENTRY, MemoryRule, PARAM_SLOT, POPULATION_INDEX,
     Successes,
@@ -821,10 +821,7 @@ pub fn run_until<T: Real>(
             || stop.is_some_and(|s| s.load(Ordering::Relaxed));
     }
     let best_f = st.pop.fit[best].to_f64();
-    let finite = best_f.is_finite() && st.pop.row(best).iter().all(|v| v.to_f64().is_finite());
-    let termination = if !finite {
-        Termination::NonFinite
-    } else if reached(st.pop.fit[best]) {
+    let termination = if reached(st.pop.fit[best]) {
         Termination::TargetReached
     } else if st.evaluations >= a.max_evaluations {
         Termination::MaxEvaluations
@@ -833,23 +830,19 @@ pub fn run_until<T: Real>(
     } else {
         Termination::Stopped
     };
-    let best_x = DVector::from_iterator(st.pop.dim, st.pop.row(best).iter().map(|v| v.to_f64()));
-    let error = best_f - job.objective().reference();
-    let (verified_error, errors_disagree) = verify(job, &best_x, error);
-    let result = RunResult {
-        best_x,
-        best_f,
-        error,
-        verified_error,
-        errors_disagree,
-        generations: g,
-        evaluations: st.evaluations,
-        termination,
-        elapsed: start.elapsed(),
-        history,
-        backend: "cpu",
-        seed: job.seed(),
-        stream: job.stream(),
-    };
+    let result = RunResult::ended(
+        job,
+        Ending {
+            best_x: DVector::from_iterator(st.pop.dim, st.pop.row(best).iter().map(|v| v.to_f64())),
+            best_f,
+            generations: g,
+            evaluations: st.evaluations,
+            termination,
+            elapsed: start.elapsed(),
+            history,
+            backend: "cpu",
+            stream: job.stream(),
+        },
+    );
     (result, st.pop.x, st.pop.fit)
 }

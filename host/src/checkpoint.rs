@@ -23,7 +23,7 @@
 
 use crate::config::{Job, Precision};
 use crate::error::{Error, Result};
-use crate::result::{RunResult, Termination, termination, verify};
+use crate::result::{Ending, RunResult, Termination, termination};
 use gpude_device::de::better;
 use gpude_device::{BoundPolicy, Crossover, Formula, Function, Real, Strategy};
 use nalgebra::DVector;
@@ -161,29 +161,24 @@ impl Checkpoint {
     pub fn result(&self) -> RunResult {
         let (x, best_f) = self.best();
         let ended = self.finished();
-        let best_x = DVector::from_vec(x);
-        let error = best_f - self.job.objective().reference();
-        let (verified_error, errors_disagree) = verify(&self.job, &best_x, error);
-        let termination = if ended {
-            termination(&self.job, self.generation, best_f, &best_x)
-        } else {
-            Termination::Stopped
-        };
-        RunResult {
-            best_x,
-            best_f,
-            error,
-            verified_error,
-            errors_disagree,
-            generations: self.generation,
-            evaluations: self.evaluations(),
-            termination,
-            elapsed: self.elapsed,
-            history: self.history.clone(),
-            backend: "cpu",
-            seed: self.job.seed(),
-            stream: self.job.stream(),
-        }
+        RunResult::ended(
+            &self.job,
+            Ending {
+                best_x: DVector::from_vec(x),
+                best_f,
+                generations: self.generation,
+                evaluations: self.evaluations(),
+                termination: if ended {
+                    termination(&self.job, self.generation, best_f)
+                } else {
+                    Termination::Stopped
+                },
+                elapsed: self.elapsed,
+                history: self.history.clone(),
+                backend: "cpu",
+                stream: self.job.stream(),
+            },
+        )
     }
 
     /// Checks that the parts agree: precision, sizes, history length.

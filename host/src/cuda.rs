@@ -7,7 +7,7 @@
 
 use crate::config::Job;
 use crate::error::{Error, Result};
-use crate::result::{RunResult, termination, verify};
+use crate::result::{Ending, RunResult, termination};
 use cudarc::driver::sys::CUfunction_attribute_enum;
 use cudarc::driver::{
     CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DeviceRepr, DriverError,
@@ -929,24 +929,20 @@ fn read_grid<T: GpuReal>(
     } else {
         None
     };
-    let best_x = DVector::from_iterator(dim, x.iter().map(|v| v.to_f64()));
-    let error = bf - job.info().min;
-    let (verified_error, errors_disagree) = verify(job, &best_x, error);
-    let result = RunResult {
-        termination: termination(job, gn, bf, &best_x),
-        best_x,
-        best_f: bf,
-        error,
-        verified_error,
-        errors_disagree,
-        generations: gn,
-        evaluations: job.evaluations(gn),
-        elapsed,
-        history,
-        backend: "cuda",
-        seed: job.seed(),
-        stream: job.stream(),
-    };
+    let result = RunResult::ended(
+        job,
+        Ending {
+            best_x: DVector::from_iterator(dim, x.iter().map(|v| v.to_f64())),
+            best_f: bf,
+            generations: gn,
+            evaluations: job.evaluations(gn),
+            termination: termination(job, gn, bf),
+            elapsed,
+            history,
+            backend: "cuda",
+            stream: job.stream(),
+        },
+    );
     Ok((result, population))
 }
 
@@ -1067,28 +1063,25 @@ impl<T: GpuReal> BatchLaunch<T> {
                         .iter()
                         .map(|v| v.to_f64()),
                 );
-                let error = bf - job.info().min;
-                let (verified_error, errors_disagree) = verify(job, &x, error);
-                RunResult {
-                    termination: termination(job, gn, bf, &x),
-                    best_x: x,
-                    best_f: bf,
-                    error,
-                    verified_error,
-                    errors_disagree,
-                    generations: gn,
-                    evaluations: job.evaluations(gn),
-                    elapsed,
-                    history: hist.as_ref().map(|h| {
-                        h[k * hl..k * hl + gn as usize + 1]
-                            .iter()
-                            .map(|v| v.to_f64())
-                            .collect()
-                    }),
-                    backend: "cuda",
-                    seed: job.seed(),
-                    stream: job.stream(),
-                }
+                RunResult::ended(
+                    job,
+                    Ending {
+                        best_x: x,
+                        best_f: bf,
+                        generations: gn,
+                        evaluations: job.evaluations(gn),
+                        termination: termination(job, gn, bf),
+                        elapsed,
+                        history: hist.as_ref().map(|h| {
+                            h[k * hl..k * hl + gn as usize + 1]
+                                .iter()
+                                .map(|v| v.to_f64())
+                                .collect()
+                        }),
+                        backend: "cuda",
+                        stream: job.stream(),
+                    },
+                )
             })
             .collect())
     }

@@ -30,7 +30,7 @@ use crate::config::{Job, lookup, name_of};
 use crate::cpu::{self, Observer, Population};
 use crate::error::{Error, Result};
 use crate::pso::{self, Pso, Swarm};
-use crate::result::{RunResult, termination, verify};
+use crate::result::{Ending, RunResult, termination};
 use gpude_device::Real;
 use gpude_device::de::better;
 use gpude_device::migration::{
@@ -531,25 +531,20 @@ pub fn run<T: Real>(a: &Archipelago, observer: Option<Observer>) -> ArchipelagoR
     let overall_f = isl[b].rec_f.to_f64();
     let first_hit = reached(&isl).then_some(g);
     let result = |i: &Island<T>, stream: u32, evaluations: u64, history: Option<Vec<f64>>| {
-        let best_f = i.rec_f.to_f64();
-        let best_x = DVector::from_iterator(i.rec_x.len(), i.rec_x.iter().map(|v| v.to_f64()));
-        let error = best_f - a.template.objective().reference();
-        let (verified_error, errors_disagree) = verify(&i.job, &best_x, error);
-        RunResult {
-            termination: termination(&i.job, g, overall_f, &best_x),
-            best_x,
-            best_f,
-            error,
-            verified_error,
-            errors_disagree,
-            generations: g,
-            evaluations,
-            elapsed,
-            history,
-            backend: "cpu",
-            seed: a.template.seed(),
-            stream,
-        }
+        RunResult::ended(
+            &i.job,
+            Ending {
+                best_x: DVector::from_iterator(i.rec_x.len(), i.rec_x.iter().map(|v| v.to_f64())),
+                best_f: i.rec_f.to_f64(),
+                generations: g,
+                evaluations,
+                termination: termination(&i.job, g, overall_f),
+                elapsed,
+                history,
+                backend: "cpu",
+                stream,
+            },
+        )
     };
     let islands: Vec<RunResult> = isl
         .iter()

@@ -72,7 +72,51 @@ pub struct RunResult {
     pub stream: u32,
 }
 
+/// How a run ended, as an engine knows it: what [`RunResult::ended`] completes.
+pub(crate) struct Ending {
+    pub best_x: DVector<f64>,
+    pub best_f: f64,
+    pub generations: u32,
+    pub evaluations: u64,
+    /// The engine's reason; a best that is not finite overrides it (unless the run was
+    /// stopped before its end).
+    pub termination: Termination,
+    pub elapsed: Duration,
+    pub history: Option<Vec<f64>>,
+    pub backend: &'static str,
+    pub stream: u32,
+}
+
 impl RunResult {
+    /// The one way the engines make a result: the search's error, the verified error
+    /// ([`verify`]) and [`Termination::NonFinite`] for a best value or point that is not
+    /// finite.
+    pub(crate) fn ended(job: &crate::Job, e: Ending) -> RunResult {
+        let error = e.best_f - job.objective().reference();
+        let (verified_error, errors_disagree) = verify(job, &e.best_x, error);
+        let finite = e.best_f.is_finite() && e.best_x.iter().all(|v| v.is_finite());
+        let termination = if finite || e.termination == Termination::Stopped {
+            e.termination
+        } else {
+            Termination::NonFinite
+        };
+        RunResult {
+            best_x: e.best_x,
+            best_f: e.best_f,
+            error,
+            verified_error,
+            errors_disagree,
+            generations: e.generations,
+            evaluations: e.evaluations,
+            termination,
+            elapsed: e.elapsed,
+            history: e.history,
+            backend: e.backend,
+            seed: job.seed(),
+            stream: e.stream,
+        }
+    }
+
     /// The result, or [`Error::NonFinite`] when the run ended with a best value or
     /// point that is not finite.
     pub fn ok(self) -> crate::Result<RunResult> {
@@ -129,16 +173,10 @@ pub fn verify(job: &crate::Job, best_x: &DVector<f64>, error: f64) -> (f64, bool
     (v, disagree)
 }
 
-/// Why the run stopped, from how many generations it ran and where it ended.
-pub(crate) fn termination(
-    job: &crate::Job,
-    generations: u32,
-    best_f: f64,
-    best_x: &DVector<f64>,
-) -> Termination {
-    if !(best_f.is_finite() && best_x.iter().all(|v| v.is_finite())) {
-        return Termination::NonFinite;
-    }
+/// Why a run that ended stopped, from how many generations it ran and its best value
+/// ([`RunResult::ended`] turns a best that is not finite into
+/// [`Termination::NonFinite`]).
+pub(crate) fn termination(job: &crate::Job, generations: u32, best_f: f64) -> Termination {
     match job.target_value() {
         Some(t) if best_f <= t => Termination::TargetReached,
         _ if job.budget_from_evaluations() && generations >= job.generations() => {

@@ -52,7 +52,7 @@ use crate::checkpoint::best_index;
 use crate::config::{Job, Precision};
 use crate::cpu::{Observer, check_memory};
 use crate::error::{Error, Result};
-use crate::result::{RunResult, termination, verify};
+use crate::result::{Ending, RunResult, termination};
 use gpude_device::de::{
     COMPONENT_SLOT, Crossover, RESAMPLE_SLOT, TrialParams, accepts, block, draw_indices,
     first_exceeding, init_chunk, run_length, subsequence, trial_chunk,
@@ -602,27 +602,24 @@ pub fn run_observed<T: Real>(
         job.dim() as usize,
         split.gather_row(best).into_iter().map(|v| v.to_f64()),
     );
-    let error = best_f - job.objective().reference();
-    let (verified_error, errors_disagree) = verify(job, &best_x, error);
     let g = split.generation;
     let ended = g >= job.generations() || reached(split.best_value());
-    Ok(RunResult {
-        termination: if ended {
-            termination(job, g, best_f, &best_x)
-        } else {
-            crate::Termination::Stopped
+    Ok(RunResult::ended(
+        job,
+        Ending {
+            best_x,
+            best_f,
+            generations: g,
+            evaluations: job.evaluations(g),
+            termination: if ended {
+                termination(job, g, best_f)
+            } else {
+                crate::Termination::Stopped
+            },
+            elapsed: start.elapsed(),
+            history,
+            backend: "cpu",
+            stream: job.stream(),
         },
-        best_x,
-        best_f,
-        error,
-        verified_error,
-        errors_disagree,
-        generations: g,
-        evaluations: job.evaluations(g),
-        elapsed: start.elapsed(),
-        history,
-        backend: "cpu",
-        seed: job.seed(),
-        stream: job.stream(),
-    })
+    ))
 }
