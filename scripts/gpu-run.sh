@@ -2,32 +2,37 @@
 # Runs on the GPU machine from the repository root, with gpu-bundle/ carried along
 # (scripts/gpu-bundle.sh builds it): GPU tests, sanitizers, the CLI on CUDA for every
 # strategy, function and precision, a batch file, and the benchmarks. Logs under $OUT;
-# a short summary last.  usage: gpu-run.sh [all|tests|sanitize|cli|bench]
+# a short summary last.  usage: gpu-run.sh [all|tests|sanitize|cli|bench|peers|reproduce]...
+# (several steps may be named; `all` is every step but `reproduce`). The peers need
+# ../shared/peers copied to gpu-bundle/peers before the bundle is carried.
 set -uo pipefail
 B=gpu-bundle
 OUT=${OUT:-/tmp/gpude-out}
 mkdir -p "$OUT"
-step=${1:-all}
+steps=" ${*:-all} "
+want() { [[ $steps == *" all "* && $1 != reproduce ]] || [[ $steps == *" $1 "* ]]; }
 summary=()
+# Each summary line also goes to $OUT/summary.txt at once, so a run cut short keeps its lines.
+note() { summary+=("$1"); echo "$1" >> "$OUT/summary.txt"; }
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee "$OUT/gpu.txt"
 
-if [[ $step == all || $step == tests ]]; then
+if want tests; then
   echo "== gpu tests"
   $B/gpu-tests 2>&1 | tee "$OUT/tests.log"
-  summary+=("tests: $(grep 'test result' "$OUT/tests.log")")
+  note "tests: $(grep 'test result' "$OUT/tests.log")"
 fi
 
-if [[ $step == all || $step == sanitize ]]; then
+if want sanitize; then
   echo "== compute-sanitizer"
   for tool in memcheck racecheck synccheck; do
     compute-sanitizer --tool $tool --error-exitcode 9 $B/gpu-tests history target mixed > "$OUT/sanitizer-$tool.log" 2>&1
     rc=$?
     tail -3 "$OUT/sanitizer-$tool.log"
-    summary+=("sanitizer $tool: exit $rc, $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/sanitizer-$tool.log" | tail -1)")
+    note "sanitizer $tool: exit $rc, $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/sanitizer-$tool.log" | tail -1)"
   done
 fi
 
-if [[ $step == all || $step == cli ]]; then
+if want cli; then
   echo "== CLI on CUDA: every strategy x function x precision"
   ok=0; bad=0
   for p in f32 f64; do
@@ -37,21 +42,22 @@ if [[ $step == all || $step == cli ]]; then
           if line=$($B/gpude run --backend cuda --mode $m --function $f --dim 20 --pop 96 --gens 40 --strategy $s --bounds clip --precision $p --json 2>&1); then
             ok=$((ok + 1))
           else
-            bad=$((bad + 1)); echo "FAILED: $p $s $f $m: $line"
+            bad=$((bad + 1)); echo "FAILED: $p $s $f $m: $line" | tee -a "$OUT/cli-failures.txt"
           fi
         done
       done
     done
   done
-  summary+=("cli runs on cuda: $ok ok, $bad failed")
+  note "cli runs on cuda: $ok ok, $bad failed"
   $B/gpude run --backend cuda --function griewank --dim 128 --pop 2048 --gens 1000 --strategy thesis --seed 1 | tee "$OUT/thesis-griewank.txt"
   printf '[[jobs]]\nfunction = "ackley"\ndim = 64\npop = 512\ngenerations = 300\nruns = 8\n[[jobs]]\nfunction = "rosenbrock"\ndim = 30\npop = 256\ngenerations = 500\nstrategy = "rand1bin"\nprecision = "f64"\nruns = 4\n' > "$OUT/jobs.toml"
   $B/gpude batch --backend cuda "$OUT/jobs.toml" | tee "$OUT/batch.txt" | tail -16
-  summary+=("batch file on cuda: exit ${PIPESTATUS[0]}")
-  $B/gpude run --backend cuda --function sphere --dim 4096 --pop 16000000 --gens 1 2>&1 | tail -1; echo "exit code $?"
+  note "batch file on cuda: exit ${PIPESTATUS[0]}"
+  $B/gpude run --backend cuda --function sphere --dim 4096 --pop 16000000 --gens 1 > "$OUT/too-large.txt" 2>&1
+  note "16e6 x 4096 job: exit $?, $(tail -1 "$OUT/too-large.txt")"
 fi
 
-if [[ $step == all || $step == bench ]]; then
+if want bench; then
   echo "== bench"
   $B/gpude bench --json --out "$OUT/bench.json" > /dev/null 2> "$OUT/bench.err"
   python3 - "$OUT/bench.json" <<'PY'
@@ -62,6 +68,23 @@ print(f"{'case':30} {'us/gen':>10} {'G elem-gens/s':>14}")
 for x in r["records"]:
     print(f"{x['name']:30} {x['us_per_gen']:10.2f} {x['element_gens_per_s']/1e9:14.2f}")
 PY
+fi
+
+if want peers && [[ -f $B/peers/run.sh ]]; then
+  echo "== peers"
+  timeout 300 bash $B/peers/run.sh 2>&1 | tee "$OUT/peers.log"
+  note "peers: $(grep -c '^{' "$OUT/peers.log") records"
+fi
+
+if want reproduce; then
+  echo "== reproduce thesis"
+  start=$(date +%s)
+  # REPRODUCE_ARGS narrows the run (e.g. "--functions ackley") when one call cannot hold it all.
+  # shellcheck disable=SC2086
+  $B/gpude reproduce thesis --backend cuda --out "$OUT/reproduction" ${REPRODUCE_ARGS:-} > "$OUT/reproduce.log" 2>&1
+  rc=$?
+  tail -5 "$OUT/reproduce.log"
+  note "reproduce thesis: exit $rc in $(( $(date +%s) - start )) s"
 fi
 
 echo "== summary"
