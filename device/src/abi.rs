@@ -8,19 +8,22 @@
 /// `BoundPolicy` and `Formula`; `dim` is D, `np` the population size and `gens` the
 /// generation limit. The function is not a field: every kernel is specialised for one.
 /// It holds no pointer, so it stays one parameter of the kernels.
+///
+/// The order is the one the kernels' loose parameters had. ptxas's register allocation
+/// depends on it: with the reals first, some f64 kernels took 4 more registers.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Run<T> {
-    pub f: T,
-    pub cr: T,
-    pub target: T,
     pub strategy: u32,
     pub crossover: u32,
     pub bounds: u32,
-    pub formula: u32,
     pub dim: u32,
     pub np: u32,
     pub gens: u32,
+    pub f: T,
+    pub cr: T,
+    pub target: T,
+    pub formula: u32,
 }
 
 /// One field of a parameter struct: its name, offset and size on this target.
