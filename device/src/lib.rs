@@ -17,6 +17,7 @@
 
 pub mod adaptive;
 pub mod cec2017;
+pub mod control;
 pub mod de;
 pub mod functions;
 pub mod lanes;

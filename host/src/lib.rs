@@ -9,6 +9,7 @@ pub mod checkpoint;
 pub mod config;
 pub mod cpu;
 pub mod cuda;
+pub mod cuda_control;
 pub mod error;
 pub mod islands;
 pub mod objective;
