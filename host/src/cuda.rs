@@ -7,7 +7,7 @@
 
 use crate::config::Job;
 use crate::error::{Error, Result};
-use crate::result::{Ending, RunResult, termination};
+use crate::result::{Ending, RunResult};
 use cudarc::driver::sys::CUfunction_attribute_enum;
 use cudarc::driver::{
     CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DeviceRepr, DriverError,
@@ -29,10 +29,10 @@ pub struct FinalPopulation {
 }
 
 /// Words of the grid kernels' state (see the device crate's `STATE_*`).
-const STATE_GEN: usize = 0;
-const STATE_DONE: usize = 2;
-const STATE_BEST: usize = 3;
-const STATE_WORDS: usize = 4;
+pub(crate) const STATE_GEN: usize = 0;
+pub(crate) const STATE_DONE: usize = 2;
+pub(crate) const STATE_BEST: usize = 3;
+pub(crate) const STATE_WORDS: usize = 4;
 
 /// How a job is laid out on the GPU.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -73,7 +73,7 @@ impl Mode {
     }
 }
 
-fn cuda_err(context: impl Into<String>) -> impl FnOnce(DriverError) -> Error {
+pub(crate) fn cuda_err(context: impl Into<String>) -> impl FnOnce(DriverError) -> Error {
     let context = context.into();
     move |source| Error::Driver { context, source }
 }
@@ -196,6 +196,16 @@ impl CudaEngine {
         self.streams.len()
     }
 
+    /// The device's context (for the control blocks of [`crate::cuda_control`]).
+    pub(crate) fn context(&self) -> &Arc<CudaContext> {
+        &self.ctx
+    }
+
+    /// The stream the controlled runs use.
+    pub(crate) fn first_stream(&self) -> Arc<CudaStream> {
+        self.streams[0].clone()
+    }
+
     fn function(&self, name: &str) -> Result<CudaFunction> {
         let mut cache = self.functions.lock().expect("function cache lock");
         if let Some((_, f)) = cache.get(name) {
@@ -234,7 +244,7 @@ impl CudaEngine {
         Ok(((t as u32) / 32 * 32).clamp(32, 1024))
     }
 
-    fn check_memory(&self, needed: u64) -> Result<()> {
+    pub(crate) fn check_memory(&self, needed: u64) -> Result<()> {
         let (free, _) = self
             .ctx
             .mem_get_info()
@@ -371,6 +381,19 @@ impl CudaEngine {
         jobs: &[&Job],
         stream: Arc<CudaStream>,
     ) -> Result<BatchLaunch<T>> {
+        let mut l = self.alloc_batch::<T>(jobs, stream)?;
+        l.launch(jobs[0].generations(), 0, 0)?;
+        Ok(l)
+    }
+
+    /// The buffers of a batch launch of `jobs` (compatible: equal but for seed and
+    /// stream), after checking that they fit, with the seeds, streams and bounds
+    /// uploaded and every population's generations done at 0 (a fresh run).
+    pub(crate) fn alloc_batch<T: GpuReal>(
+        &self,
+        jobs: &[&Job],
+        stream: Arc<CudaStream>,
+    ) -> Result<BatchLaunch<T>> {
         let job = jobs[0];
         let p = jobs.len();
         let dim = job.dim();
@@ -400,6 +423,11 @@ impl CudaEngine {
                 .alloc_zeros::<T>(n.max(1))
                 .map_err(cuda_err(ctx("allocating")))
         };
+        let allocu = |n: usize| -> Result<CudaSlice<u32>> {
+            stream
+                .alloc_zeros::<u32>(n.max(1))
+                .map_err(cuda_err(ctx("allocating")))
+        };
         let seeds: Vec<u64> = jobs.iter().map(|j| j.seed()).collect();
         let streams: Vec<u32> = jobs.iter().map(|j| j.stream()).collect();
         let up = |e| cuda_err(ctx("uploading"))(e);
@@ -411,101 +439,45 @@ impl CudaEngine {
         let hi_d = stream
             .clone_htod(&padded::<T>(job.upper(), st))
             .map_err(up)?;
-        let mut pop_a = alloc(p * np * st)?;
-        let mut pop_b = alloc(p * np * st)?;
-        let mut flags = stream
-            .alloc_zeros::<u32>(p * np)
-            .map_err(cuda_err(ctx("allocating")))?;
-        let mut fit = alloc(p * np)?;
-        let mut trial_fit = alloc(p * np)?;
-        let mut scratch_f = alloc(32 * p)?;
-        let mut scratch_i = stream
-            .alloc_zeros::<u32>(32 * p)
-            .map_err(cuda_err(ctx("allocating")))?;
-        let mut best_x = alloc(p * st)?;
-        let mut best_f = alloc(p)?;
-        let mut best_idx = stream
-            .alloc_zeros::<u32>(p)
-            .map_err(cuda_err(ctx("allocating")))?;
-        let mut gens_done = stream
-            .alloc_zeros::<u32>(p)
-            .map_err(cuda_err(ctx("allocating")))?;
-        let mut hist = if hist_len > 0 {
-            Some(alloc(hist_len)?)
-        } else {
-            None
-        };
-        let target = T::of(job.target_value().unwrap_or(f64::NEG_INFINITY));
-        let (fv, crv) = (T::of(job.f()), T::of(job.cr()));
-        let (strategy, crossover, bounds, formula) = (
-            job.strategy() as u32,
-            job.crossover() as u32,
-            job.bounds() as u32,
-            job.formula() as u32,
-        );
-        let (dim_u, np_u) = (dim, np as u32);
-        let null: u64 = 0;
-        // Every buffer above is sized for `p` populations of `np` rows of `st` values,
-        // as the kernel indexes them.
-        debug_assert_eq!(pop_a.len(), p * np * st);
-        let cfg = LaunchConfig {
-            grid_dim: (p as u32, 1, 1),
-            block_dim: (threads, 1, 1),
-            shared_mem_bytes: 0,
-        };
-        let start = Instant::now();
-        let mut b = stream.launch_builder(&func);
-        b.arg(&strategy)
-            .arg(&crossover)
-            .arg(&bounds)
-            .arg(&dim_u)
-            .arg(&np_u)
-            .arg(&gens)
-            .arg(&fv)
-            .arg(&crv)
-            .arg(&target)
-            .arg(&seeds_d)
-            .arg(&streams_d)
-            .arg(&lo_d)
-            .arg(&hi_d)
-            .arg(&mut pop_a)
-            .arg(&mut pop_b)
-            .arg(&mut flags)
-            .arg(&mut fit)
-            .arg(&mut trial_fit)
-            .arg(&mut scratch_f)
-            .arg(&mut scratch_i)
-            .arg(&mut best_x)
-            .arg(&mut best_f)
-            .arg(&mut best_idx)
-            .arg(&mut gens_done);
-        match hist.as_mut() {
-            Some(h) => b.arg(h),
-            None => b.arg(&null),
-        };
-        b.arg(&formula);
-        // SAFETY: the argument list matches the kernel's signature in the device crate
-        // (order and types), every buffer has the length the kernel indexes (checked
-        // above), and the launch shape is within the function's limits.
-        unsafe { b.launch(cfg) }.map_err(cuda_err(ctx("launching")))?;
-        Ok(BatchLaunch {
-            stream,
-            name,
-            start,
+        let l = BatchLaunch {
+            name: name.clone(),
+            func,
+            cfg: LaunchConfig {
+                grid_dim: (p as u32, 1, 1),
+                block_dim: (threads, 1, 1),
+                shared_mem_bytes: 0,
+            },
+            start: Instant::now(),
             p,
             st,
-            pop_a,
-            pop_b,
-            flags,
-            fit,
-            best_x,
-            best_f,
-            gens_done,
-            hist,
-            _keep: (
-                seeds_d, streams_d, lo_d, hi_d, trial_fit, scratch_f, scratch_i, best_idx,
-            ),
-        })
+            end: gens,
+            scalars: Scalars::of(job),
+            seeds_d,
+            streams_d,
+            lo_d,
+            hi_d,
+            pop_a: alloc(p * np * st)?,
+            pop_b: alloc(p * np * st)?,
+            flags: allocu(p * np)?,
+            fit: alloc(p * np)?,
+            trial_fit: alloc(p * np)?,
+            scratch_f: alloc(32 * p)?,
+            scratch_i: allocu(32 * p)?,
+            best_x: alloc(p * st)?,
+            best_f: alloc(p)?,
+            best_idx: allocu(p)?,
+            gens_done: allocu(p)?,
+            hist: if hist_len > 0 {
+                Some(alloc(hist_len)?)
+            } else {
+                None
+            },
+            stream,
+        };
+        // Every buffer above is sized for `p` populations of `np` rows of `st` values,
+        // as the kernel indexes them.
+        debug_assert_eq!(l.pop_a.len(), p * np * st);
+        Ok(l)
     }
 
     /// The buffers of a whole-GPU run, after checking they fit: the padded bounds, both
@@ -566,15 +538,11 @@ impl CudaEngine {
         })
     }
 
-    /// One grid-wide population, one launch of the step kernel per generation.
-    fn steps<T: GpuReal>(
-        &self,
-        job: &Job,
-        keep: bool,
-    ) -> Result<(RunResult, Option<FinalPopulation>)> {
+    /// The step kernel, its launch shape and the buffers of a whole-GPU run of `job`
+    /// with one launch per generation, ready for the initialisation.
+    pub(crate) fn step_run<T: GpuReal>(&self, job: &Job) -> Result<StepRun<T>> {
         let dim = job.dim();
         let np = job.pop() as usize;
-        let gens = job.generations();
         let name = kernel_name::<T>(Layout::Step, job);
         let func = self.function(&name)?;
         let g = group_width(dim);
@@ -586,81 +554,52 @@ impl CudaEngine {
         let groups_needed = (np as u32).div_ceil(threads / g);
         let nblocks = groups_needed.min(per_sm * self.sm_count).max(1) as usize;
         let stream = self.streams[0].clone();
-        let ctx = |what: &str| format!("{name}: {what}");
-        let mut bu = self.grid_buffers::<T>(&stream, job, &name, nblocks, 1, 0)?;
-        let target = T::of(job.target_value().unwrap_or(f64::NEG_INFINITY));
-        let (fv, crv) = (T::of(job.f()), T::of(job.cr()));
-        let (strategy, crossover, bounds, formula) = (
-            job.strategy() as u32,
-            job.crossover() as u32,
-            job.bounds() as u32,
-            job.formula() as u32,
-        );
-        let (dim_u, np_u) = (dim, np as u32);
-        let (seed, pstream) = (job.seed(), job.stream());
-        let null: u64 = 0;
-        let cfg = LaunchConfig {
-            grid_dim: (nblocks as u32, 1, 1),
-            block_dim: (threads, 1, 1),
-            shared_mem_bytes: 0,
-        };
+        let bu = self.grid_buffers::<T>(&stream, job, &name, nblocks, 1, 0)?;
+        Ok(StepRun {
+            cfg: LaunchConfig {
+                grid_dim: (nblocks as u32, 1, 1),
+                block_dim: (threads, 1, 1),
+                shared_mem_bytes: 0,
+            },
+            func,
+            name,
+            scalars: Scalars::of(job),
+            gens: job.generations(),
+            seed: job.seed(),
+            pstream: job.stream(),
+            stream,
+            bu,
+        })
+    }
+
+    /// One grid-wide population, one launch of the step kernel per generation.
+    fn steps<T: GpuReal>(
+        &self,
+        job: &Job,
+        keep: bool,
+    ) -> Result<(RunResult, Option<FinalPopulation>)> {
+        let gens = job.generations();
+        let mut run = self.step_run::<T>(job)?;
         let start = Instant::now();
         let check_every = 64u32;
         let mut launched = 0u32;
         while launched <= gens {
-            let init: u32 = (launched == 0) as u32;
-            let mut b = stream.launch_builder(&func);
-            b.arg(&strategy)
-                .arg(&crossover)
-                .arg(&bounds)
-                .arg(&dim_u)
-                .arg(&np_u)
-                .arg(&gens)
-                .arg(&fv)
-                .arg(&crv)
-                .arg(&target)
-                .arg(&init)
-                .arg(&seed)
-                .arg(&pstream)
-                .arg(&bu.lo)
-                .arg(&bu.hi)
-                .arg(&mut bu.pop_a)
-                .arg(&mut bu.pop_b)
-                .arg(&mut bu.flags)
-                .arg(&mut bu.fit)
-                .arg(&mut bu.part_f)
-                .arg(&mut bu.part_i)
-                .arg(&mut bu.scratch_f)
-                .arg(&mut bu.scratch_i)
-                .arg(&mut bu.state)
-                .arg(&mut bu.best_f);
-            match bu.hist.as_mut() {
-                Some(h) => b.arg(h),
-                None => b.arg(&null),
-            };
-            b.arg(&formula);
-            // SAFETY: the arguments match the kernel's signature in the device crate;
-            // flags hold 2·np words, the partials and scratch cover every block, the state
-            // STATE_WORDS words and the history gens + 1 values, as the kernel indexes.
-            unsafe { b.launch(cfg) }.map_err(cuda_err(ctx("launching")))?;
+            run.launch(launched == 0)?;
             launched += 1;
-            if job.target().is_some() && launched.is_multiple_of(check_every) {
-                let s = stream
-                    .clone_dtoh(&bu.state)
-                    .map_err(cuda_err(ctx("reading state")))?;
-                if s[STATE_DONE] != 0 {
-                    break;
-                }
+            if job.target().is_some()
+                && launched.is_multiple_of(check_every)
+                && run.state()?[STATE_DONE] != 0
+            {
+                break;
             }
         }
-        let s = stream
-            .clone_dtoh(&bu.state)
-            .map_err(cuda_err(ctx("running")))?;
+        let s = run.state()?;
         let elapsed = start.elapsed();
+        let bu = &run.bu;
         read_grid(
-            &stream,
+            &run.stream,
             job,
-            &name,
+            &run.name,
             &s,
             elapsed,
             [&bu.pop_a, &bu.pop_b],
@@ -668,19 +607,16 @@ impl CudaEngine {
             &bu.fit,
             &bu.best_f,
             bu.hist.as_ref(),
+            0,
             keep,
         )
     }
 
-    /// One grid-wide population, the whole run in one cooperative launch.
-    fn grid<T: GpuReal>(
-        &self,
-        job: &Job,
-        keep: bool,
-    ) -> Result<(RunResult, Option<FinalPopulation>)> {
+    /// The cooperative kernel, its launch shape and the buffers of a whole-GPU run of
+    /// `job` in one launch, ready for the initialisation (the state's generation 0).
+    pub(crate) fn grid_run<T: GpuReal>(&self, job: &Job) -> Result<GridRun<T>> {
         let dim = job.dim();
         let np = job.pop() as usize;
-        let gens = job.generations();
         let name = kernel_name::<T>(Layout::Grid, job);
         let func = self.function(&name)?;
         let g = group_width(dim);
@@ -698,72 +634,43 @@ impl CudaEngine {
         let groups_needed = (np as u32).div_ceil(threads / g);
         let nblocks = groups_needed.min(per_sm * self.sm_count).max(1) as usize;
         let stream = self.streams[0].clone();
-        let ctx = |what: &str| format!("{name}: {what}");
-        let mut bu = self.grid_buffers::<T>(&stream, job, &name, nblocks, 2, 8)?;
-        let mut sync = stream
+        let bu = self.grid_buffers::<T>(&stream, job, &name, nblocks, 2, 8)?;
+        let sync = stream
             .alloc_zeros::<u64>(1)
-            .map_err(cuda_err(ctx("allocating")))?;
-        let target = T::of(job.target_value().unwrap_or(f64::NEG_INFINITY));
-        let (fv, crv) = (T::of(job.f()), T::of(job.cr()));
-        let (strategy, crossover, bounds, formula) = (
-            job.strategy() as u32,
-            job.crossover() as u32,
-            job.bounds() as u32,
-            job.formula() as u32,
-        );
-        let (dim_u, np_u) = (dim, np as u32);
-        let (seed, pstream) = (job.seed(), job.stream());
-        let null: u64 = 0;
-        let cfg = LaunchConfig {
-            grid_dim: (nblocks as u32, 1, 1),
-            block_dim: (threads, 1, 1),
-            shared_mem_bytes: 0,
-        };
+            .map_err(cuda_err(format!("{name}: allocating")))?;
+        Ok(GridRun {
+            cfg: LaunchConfig {
+                grid_dim: (nblocks as u32, 1, 1),
+                block_dim: (threads, 1, 1),
+                shared_mem_bytes: 0,
+            },
+            func,
+            name,
+            scalars: Scalars::of(job),
+            seed: job.seed(),
+            pstream: job.stream(),
+            stream,
+            bu,
+            sync,
+        })
+    }
+
+    /// One grid-wide population, the whole run in one cooperative launch.
+    fn grid<T: GpuReal>(
+        &self,
+        job: &Job,
+        keep: bool,
+    ) -> Result<(RunResult, Option<FinalPopulation>)> {
+        let mut run = self.grid_run::<T>(job)?;
         let start = Instant::now();
-        let mut b = stream.launch_builder(&func);
-        b.arg(&strategy)
-            .arg(&crossover)
-            .arg(&bounds)
-            .arg(&dim_u)
-            .arg(&np_u)
-            .arg(&gens)
-            .arg(&fv)
-            .arg(&crv)
-            .arg(&target)
-            .arg(&seed)
-            .arg(&pstream)
-            .arg(&bu.lo)
-            .arg(&bu.hi)
-            .arg(&mut bu.pop_a)
-            .arg(&mut bu.pop_b)
-            .arg(&mut bu.flags)
-            .arg(&mut bu.fit)
-            .arg(&mut bu.part_f)
-            .arg(&mut bu.part_i)
-            .arg(&mut bu.scratch_f)
-            .arg(&mut bu.scratch_i)
-            .arg(&mut sync)
-            .arg(&mut bu.state)
-            .arg(&mut bu.best_f);
-        match bu.hist.as_mut() {
-            Some(h) => b.arg(h),
-            None => b.arg(&null),
-        };
-        b.arg(&formula);
-        // SAFETY: the arguments match the kernel's signature in the device crate; flags
-        // hold 2·np words, the partials 2·nblocks, scratch 32·nblocks, the state
-        // STATE_WORDS words and the history gens + 1 values, as the kernel indexes; the
-        // cooperative launch refuses a grid whose blocks cannot all be resident, which
-        // the grid barrier needs (nblocks ≤ occupancy × multiprocessors above).
-        unsafe { b.launch_cooperative(cfg) }.map_err(cuda_err(ctx("launching (cooperative)")))?;
-        let s = stream
-            .clone_dtoh(&bu.state)
-            .map_err(cuda_err(ctx("running")))?;
+        run.launch(job.generations(), 0, 0)?;
+        let s = run.state()?;
         let elapsed = start.elapsed();
+        let bu = &run.bu;
         read_grid(
-            &stream,
+            &run.stream,
             job,
-            &name,
+            &run.name,
             &s,
             elapsed,
             [&bu.pop_a, &bu.pop_b],
@@ -771,6 +678,7 @@ impl CudaEngine {
             &bu.fit,
             &bu.best_f,
             bu.hist.as_ref(),
+            0,
             keep,
         )
     }
@@ -859,21 +767,163 @@ fn with_register_cap(ptx: &str, cap: u32) -> String {
     }
 }
 
+/// A whole-GPU run in one cooperative launch (or several: each goes on from the
+/// generation the state holds), with its buffers.
+pub(crate) struct GridRun<T: GpuReal> {
+    pub(crate) stream: Arc<CudaStream>,
+    pub(crate) name: String,
+    func: CudaFunction,
+    cfg: LaunchConfig,
+    scalars: Scalars<T>,
+    seed: u64,
+    pstream: u32,
+    pub(crate) bu: GridBuffers<T>,
+    /// The grid barrier's counter, zeroed before each launch.
+    sync: CudaSlice<u64>,
+}
+
+impl<T: GpuReal> GridRun<T> {
+    /// Launches the run from the generation in the state's `STATE_GEN` word (0: the
+    /// initialisation) to `end`, under the control block at device address `ctl` (0:
+    /// none) with the `report` argument of [`gpude_device::control::report`].
+    pub(crate) fn launch(&mut self, end: u32, ctl: u64, report: u32) -> Result<()> {
+        let sc = self.scalars;
+        let bu = &mut self.bu;
+        let null: u64 = 0;
+        let ctx = |what: &str| format!("{}: {what}", self.name);
+        self.stream
+            .memset_zeros(&mut self.sync)
+            .map_err(cuda_err(ctx("clearing the barrier")))?;
+        let mut b = self.stream.launch_builder(&self.func);
+        b.arg(&sc.strategy)
+            .arg(&sc.crossover)
+            .arg(&sc.bounds)
+            .arg(&sc.dim)
+            .arg(&sc.np)
+            .arg(&end)
+            .arg(&sc.f)
+            .arg(&sc.cr)
+            .arg(&sc.target)
+            .arg(&self.seed)
+            .arg(&self.pstream)
+            .arg(&bu.lo)
+            .arg(&bu.hi)
+            .arg(&mut bu.pop_a)
+            .arg(&mut bu.pop_b)
+            .arg(&mut bu.flags)
+            .arg(&mut bu.fit)
+            .arg(&mut bu.part_f)
+            .arg(&mut bu.part_i)
+            .arg(&mut bu.scratch_f)
+            .arg(&mut bu.scratch_i)
+            .arg(&mut self.sync)
+            .arg(&mut bu.state)
+            .arg(&mut bu.best_f);
+        match bu.hist.as_mut() {
+            Some(h) => b.arg(h),
+            None => b.arg(&null),
+        };
+        b.arg(&sc.formula).arg(&ctl).arg(&report);
+        // SAFETY: the arguments match the kernel's signature in the device crate; flags
+        // hold 2·np words, the partials 2·nblocks, scratch 32·nblocks, the state
+        // STATE_WORDS words and the history gens + 1 values (end ≤ gens), as the kernel
+        // indexes; `ctl` is 0 or a mapped control block of one slot that outlives the
+        // launch; the cooperative launch refuses a grid whose blocks cannot all be
+        // resident, which the grid barrier needs (nblocks ≤ occupancy × multiprocessors).
+        unsafe { b.launch_cooperative(self.cfg) }
+            .map_err(cuda_err(ctx("launching (cooperative)")))?;
+        Ok(())
+    }
+
+    /// The state words (waits for the launch).
+    pub(crate) fn state(&self) -> Result<Vec<u32>> {
+        self.stream
+            .clone_dtoh(&self.bu.state)
+            .map_err(cuda_err(format!("{}: running", self.name)))
+    }
+}
+
+/// A whole-GPU run with one launch per generation, with its buffers.
+pub(crate) struct StepRun<T: GpuReal> {
+    pub(crate) stream: Arc<CudaStream>,
+    pub(crate) name: String,
+    func: CudaFunction,
+    cfg: LaunchConfig,
+    scalars: Scalars<T>,
+    gens: u32,
+    seed: u64,
+    pstream: u32,
+    pub(crate) bu: GridBuffers<T>,
+}
+
+impl<T: GpuReal> StepRun<T> {
+    /// Launches the initialisation (`init`) or the generation after the one in the
+    /// state's `STATE_GEN` word (none once the state says done).
+    pub(crate) fn launch(&mut self, init: bool) -> Result<()> {
+        let sc = self.scalars;
+        let bu = &mut self.bu;
+        let null: u64 = 0;
+        let init = init as u32;
+        let mut b = self.stream.launch_builder(&self.func);
+        b.arg(&sc.strategy)
+            .arg(&sc.crossover)
+            .arg(&sc.bounds)
+            .arg(&sc.dim)
+            .arg(&sc.np)
+            .arg(&self.gens)
+            .arg(&sc.f)
+            .arg(&sc.cr)
+            .arg(&sc.target)
+            .arg(&init)
+            .arg(&self.seed)
+            .arg(&self.pstream)
+            .arg(&bu.lo)
+            .arg(&bu.hi)
+            .arg(&mut bu.pop_a)
+            .arg(&mut bu.pop_b)
+            .arg(&mut bu.flags)
+            .arg(&mut bu.fit)
+            .arg(&mut bu.part_f)
+            .arg(&mut bu.part_i)
+            .arg(&mut bu.scratch_f)
+            .arg(&mut bu.scratch_i)
+            .arg(&mut bu.state)
+            .arg(&mut bu.best_f);
+        match bu.hist.as_mut() {
+            Some(h) => b.arg(h),
+            None => b.arg(&null),
+        };
+        b.arg(&sc.formula);
+        // SAFETY: the arguments match the kernel's signature in the device crate;
+        // flags hold 2·np words, the partials and scratch cover every block, the state
+        // STATE_WORDS words and the history gens + 1 values, as the kernel indexes.
+        unsafe { b.launch(self.cfg) }.map_err(cuda_err(format!("{}: launching", self.name)))?;
+        Ok(())
+    }
+
+    /// The state words (waits for the launches).
+    pub(crate) fn state(&self) -> Result<Vec<u32>> {
+        self.stream
+            .clone_dtoh(&self.bu.state)
+            .map_err(cuda_err(format!("{}: reading state", self.name)))
+    }
+}
+
 /// The device buffers of a whole-GPU run (see `CudaEngine::grid_buffers`).
-struct GridBuffers<T: GpuReal> {
+pub(crate) struct GridBuffers<T: GpuReal> {
     lo: CudaSlice<T>,
     hi: CudaSlice<T>,
-    pop_a: CudaSlice<T>,
-    pop_b: CudaSlice<T>,
-    flags: CudaSlice<u32>,
-    fit: CudaSlice<T>,
+    pub(crate) pop_a: CudaSlice<T>,
+    pub(crate) pop_b: CudaSlice<T>,
+    pub(crate) flags: CudaSlice<u32>,
+    pub(crate) fit: CudaSlice<T>,
     part_f: CudaSlice<T>,
     part_i: CudaSlice<u32>,
     scratch_f: CudaSlice<T>,
     scratch_i: CudaSlice<u32>,
-    state: CudaSlice<u32>,
-    best_f: CudaSlice<T>,
-    hist: Option<CudaSlice<T>>,
+    pub(crate) state: CudaSlice<u32>,
+    pub(crate) best_f: CudaSlice<T>,
+    pub(crate) hist: Option<CudaSlice<T>>,
 }
 
 /// Bounds converted to `T` and padded to the row stride.
@@ -884,9 +934,10 @@ fn padded<T: GpuReal>(v: &[f64], st: usize) -> Vec<T> {
 }
 
 /// Reads a whole-GPU run's outcome back: the state words, the best row (from the
-/// buffer its flag names), the history and, with `keep`, the final population.
+/// buffer its flag names), the history from generation `from` on and, with `keep`, the
+/// final population.
 #[allow(clippy::too_many_arguments)]
-fn read_grid<T: GpuReal>(
+pub(crate) fn read_grid<T: GpuReal>(
     stream: &Arc<CudaStream>,
     job: &Job,
     name: &str,
@@ -897,6 +948,7 @@ fn read_grid<T: GpuReal>(
     fit: &CudaSlice<T>,
     best_f: &CudaSlice<T>,
     hist: Option<&CudaSlice<T>>,
+    from: u32,
     keep: bool,
 ) -> Result<(RunResult, Option<FinalPopulation>)> {
     let read = |e| cuda_err(format!("{name}: reading back"))(e);
@@ -916,7 +968,12 @@ fn read_grid<T: GpuReal>(
     let history = match hist {
         Some(h) => {
             let v = stream.clone_dtoh(h).map_err(read)?;
-            Some(v[..=gn as usize].iter().map(|x| x.to_f64()).collect())
+            Some(
+                v[from as usize..=gn as usize]
+                    .iter()
+                    .map(|x| x.to_f64())
+                    .collect(),
+            )
         }
         None => None,
     };
@@ -936,7 +993,7 @@ fn read_grid<T: GpuReal>(
             best_f: bf,
             generations: gn,
             evaluations: job.evaluations(gn),
-            termination: termination(job, gn, bf),
+            termination: crate::cuda_control::ending(job, gn, bf),
             elapsed,
             history,
             backend: "cuda",
@@ -947,7 +1004,7 @@ fn read_grid<T: GpuReal>(
 }
 
 /// Jobs that can share a launch: equal in everything but seed and stream.
-fn compatible(a: &Job, b: &Job) -> bool {
+pub(crate) fn compatible(a: &Job, b: &Job) -> bool {
     // Clones share the bounds, so this copies no vectors.
     let strip = |j: &Job| j.clone().with_seed(0).with_stream(0);
     strip(a) == strip(b)
@@ -958,32 +1015,66 @@ enum Pending {
     F64(BatchLaunch<f64>),
 }
 
-/// A batch launch in flight, with the buffers its results come from.
-struct BatchLaunch<T: GpuReal> {
-    stream: Arc<CudaStream>,
-    name: String,
-    start: Instant,
-    p: usize,
-    st: usize,
-    pop_a: CudaSlice<T>,
-    pop_b: CudaSlice<T>,
-    flags: CudaSlice<u32>,
-    fit: CudaSlice<T>,
-    best_x: CudaSlice<T>,
-    best_f: CudaSlice<T>,
-    gens_done: CudaSlice<u32>,
-    hist: Option<CudaSlice<T>>,
-    #[allow(clippy::type_complexity)]
-    _keep: (
-        CudaSlice<u64>,
-        CudaSlice<u32>,
-        CudaSlice<T>,
-        CudaSlice<T>,
-        CudaSlice<T>,
-        CudaSlice<T>,
-        CudaSlice<u32>,
-        CudaSlice<u32>,
-    ),
+/// A job's settings as the kernels take them.
+#[derive(Clone, Copy)]
+pub(crate) struct Scalars<T> {
+    strategy: u32,
+    crossover: u32,
+    bounds: u32,
+    formula: u32,
+    dim: u32,
+    np: u32,
+    f: T,
+    cr: T,
+    target: T,
+}
+
+impl<T: GpuReal> Scalars<T> {
+    fn of(job: &Job) -> Self {
+        Scalars {
+            strategy: job.strategy() as u32,
+            crossover: job.crossover() as u32,
+            bounds: job.bounds() as u32,
+            formula: job.formula() as u32,
+            dim: job.dim(),
+            np: job.pop(),
+            f: T::of(job.f()),
+            cr: T::of(job.cr()),
+            target: T::of(job.target_value().unwrap_or(f64::NEG_INFINITY)),
+        }
+    }
+}
+
+/// A batch launch (one block per population) and the buffers its results come from.
+/// `gens_done` holds each population's generations done: 0 starts it with the
+/// initialisation, more goes on from the population in the buffers.
+pub(crate) struct BatchLaunch<T: GpuReal> {
+    pub(crate) stream: Arc<CudaStream>,
+    pub(crate) name: String,
+    func: CudaFunction,
+    cfg: LaunchConfig,
+    pub(crate) start: Instant,
+    pub(crate) p: usize,
+    pub(crate) st: usize,
+    /// The generation limit of the last launch (the history's stride is `end + 1`).
+    pub(crate) end: u32,
+    scalars: Scalars<T>,
+    seeds_d: CudaSlice<u64>,
+    streams_d: CudaSlice<u32>,
+    lo_d: CudaSlice<T>,
+    hi_d: CudaSlice<T>,
+    pub(crate) pop_a: CudaSlice<T>,
+    pub(crate) pop_b: CudaSlice<T>,
+    pub(crate) flags: CudaSlice<u32>,
+    pub(crate) fit: CudaSlice<T>,
+    trial_fit: CudaSlice<T>,
+    scratch_f: CudaSlice<T>,
+    scratch_i: CudaSlice<u32>,
+    pub(crate) best_x: CudaSlice<T>,
+    pub(crate) best_f: CudaSlice<T>,
+    best_idx: CudaSlice<u32>,
+    pub(crate) gens_done: CudaSlice<u32>,
+    pub(crate) hist: Option<CudaSlice<T>>,
 }
 
 /// Rows of a double-buffered population, each from the buffer its flag names.
@@ -1007,6 +1098,52 @@ fn gather<T: GpuReal>(
 }
 
 impl<T: GpuReal> BatchLaunch<T> {
+    /// Launches the kernel: every population goes from its generations done to `end`
+    /// (at most the jobs' limit), under the control block at device address `ctl`
+    /// (0: none) with the `report` argument of [`gpude_device::control::report`].
+    pub(crate) fn launch(&mut self, end: u32, ctl: u64, report: u32) -> Result<()> {
+        let sc = self.scalars;
+        let null: u64 = 0;
+        self.end = end;
+        let mut b = self.stream.launch_builder(&self.func);
+        b.arg(&sc.strategy)
+            .arg(&sc.crossover)
+            .arg(&sc.bounds)
+            .arg(&sc.dim)
+            .arg(&sc.np)
+            .arg(&end)
+            .arg(&sc.f)
+            .arg(&sc.cr)
+            .arg(&sc.target)
+            .arg(&self.seeds_d)
+            .arg(&self.streams_d)
+            .arg(&self.lo_d)
+            .arg(&self.hi_d)
+            .arg(&mut self.pop_a)
+            .arg(&mut self.pop_b)
+            .arg(&mut self.flags)
+            .arg(&mut self.fit)
+            .arg(&mut self.trial_fit)
+            .arg(&mut self.scratch_f)
+            .arg(&mut self.scratch_i)
+            .arg(&mut self.best_x)
+            .arg(&mut self.best_f)
+            .arg(&mut self.best_idx)
+            .arg(&mut self.gens_done);
+        match self.hist.as_mut() {
+            Some(h) => b.arg(h),
+            None => b.arg(&null),
+        };
+        b.arg(&sc.formula).arg(&ctl).arg(&report);
+        // SAFETY: the argument list matches the kernel's signature in the device crate
+        // (order and types), every buffer has the length the kernel indexes (see
+        // `alloc_batch`; the history holds (end + 1)·p values as end ≤ the jobs' limit),
+        // `ctl` is 0 or a mapped control block of p slots that outlives the launch, and
+        // the launch shape is within the function's limits.
+        unsafe { b.launch(self.cfg) }.map_err(cuda_err(format!("{}: launching", self.name)))?;
+        Ok(())
+    }
+
     /// Population `k`'s final rows and values.
     fn population(&self, k: usize, job: &Job) -> Result<FinalPopulation> {
         let err = |what: &str| cuda_err(format!("{}: {what}", self.name));
@@ -1031,13 +1168,14 @@ impl<T: GpuReal> BatchLaunch<T> {
         Ok(gather(&a, &b, &fl, &f, job.dim() as usize, self.st))
     }
 
-    fn finish(self, jobs: &[&Job]) -> Result<Vec<RunResult>> {
+    /// Each population's outcome of the last launch: the generations done, the best
+    /// value and point, and the history recorded from generation `from[k]` on.
+    pub(crate) fn outcomes(&self, jobs: &[&Job], from: &[u32]) -> Result<Vec<Launched>> {
         let err = |what: &str| cuda_err(format!("{}: {what}", self.name));
         let gens_done = self
             .stream
             .clone_dtoh(&self.gens_done)
             .map_err(err("running"))?;
-        let elapsed: Duration = self.start.elapsed();
         let best_x = self
             .stream
             .clone_dtoh(&self.best_x)
@@ -1051,38 +1189,64 @@ impl<T: GpuReal> BatchLaunch<T> {
             None => None,
         };
         let dim = jobs[0].dim() as usize;
-        let hl = jobs[0].generations() as usize + 1;
+        let hl = self.end as usize + 1;
         Ok((0..self.p)
             .map(|k| {
-                let job = jobs[k];
                 let gn = gens_done[k];
-                let bf = best_f[k].to_f64();
-                let x = DVector::from_iterator(
-                    dim,
-                    best_x[k * self.st..k * self.st + dim]
+                Launched {
+                    generations: gn,
+                    best_f: best_f[k].to_f64(),
+                    best_x: best_x[k * self.st..k * self.st + dim]
                         .iter()
-                        .map(|v| v.to_f64()),
-                );
-                RunResult::ended(
-                    job,
-                    Ending {
-                        best_x: x,
-                        best_f: bf,
-                        generations: gn,
-                        evaluations: job.evaluations(gn),
-                        termination: termination(job, gn, bf),
-                        elapsed,
-                        history: hist.as_ref().map(|h| {
-                            h[k * hl..k * hl + gn as usize + 1]
-                                .iter()
-                                .map(|v| v.to_f64())
-                                .collect()
-                        }),
-                        backend: "cuda",
-                        stream: job.stream(),
-                    },
-                )
+                        .map(|v| v.to_f64())
+                        .collect(),
+                    history: hist.as_ref().map(|h| {
+                        h[k * hl + from[k] as usize..k * hl + gn as usize + 1]
+                            .iter()
+                            .map(|v| v.to_f64())
+                            .collect()
+                    }),
+                }
             })
             .collect())
+    }
+
+    fn finish(self, jobs: &[&Job]) -> Result<Vec<RunResult>> {
+        let out = self.outcomes(jobs, &vec![0; self.p])?;
+        let elapsed: Duration = self.start.elapsed();
+        Ok(jobs
+            .iter()
+            .zip(out)
+            .map(|(job, o)| o.result(job, elapsed))
+            .collect())
+    }
+}
+
+/// What one population's launch ended with.
+pub(crate) struct Launched {
+    pub(crate) generations: u32,
+    pub(crate) best_f: f64,
+    pub(crate) best_x: Vec<f64>,
+    /// The best after each generation of the launch (from the one it started at).
+    pub(crate) history: Option<Vec<f64>>,
+}
+
+impl Launched {
+    /// The result of a run that started with this launch (generation 0).
+    pub(crate) fn result(self, job: &Job, elapsed: Duration) -> RunResult {
+        RunResult::ended(
+            job,
+            Ending {
+                best_x: DVector::from_vec(self.best_x),
+                best_f: self.best_f,
+                generations: self.generations,
+                evaluations: job.evaluations(self.generations),
+                termination: crate::cuda_control::ending(job, self.generations, self.best_f),
+                elapsed,
+                history: self.history,
+                backend: "cuda",
+                stream: job.stream(),
+            },
+        )
     }
 }
