@@ -10,8 +10,11 @@ use crate::error::{Error, Result};
 use crate::result::{Ending, RunResult};
 use cudarc::driver::sys::CUfunction_attribute_enum;
 use cudarc::driver::{
-    CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DeviceRepr, DriverError,
-    LaunchConfig, PushKernelArg, ValidAsZeroBits,
+    CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DeviceRepr,
+    DriverError, LaunchArgs, LaunchConfig, PushKernelArg, ValidAsZeroBits,
+};
+use gpude_device::abi::{
+    BatchParams, EvalParams, GridParams, KernelParams, ParamReal, Run, StepParams,
 };
 use gpude_device::lanes::{group_width, stride};
 use gpude_device::registry::{Family, KERNEL_NAME_MAX, KernelKey, KernelPrecision, Layout};
@@ -120,9 +123,62 @@ fn kernel_name<T: Real>(layout: Layout, job: &Job) -> String {
 }
 
 /// A floating type the kernels exist for.
-pub trait GpuReal: Real + DeviceRepr + ValidAsZeroBits + Unpin {}
+pub trait GpuReal: Real + ParamReal + DeviceRepr + ValidAsZeroBits + Unpin {}
 impl GpuReal for f32 {}
 impl GpuReal for f64 {}
+
+/// A job's run settings, as every DE kernel takes them (the first field of each family's
+/// parameter struct).
+fn run_params<T: GpuReal>(job: &Job) -> Run<T> {
+    Run {
+        f: T::of(job.f()),
+        cr: T::of(job.cr()),
+        target: T::of(job.target_value().unwrap_or(f64::NEG_INFINITY)),
+        strategy: job.strategy() as u32,
+        crossover: job.crossover() as u32,
+        bounds: job.bounds() as u32,
+        formula: job.formula() as u32,
+        dim: job.dim(),
+        np: job.pop(),
+        gens: job.generations(),
+    }
+}
+
+/// The device address of a buffer, for a pointer field of a parameter struct.
+fn dev<T>(buf: &CudaSlice<T>, stream: &CudaStream) -> *mut T {
+    // The engine turns cudarc's event tracking off (see `CudaEngine::new`), so the
+    // returned guard records nothing and may go at once.
+    let (ptr, _guard) = buf.device_ptr(stream);
+    ptr as *mut T
+}
+
+/// The device address of an optional buffer; null without one.
+fn dev_opt<T>(buf: Option<&CudaSlice<T>>, stream: &CudaStream) -> *mut T {
+    buf.map_or(std::ptr::null_mut(), |b| dev(b, stream))
+}
+
+/// A byte of a parameter struct, as cudarc hands a kernel parameter to the driver: by
+/// the address of its first byte (the driver copies the parameter's declared size).
+#[repr(transparent)]
+struct ParamByte(u8);
+
+// SAFETY: only the address of a `ParamByte` reaches the driver; `push_params` makes it the
+// first byte of a field whose size is the kernel parameter's size (checked against the
+// PTX by the build script), and the field outlives the launch builder.
+unsafe impl DeviceRepr for ParamByte {}
+
+/// Pushes the fields of `p` as the kernel's parameters, one each, in order: the entry
+/// points take their parameter struct's fields (see `gpude_device::abi`).
+fn push_params<'a, P: KernelParams>(b: &mut LaunchArgs<'a>, p: &'a P) {
+    let base = (p as *const P).cast::<u8>();
+    for field in P::FIELDS {
+        // SAFETY: `field.offset` is the offset of a field of `P` (the contract of
+        // `KernelParams`), so the byte lies inside `*p`, is initialised, and is borrowed
+        // for as long as the builder.
+        let byte = unsafe { &*base.add(field.offset).cast::<ParamByte>() };
+        b.arg(byte);
+    }
+}
 
 impl CudaEngine {
     /// Opens GPU `device` with the kernels (name, PTX module) and makes `streams`
@@ -386,9 +442,9 @@ impl CudaEngine {
         Ok(l)
     }
 
-    /// The buffers of a batch launch of `jobs` (compatible: equal but for seed and
-    /// stream), after checking that they fit, with the seeds, streams and bounds
-    /// uploaded and every population's generations done at 0 (a fresh run).
+    /// The buffers and parameters of a batch launch of `jobs` (compatible: equal but
+    /// for seed and stream), after checking that they fit, with the seeds, streams and
+    /// bounds uploaded and every population's generations done at 0 (a fresh run).
     pub(crate) fn alloc_batch<T: GpuReal>(
         &self,
         jobs: &[&Job],
@@ -439,7 +495,48 @@ impl CudaEngine {
         let hi_d = stream
             .clone_htod(&padded::<T>(job.upper(), st))
             .map_err(up)?;
-        let l = BatchLaunch {
+        let pop_a = alloc(p * np * st)?;
+        let pop_b = alloc(p * np * st)?;
+        let flags = allocu(p * np)?;
+        let fit = alloc(p * np)?;
+        let trial_fit = alloc(p * np)?;
+        let scratch_f = alloc(32 * p)?;
+        let scratch_i = allocu(32 * p)?;
+        let best_x = alloc(p * st)?;
+        let best_f = alloc(p)?;
+        let best_idx = allocu(p)?;
+        let gens_done = allocu(p)?;
+        let hist = if hist_len > 0 {
+            Some(alloc(hist_len)?)
+        } else {
+            None
+        };
+        // Every buffer above is sized for `p` populations of `np` rows of `st` values,
+        // as the kernel indexes them.
+        debug_assert_eq!(pop_a.len(), p * np * st);
+        let s = &*stream;
+        let params = BatchParams::<T> {
+            run: run_params(job),
+            seeds: dev(&seeds_d, s),
+            streams: dev(&streams_d, s),
+            lo: dev(&lo_d, s),
+            hi: dev(&hi_d, s),
+            pop_a: dev(&pop_a, s),
+            pop_b: dev(&pop_b, s),
+            flags: dev(&flags, s),
+            fit: dev(&fit, s),
+            trial_fit: dev(&trial_fit, s),
+            scratch_f: dev(&scratch_f, s),
+            scratch_i: dev(&scratch_i, s),
+            best_x: dev(&best_x, s),
+            best_f: dev(&best_f, s),
+            best_idx: dev(&best_idx, s),
+            gens_done: dev(&gens_done, s),
+            hist: dev_opt(hist.as_ref(), s),
+            ctl: std::ptr::null_mut(),
+            report: 0,
+        };
+        Ok(BatchLaunch {
             name: name.clone(),
             func,
             cfg: LaunchConfig {
@@ -450,34 +547,20 @@ impl CudaEngine {
             start: Instant::now(),
             p,
             st,
-            end: gens,
-            scalars: Scalars::of(job),
-            seeds_d,
-            streams_d,
-            lo_d,
-            hi_d,
-            pop_a: alloc(p * np * st)?,
-            pop_b: alloc(p * np * st)?,
-            flags: allocu(p * np)?,
-            fit: alloc(p * np)?,
-            trial_fit: alloc(p * np)?,
-            scratch_f: alloc(32 * p)?,
-            scratch_i: allocu(32 * p)?,
-            best_x: alloc(p * st)?,
-            best_f: alloc(p)?,
-            best_idx: allocu(p)?,
-            gens_done: allocu(p)?,
-            hist: if hist_len > 0 {
-                Some(alloc(hist_len)?)
-            } else {
-                None
-            },
+            params,
+            pop_a,
+            pop_b,
+            flags,
+            fit,
+            best_x,
+            best_f,
+            gens_done,
+            hist,
+            _keep: (
+                seeds_d, streams_d, lo_d, hi_d, trial_fit, scratch_f, scratch_i, best_idx,
+            ),
             stream,
-        };
-        // Every buffer above is sized for `p` populations of `np` rows of `st` values,
-        // as the kernel indexes them.
-        debug_assert_eq!(l.pop_a.len(), p * np * st);
-        Ok(l)
+        })
     }
 
     /// The buffers of a whole-GPU run, after checking they fit: the padded bounds, both
@@ -538,8 +621,8 @@ impl CudaEngine {
         })
     }
 
-    /// The step kernel, its launch shape and the buffers of a whole-GPU run of `job`
-    /// with one launch per generation, ready for the initialisation.
+    /// The step kernel, its launch shape, buffers and parameters for a whole-GPU run of
+    /// `job` with one launch per generation, ready for the initialisation.
     pub(crate) fn step_run<T: GpuReal>(&self, job: &Job) -> Result<StepRun<T>> {
         let dim = job.dim();
         let np = job.pop() as usize;
@@ -555,6 +638,7 @@ impl CudaEngine {
         let nblocks = groups_needed.min(per_sm * self.sm_count).max(1) as usize;
         let stream = self.streams[0].clone();
         let bu = self.grid_buffers::<T>(&stream, job, &name, nblocks, 1, 0)?;
+        let params = bu.step_params(job, &stream);
         Ok(StepRun {
             cfg: LaunchConfig {
                 grid_dim: (nblocks as u32, 1, 1),
@@ -563,10 +647,7 @@ impl CudaEngine {
             },
             func,
             name,
-            scalars: Scalars::of(job),
-            gens: job.generations(),
-            seed: job.seed(),
-            pstream: job.stream(),
+            params,
             stream,
             bu,
         })
@@ -612,8 +693,9 @@ impl CudaEngine {
         )
     }
 
-    /// The cooperative kernel, its launch shape and the buffers of a whole-GPU run of
-    /// `job` in one launch, ready for the initialisation (the state's generation 0).
+    /// The cooperative kernel, its launch shape, buffers and parameters for a whole-GPU
+    /// run of `job` in one launch, ready for the initialisation (the state's generation
+    /// 0).
     pub(crate) fn grid_run<T: GpuReal>(&self, job: &Job) -> Result<GridRun<T>> {
         let dim = job.dim();
         let np = job.pop() as usize;
@@ -638,6 +720,7 @@ impl CudaEngine {
         let sync = stream
             .alloc_zeros::<u64>(1)
             .map_err(cuda_err(format!("{name}: allocating")))?;
+        let params = bu.grid_params(job, &stream, &sync);
         Ok(GridRun {
             cfg: LaunchConfig {
                 grid_dim: (nblocks as u32, 1, 1),
@@ -646,9 +729,7 @@ impl CudaEngine {
             },
             func,
             name,
-            scalars: Scalars::of(job),
-            seed: job.seed(),
-            pstream: job.stream(),
+            params,
             stream,
             bu,
             sync,
@@ -715,21 +796,24 @@ impl CudaEngine {
         let x_d = stream
             .clone_htod(&x)
             .map_err(cuda_err(format!("{name}: uploading")))?;
-        let mut out = stream
+        let out = stream
             .alloc_zeros::<T>(n)
             .map_err(cuda_err(format!("{name}: allocating")))?;
         let threads = 256u32;
         let blocks = ((n as u32 * group_width(dim)).div_ceil(threads)).max(1);
-        let (fc, nn, fm) = (f as u32, n as u32, formula as u32);
+        let params = EvalParams::<T> {
+            function: f as u32,
+            formula: formula as u32,
+            dim,
+            n: n as u32,
+            x: dev(&x_d, stream),
+            out: dev(&out, stream),
+        };
         let mut b = stream.launch_builder(&func);
-        b.arg(&fc)
-            .arg(&dim)
-            .arg(&nn)
-            .arg(&x_d)
-            .arg(&mut out)
-            .arg(&fm);
-        // SAFETY: x holds n rows of stride(dim) values and out n values, as the kernel reads
-        // and writes them.
+        push_params(&mut b, &params);
+        // SAFETY: the parameters are the kernel's (checked against the PTX at build time);
+        // x holds n rows of stride(dim) values and out n values, as the kernel reads and
+        // writes them, and both live until the values are read back.
         unsafe {
             b.launch(LaunchConfig {
                 grid_dim: (blocks, 1, 1),
@@ -768,15 +852,13 @@ fn with_register_cap(ptx: &str, cap: u32) -> String {
 }
 
 /// A whole-GPU run in one cooperative launch (or several: each goes on from the
-/// generation the state holds), with its buffers.
+/// generation the state holds), with its buffers and parameters.
 pub(crate) struct GridRun<T: GpuReal> {
     pub(crate) stream: Arc<CudaStream>,
     pub(crate) name: String,
     func: CudaFunction,
     cfg: LaunchConfig,
-    scalars: Scalars<T>,
-    seed: u64,
-    pstream: u32,
+    params: GridParams<T>,
     pub(crate) bu: GridBuffers<T>,
     /// The grid barrier's counter, zeroed before each launch.
     sync: CudaSlice<u64>,
@@ -787,49 +869,22 @@ impl<T: GpuReal> GridRun<T> {
     /// initialisation) to `end`, under the control block at device address `ctl` (0:
     /// none) with the `report` argument of [`gpude_device::control::report`].
     pub(crate) fn launch(&mut self, end: u32, ctl: u64, report: u32) -> Result<()> {
-        let sc = self.scalars;
-        let bu = &mut self.bu;
-        let null: u64 = 0;
         let ctx = |what: &str| format!("{}: {what}", self.name);
         self.stream
             .memset_zeros(&mut self.sync)
             .map_err(cuda_err(ctx("clearing the barrier")))?;
+        self.params.run.gens = end;
+        self.params.ctl = ctl as *mut u64;
+        self.params.report = report;
         let mut b = self.stream.launch_builder(&self.func);
-        b.arg(&sc.strategy)
-            .arg(&sc.crossover)
-            .arg(&sc.bounds)
-            .arg(&sc.dim)
-            .arg(&sc.np)
-            .arg(&end)
-            .arg(&sc.f)
-            .arg(&sc.cr)
-            .arg(&sc.target)
-            .arg(&self.seed)
-            .arg(&self.pstream)
-            .arg(&bu.lo)
-            .arg(&bu.hi)
-            .arg(&mut bu.pop_a)
-            .arg(&mut bu.pop_b)
-            .arg(&mut bu.flags)
-            .arg(&mut bu.fit)
-            .arg(&mut bu.part_f)
-            .arg(&mut bu.part_i)
-            .arg(&mut bu.scratch_f)
-            .arg(&mut bu.scratch_i)
-            .arg(&mut self.sync)
-            .arg(&mut bu.state)
-            .arg(&mut bu.best_f);
-        match bu.hist.as_mut() {
-            Some(h) => b.arg(h),
-            None => b.arg(&null),
-        };
-        b.arg(&sc.formula).arg(&ctl).arg(&report);
-        // SAFETY: the arguments match the kernel's signature in the device crate; flags
-        // hold 2·np words, the partials 2·nblocks, scratch 32·nblocks, the state
-        // STATE_WORDS words and the history gens + 1 values (end ≤ gens), as the kernel
-        // indexes; `ctl` is 0 or a mapped control block of one slot that outlives the
-        // launch; the cooperative launch refuses a grid whose blocks cannot all be
-        // resident, which the grid barrier needs (nblocks ≤ occupancy × multiprocessors).
+        push_params(&mut b, &self.params);
+        // SAFETY: the parameters are the kernel's (checked against the PTX at build
+        // time), and `sync` and the buffers live as long as `self`; flags hold 2·np
+        // words, the partials 2·nblocks, scratch 32·nblocks, the state STATE_WORDS
+        // words and the history gens + 1 values (end ≤ gens), as the kernel indexes;
+        // `ctl` is 0 or a mapped control block of one slot that outlives the launch; the
+        // cooperative launch refuses a grid whose blocks cannot all be resident, which
+        // the grid barrier needs (nblocks ≤ occupancy × multiprocessors).
         unsafe { b.launch_cooperative(self.cfg) }
             .map_err(cuda_err(ctx("launching (cooperative)")))?;
         Ok(())
@@ -843,16 +898,13 @@ impl<T: GpuReal> GridRun<T> {
     }
 }
 
-/// A whole-GPU run with one launch per generation, with its buffers.
+/// A whole-GPU run with one launch per generation, with its buffers and parameters.
 pub(crate) struct StepRun<T: GpuReal> {
     pub(crate) stream: Arc<CudaStream>,
     pub(crate) name: String,
     func: CudaFunction,
     cfg: LaunchConfig,
-    scalars: Scalars<T>,
-    gens: u32,
-    seed: u64,
-    pstream: u32,
+    params: StepParams<T>,
     pub(crate) bu: GridBuffers<T>,
 }
 
@@ -860,43 +912,13 @@ impl<T: GpuReal> StepRun<T> {
     /// Launches the initialisation (`init`) or the generation after the one in the
     /// state's `STATE_GEN` word (none once the state says done).
     pub(crate) fn launch(&mut self, init: bool) -> Result<()> {
-        let sc = self.scalars;
-        let bu = &mut self.bu;
-        let null: u64 = 0;
-        let init = init as u32;
+        self.params.init = init as u32;
         let mut b = self.stream.launch_builder(&self.func);
-        b.arg(&sc.strategy)
-            .arg(&sc.crossover)
-            .arg(&sc.bounds)
-            .arg(&sc.dim)
-            .arg(&sc.np)
-            .arg(&self.gens)
-            .arg(&sc.f)
-            .arg(&sc.cr)
-            .arg(&sc.target)
-            .arg(&init)
-            .arg(&self.seed)
-            .arg(&self.pstream)
-            .arg(&bu.lo)
-            .arg(&bu.hi)
-            .arg(&mut bu.pop_a)
-            .arg(&mut bu.pop_b)
-            .arg(&mut bu.flags)
-            .arg(&mut bu.fit)
-            .arg(&mut bu.part_f)
-            .arg(&mut bu.part_i)
-            .arg(&mut bu.scratch_f)
-            .arg(&mut bu.scratch_i)
-            .arg(&mut bu.state)
-            .arg(&mut bu.best_f);
-        match bu.hist.as_mut() {
-            Some(h) => b.arg(h),
-            None => b.arg(&null),
-        };
-        b.arg(&sc.formula);
-        // SAFETY: the arguments match the kernel's signature in the device crate;
-        // flags hold 2·np words, the partials and scratch cover every block, the state
-        // STATE_WORDS words and the history gens + 1 values, as the kernel indexes.
+        push_params(&mut b, &self.params);
+        // SAFETY: the parameters are the kernel's (checked against the PTX at build
+        // time); flags hold 2·np words, the partials and scratch cover every block, the
+        // state STATE_WORDS words and the history gens + 1 values, as the kernel
+        // indexes, and the buffers live as long as `self`.
         unsafe { b.launch(self.cfg) }.map_err(cuda_err(format!("{}: launching", self.name)))?;
         Ok(())
     }
@@ -924,6 +946,56 @@ pub(crate) struct GridBuffers<T: GpuReal> {
     pub(crate) state: CudaSlice<u32>,
     pub(crate) best_f: CudaSlice<T>,
     pub(crate) hist: Option<CudaSlice<T>>,
+}
+
+impl<T: GpuReal> GridBuffers<T> {
+    /// The step kernels' parameters (the initialisation launch sets `init`).
+    fn step_params(&self, job: &Job, s: &CudaStream) -> StepParams<T> {
+        StepParams {
+            run: run_params(job),
+            init: 0,
+            pstream: job.stream(),
+            seed: job.seed(),
+            lo: dev(&self.lo, s),
+            hi: dev(&self.hi, s),
+            pop_a: dev(&self.pop_a, s),
+            pop_b: dev(&self.pop_b, s),
+            flags: dev(&self.flags, s),
+            fit: dev(&self.fit, s),
+            part_f: dev(&self.part_f, s),
+            part_i: dev(&self.part_i, s),
+            scratch_f: dev(&self.scratch_f, s),
+            scratch_i: dev(&self.scratch_i, s),
+            state: dev(&self.state, s),
+            best_f: dev(&self.best_f, s),
+            hist: dev_opt(self.hist.as_ref(), s),
+        }
+    }
+
+    /// The grid kernels' parameters, with the grid barrier's counter `sync`.
+    fn grid_params(&self, job: &Job, s: &CudaStream, sync: &CudaSlice<u64>) -> GridParams<T> {
+        GridParams {
+            run: run_params(job),
+            seed: job.seed(),
+            pstream: job.stream(),
+            lo: dev(&self.lo, s),
+            hi: dev(&self.hi, s),
+            pop_a: dev(&self.pop_a, s),
+            pop_b: dev(&self.pop_b, s),
+            flags: dev(&self.flags, s),
+            fit: dev(&self.fit, s),
+            part_f: dev(&self.part_f, s),
+            part_i: dev(&self.part_i, s),
+            scratch_f: dev(&self.scratch_f, s),
+            scratch_i: dev(&self.scratch_i, s),
+            sync: dev(sync, s),
+            state: dev(&self.state, s),
+            best_f: dev(&self.best_f, s),
+            hist: dev_opt(self.hist.as_ref(), s),
+            ctl: std::ptr::null_mut(),
+            report: 0,
+        }
+    }
 }
 
 /// Bounds converted to `T` and padded to the row stride.
@@ -1015,39 +1087,9 @@ enum Pending {
     F64(BatchLaunch<f64>),
 }
 
-/// A job's settings as the kernels take them.
-#[derive(Clone, Copy)]
-pub(crate) struct Scalars<T> {
-    strategy: u32,
-    crossover: u32,
-    bounds: u32,
-    formula: u32,
-    dim: u32,
-    np: u32,
-    f: T,
-    cr: T,
-    target: T,
-}
-
-impl<T: GpuReal> Scalars<T> {
-    fn of(job: &Job) -> Self {
-        Scalars {
-            strategy: job.strategy() as u32,
-            crossover: job.crossover() as u32,
-            bounds: job.bounds() as u32,
-            formula: job.formula() as u32,
-            dim: job.dim(),
-            np: job.pop(),
-            f: T::of(job.f()),
-            cr: T::of(job.cr()),
-            target: T::of(job.target_value().unwrap_or(f64::NEG_INFINITY)),
-        }
-    }
-}
-
-/// A batch launch (one block per population) and the buffers its results come from.
-/// `gens_done` holds each population's generations done: 0 starts it with the
-/// initialisation, more goes on from the population in the buffers.
+/// A batch launch (one block per population), with the buffers its results come from
+/// and its parameters. `gens_done` holds each population's generations done: 0 starts
+/// it with the initialisation, more goes on from the population in the buffers.
 pub(crate) struct BatchLaunch<T: GpuReal> {
     pub(crate) stream: Arc<CudaStream>,
     pub(crate) name: String,
@@ -1056,25 +1098,26 @@ pub(crate) struct BatchLaunch<T: GpuReal> {
     pub(crate) start: Instant,
     pub(crate) p: usize,
     pub(crate) st: usize,
-    /// The generation limit of the last launch (the history's stride is `end + 1`).
-    pub(crate) end: u32,
-    scalars: Scalars<T>,
-    seeds_d: CudaSlice<u64>,
-    streams_d: CudaSlice<u32>,
-    lo_d: CudaSlice<T>,
-    hi_d: CudaSlice<T>,
+    params: BatchParams<T>,
     pub(crate) pop_a: CudaSlice<T>,
     pub(crate) pop_b: CudaSlice<T>,
     pub(crate) flags: CudaSlice<u32>,
     pub(crate) fit: CudaSlice<T>,
-    trial_fit: CudaSlice<T>,
-    scratch_f: CudaSlice<T>,
-    scratch_i: CudaSlice<u32>,
     pub(crate) best_x: CudaSlice<T>,
     pub(crate) best_f: CudaSlice<T>,
-    best_idx: CudaSlice<u32>,
     pub(crate) gens_done: CudaSlice<u32>,
     pub(crate) hist: Option<CudaSlice<T>>,
+    #[allow(clippy::type_complexity)]
+    _keep: (
+        CudaSlice<u64>,
+        CudaSlice<u32>,
+        CudaSlice<T>,
+        CudaSlice<T>,
+        CudaSlice<T>,
+        CudaSlice<T>,
+        CudaSlice<u32>,
+        CudaSlice<u32>,
+    ),
 }
 
 /// Rows of a double-buffered population, each from the buffer its flag names.
@@ -1099,47 +1142,19 @@ fn gather<T: GpuReal>(
 
 impl<T: GpuReal> BatchLaunch<T> {
     /// Launches the kernel: every population goes from its generations done to `end`
-    /// (at most the jobs' limit), under the control block at device address `ctl`
-    /// (0: none) with the `report` argument of [`gpude_device::control::report`].
+    /// (at most the jobs' limit), under the control block at device address `ctl` (0:
+    /// none) with the `report` argument of [`gpude_device::control::report`].
     pub(crate) fn launch(&mut self, end: u32, ctl: u64, report: u32) -> Result<()> {
-        let sc = self.scalars;
-        let null: u64 = 0;
-        self.end = end;
+        self.params.run.gens = end;
+        self.params.ctl = ctl as *mut u64;
+        self.params.report = report;
         let mut b = self.stream.launch_builder(&self.func);
-        b.arg(&sc.strategy)
-            .arg(&sc.crossover)
-            .arg(&sc.bounds)
-            .arg(&sc.dim)
-            .arg(&sc.np)
-            .arg(&end)
-            .arg(&sc.f)
-            .arg(&sc.cr)
-            .arg(&sc.target)
-            .arg(&self.seeds_d)
-            .arg(&self.streams_d)
-            .arg(&self.lo_d)
-            .arg(&self.hi_d)
-            .arg(&mut self.pop_a)
-            .arg(&mut self.pop_b)
-            .arg(&mut self.flags)
-            .arg(&mut self.fit)
-            .arg(&mut self.trial_fit)
-            .arg(&mut self.scratch_f)
-            .arg(&mut self.scratch_i)
-            .arg(&mut self.best_x)
-            .arg(&mut self.best_f)
-            .arg(&mut self.best_idx)
-            .arg(&mut self.gens_done);
-        match self.hist.as_mut() {
-            Some(h) => b.arg(h),
-            None => b.arg(&null),
-        };
-        b.arg(&sc.formula).arg(&ctl).arg(&report);
-        // SAFETY: the argument list matches the kernel's signature in the device crate
-        // (order and types), every buffer has the length the kernel indexes (see
-        // `alloc_batch`; the history holds (end + 1)·p values as end ≤ the jobs' limit),
-        // `ctl` is 0 or a mapped control block of p slots that outlives the launch, and
-        // the launch shape is within the function's limits.
+        push_params(&mut b, &self.params);
+        // SAFETY: the parameters are the kernel's (the build script checks them against
+        // the PTX), every buffer has the length the kernel indexes (see `alloc_batch`;
+        // the history holds (end + 1)·p values as end ≤ the jobs' limit) and lives as
+        // long as `self`, `ctl` is 0 or a mapped control block of p slots that outlives
+        // the launch, and the launch shape is within the function's limits.
         unsafe { b.launch(self.cfg) }.map_err(cuda_err(format!("{}: launching", self.name)))?;
         Ok(())
     }
@@ -1189,7 +1204,8 @@ impl<T: GpuReal> BatchLaunch<T> {
             None => None,
         };
         let dim = jobs[0].dim() as usize;
-        let hl = self.end as usize + 1;
+        // The history's stride is the last launch's limit + 1.
+        let hl = self.params.run.gens as usize + 1;
         Ok((0..self.p)
             .map(|k| {
                 let gn = gens_done[k];
