@@ -300,25 +300,25 @@ impl Monitor {
         }
     }
 
-    /// One look at the block: the stop flag, then each slot's progress. A generation
-    /// not shown yet goes to the observer; its [`Flow::Stop`] stops that slot. In exact
-    /// mode a reported generation is then released (unless stopped).
+    /// One look at the block: each slot's progress, then the stop flag. A generation
+    /// not shown yet goes to the observer; its [`Flow::Stop`] stops that slot. The flag
+    /// is read after the observer (which may set it), so that a kernel waiting at a
+    /// report (exact mode) stops there; else a reported generation is then released.
     pub fn poll<W: Words + ?Sized>(
         &mut self,
         words: &W,
         observer: Option<RunsObserver>,
         stop: Option<&AtomicBool>,
     ) {
-        if stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
-            self.stop_all(words);
-        }
-        for k in 0..self.runs.len() {
+        let mut reported = vec![None; self.runs.len()];
+        for (k, slot) in reported.iter_mut().enumerate() {
             let base = k * SLOT_WORDS;
             let lo = words.load(base + PROGRESS_LO);
             let hi = words.load(base + PROGRESS_HI);
             let Some((g, bits)) = control::read_progress(lo, hi) else {
                 continue;
             };
+            *slot = Some(g);
             if self.seen[k].is_none_or(|s| s < g) {
                 self.seen[k] = Some(g);
                 if let Some(o) = observer
@@ -328,8 +328,18 @@ impl Monitor {
                     self.send(words, k, STOP);
                 }
             }
-            if self.exact && self.seen[k] == Some(g) && !self.stopped(k) {
-                self.send(words, k, control::release(g));
+        }
+        if stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
+            self.stop_all(words);
+        }
+        if self.exact {
+            for (k, g) in reported.into_iter().enumerate() {
+                if let Some(g) = g
+                    && self.seen[k] == Some(g)
+                    && !self.stopped(k)
+                {
+                    self.send(words, k, control::release(g));
+                }
             }
         }
     }
@@ -789,6 +799,7 @@ impl CudaEngine {
             Some(o) => o(g, best),
             None => Flow::Continue,
         };
+        let saves = control.save.is_some();
         let mut saver = |parts: &[Part]| match (parts.first(), control.save.as_mut()) {
             (Some(Part::Started(c)), Some(save)) => save(c),
             _ => Flow::Continue,
@@ -797,7 +808,7 @@ impl CudaEngine {
             observer: Some(&one),
             stop: control.stop,
             every: control.every,
-            save: Some(&mut saver),
+            save: if saves { Some(&mut saver) } else { None },
             reporting,
             keep: true,
         };
