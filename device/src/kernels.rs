@@ -879,7 +879,9 @@ unsafe fn batch<T: LaneReal>(s: Setup<T>, p: BatchParams<T>) {
             i += nthreads;
         }
         let (mut bf, mut bi) = block_best(lf, li, scratch_f, scratch_i);
-        if tid == 0 && !hist.is_null() {
+        // A population past this launch's limit (runs of a list resumed at different
+        // generations) has no slot in its history.
+        if tid == 0 && !hist.is_null() && gen0 <= gens {
             *hist.add(gen0 as usize) = bf;
         }
 

@@ -1216,11 +1216,17 @@ impl<T: GpuReal> BatchLaunch<T> {
                         .iter()
                         .map(|v| v.to_f64())
                         .collect(),
+                    // Nothing for a population that started past the launch's limit.
                     history: hist.as_ref().map(|h| {
-                        h[k * hl + from[k] as usize..k * hl + gn as usize + 1]
-                            .iter()
-                            .map(|v| v.to_f64())
-                            .collect()
+                        let (a, b) = (from[k] as usize, gn as usize);
+                        if b < hl {
+                            h[k * hl + a..k * hl + b + 1]
+                                .iter()
+                                .map(|v| v.to_f64())
+                                .collect()
+                        } else {
+                            Vec::new()
+                        }
                     }),
                 }
             })

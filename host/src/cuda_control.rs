@@ -14,12 +14,13 @@
 //! launches, every `k` of them.
 //!
 //! What it costs (per population, per generation): without a control block, one
-//! branch on a null pointer (the default path of [`crate::CudaEngine::run`]); with one,
-//! a remainder and a branch, plus every `k` generations two stores and one load over
-//! the bus by one thread (the load is issued before the generation's trials and waited
-//! for only at the barrier after them) and a barrier that also reduces the stop
-//! (`bar.red.or` in place of `bar.sync`; the grid layout adds one grid barrier per
-//! report). In exact mode each report also waits for a round trip to the host.
+//! uniform branch on a null pointer (the default path of [`crate::CudaEngine::run`]);
+//! with one, a remainder and a branch by one thread, a barrier that also reduces the
+//! stop (`bar.red.or` in place of `bar.sync`), and every `k` generations two 8-byte
+//! stores and one 8-byte load over the bus by that thread (the grid layout adds one grid
+//! barrier per report in exact mode). In exact mode each report also waits for a round
+//! trip to the host. The kernels' code grows by these few paths, which changes the
+//! registers ptxas gives them (see docs/PERFORMANCE.md for the measured effect).
 //!
 //! Because every random number is keyed by (seed, stream, individual, generation), the
 //! population and its values after generation `g` are the whole state of a run: a
