@@ -63,6 +63,7 @@ fn main() {
             "cpu_checkpoint_resumes_on_gpu",
             cpu_checkpoint_resumes_on_gpu,
         ),
+        ("mapped_block_cost_is_small", mapped_block_cost_is_small),
     ];
     let filter: Vec<String> = std::env::args()
         .skip(1)
@@ -862,5 +863,68 @@ fn cpu_checkpoint_resumes_on_gpu(e: &CudaEngine) {
                 "{what}: GPU then CPU"
             );
         }
+    }
+}
+
+/// The control block's cost: the same runs without it (`run`, `run_batch`) and with it
+/// (reports every 32 generations, no observer work), a batch of 64 populations and one
+/// population over the grid. The results are the same bits; the times are printed, and
+/// the controlled run may not take more than 1.5 times as long.
+fn mapped_block_cost_is_small(e: &CudaEngine) {
+    let median = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    for (mode, runs, pop) in [(Mode::Batch, 64u32, 256u32), (Mode::Grid, 1, 8192)] {
+        let jobs: Vec<Job> = (0..runs)
+            .map(|k| {
+                Job::builder(Function::Griewank, 128)
+                    .pop(pop)
+                    .generations(300)
+                    .seed(1)
+                    .stream(k)
+                    .build()
+                    .expect("valid job")
+            })
+            .collect();
+        let observe = |_: usize, _: u32, _: f64| Flow::Continue;
+        let (mut plain_t, mut ctl_t) = (Vec::new(), Vec::new());
+        for _ in 0..4 {
+            let t = std::time::Instant::now();
+            let plain = match mode {
+                Mode::Batch => e.run_batch(&jobs).expect("plain batch"),
+                _ => vec![e.run(&jobs[0], mode).expect("plain run")],
+            };
+            plain_t.push(t.elapsed().as_secs_f64());
+            let t = std::time::Instant::now();
+            let mut watch = Watch {
+                observer: Some(&observe),
+                ..Watch::default()
+            };
+            let ctl = e
+                .run_entries(
+                    jobs.iter().cloned().map(Entry::Pending).collect(),
+                    mode,
+                    &mut watch,
+                )
+                .expect("controlled");
+            ctl_t.push(t.elapsed().as_secs_f64());
+            for (a, b) in plain.iter().zip(&ctl) {
+                assert_eq!(
+                    result_bits(a),
+                    result_bits(b.result.as_ref().expect("a result")),
+                    "{mode:?}"
+                );
+            }
+        }
+        // The first of each warms the modules up.
+        let (p, c) = (median(plain_t[1..].to_vec()), median(ctl_t[1..].to_vec()));
+        println!(
+            "  {mode:?} {runs} x Np={pop}, D=128, 300 gens: plain {:.2} ms, controlled {:.2} ms ({:+.1} %)",
+            p * 1e3,
+            c * 1e3,
+            (c / p - 1.0) * 100.0
+        );
+        assert!(c < 1.5 * p, "{mode:?}: controlled {c} s, plain {p} s");
     }
 }
