@@ -1,6 +1,7 @@
-//! Checkpoints of CPU runs: the state of a run between two generations, from which
-//! [`crate::cpu::resume`] goes on with the same bits as a run that never stopped, and a
-//! file format for a list of runs.
+//! Checkpoints: the state of a run between two generations, from which
+//! [`crate::cpu::resume`] or [`crate::CudaEngine::resume`] goes on with the same bits as a
+//! run that never stopped, and a file format for a list of runs. The state holds no
+//! engine: both compute the same bits, so either goes on from the other's checkpoint.
 //!
 //! Every random number of a run is keyed by (seed, stream, individual) with the
 //! generation in the counter, so the population, its values and the generation count are
