@@ -18,6 +18,7 @@
 pub mod adaptive;
 pub mod cec2017;
 pub mod de;
+pub mod expr_maths;
 pub mod functions;
 pub mod lanes;
 pub mod math;
