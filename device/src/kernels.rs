@@ -184,10 +184,10 @@ impl LaneReal for f64 {
 
 /// A group of `g` lanes inside a warp.
 #[derive(Clone, Copy)]
-struct Group {
-    g: u32,
+pub(crate) struct Group {
+    pub(crate) g: u32,
     /// Lane inside the group.
-    lane: u32,
+    pub(crate) lane: u32,
     /// `c` operand of shfl for a segment of width g.
     c_seg: u32,
     c_up: u32,
@@ -195,7 +195,7 @@ struct Group {
 
 impl Group {
     #[inline(always)]
-    fn new(g: u32, lane_in_warp: u32) -> Self {
+    pub(crate) fn new(g: u32, lane_in_warp: u32) -> Self {
         Group {
             g,
             lane: lane_in_warp & (g - 1),
@@ -241,7 +241,7 @@ impl Group {
         shfl_idx(v, s, self.c_seg)
     }
     #[inline(always)]
-    fn min_u32(&self, mut v: u32) -> u32 {
+    pub(crate) fn min_u32(&self, mut v: u32) -> u32 {
         let mut m = self.g / 2;
         while m >= 1 {
             let o = shfl_bfly(v, m, self.c_seg);
@@ -347,19 +347,19 @@ impl<T: LaneReal> Eval<T> {
 
 /// Launch-wide settings, as the host passes them.
 #[derive(Clone, Copy)]
-struct Setup<T> {
-    f: Function,
-    formula: Formula,
-    tp: TrialParams<T>,
-    np: u32,
-    stride: u32,
+pub(crate) struct Setup<T> {
+    pub(crate) f: Function,
+    pub(crate) formula: Formula,
+    pub(crate) tp: TrialParams<T>,
+    pub(crate) np: u32,
+    pub(crate) stride: u32,
 }
 
 impl<T: LaneReal> Setup<T> {
     // The kernels' scalar arguments, one each: the entry points forward them as received.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    fn new(
+    pub(crate) fn new(
         function: u32,
         formula: u32,
         strategy: u32,
@@ -390,7 +390,7 @@ impl<T: LaneReal> Setup<T> {
 }
 
 #[inline(always)]
-fn row<T>(a: *mut T, b: *mut T, flag: u32, i: u32, stride: u32) -> *mut T {
+pub(crate) fn row<T>(a: *mut T, b: *mut T, flag: u32, i: u32, stride: u32) -> *mut T {
     let base = if flag == 0 { a } else { b };
     // SAFETY (of the callers' use): i < np and rows are np × stride long.
     unsafe { base.add((i * stride) as usize) }
@@ -586,15 +586,15 @@ unsafe fn trial_one<T: LaneReal>(
 /// The flags of the drawn rows (and of x_i) come with them, so that the row loads
 /// need not wait on a flag load.
 #[derive(Clone, Copy)]
-struct DrawCache {
-    pre: Draws,
-    flags: [u32; 6],
+pub(crate) struct DrawCache {
+    pub(crate) pre: Draws,
+    pub(crate) flags: [u32; 6],
 }
 
 impl DrawCache {
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    fn get<T: LaneReal>(
+    pub(crate) fn get<T: LaneReal>(
         &mut self,
         s: &Setup<T>,
         gr: &Group,
@@ -647,7 +647,7 @@ impl DrawCache {
 /// Reduces (value, index) over the block; every thread gets the result. Uses
 /// `scratch_f`/`scratch_i` (32 entries of this block) and two barriers.
 #[inline(always)]
-unsafe fn block_best<T: LaneReal>(
+pub(crate) unsafe fn block_best<T: LaneReal>(
     mut f: T,
     mut i: u32,
     scratch_f: *mut T,

@@ -5,38 +5,7 @@ use gpude_device::lanes::evaluate;
 use gpude_device::math::{cos_f32, cos_f64, sin_f64};
 use gpude_device::{Formula, Function};
 use gpude_expr::Expr;
-
-/// `Σ_k 0.5^k cos(π·(3^k·(2v + 1)))`, k = 0..=20, added left to right (the built-in's
-/// inner sum, term for term).
-fn weierstrass_inner(v: &str) -> String {
-    (0..=20)
-        .map(|k| format!("0.5^{k}*cos(pi*(3^{k}*(2*{v}+1)))"))
-        .collect::<Vec<_>>()
-        .join(" + ")
-}
-
-fn expression(f: Function) -> String {
-    match f {
-        Function::Sphere => "sum(x^2)".into(),
-        Function::Rastrigin => "sum(x^2 - 10*cos(2*pi*x) + 10)".into(),
-        Function::Griewank => "sum(x^2)/4000 - prod(cos(x/sqrt(j+1))) + 1".into(),
-        Function::Rosenbrock => "sum((1 - x[j-1])^2 + 100*(x - x[j-1]^2)^2)".into(),
-        Function::Ackley => {
-            "-20*exp(-0.2*sqrt(sum(x^2)/D)) - exp(sum(cos(2*pi*x))/D) + 20 + e".into()
-        }
-        Function::Schwefel12 => "sum(cumsum(x)^2)".into(),
-        Function::Weierstrass => format!(
-            "sum(({}) - ({}))",
-            weierstrass_inner("x"),
-            weierstrass_inner("0")
-        ),
-        Function::Penalized => "0.1*(sum(select(j == 0, sin(3*pi*x)^2, 0)) \
-             + sum((x[j-1] - 1)^2*(1 + sin(3*pi*x)^2)) \
-             + sum(select(j == D-1, (x - 1)^2*(1 + sin(2*pi*x)^2), 0))) \
-             + sum(100*max(abs(x) - 5, 0)^4)"
-            .into(),
-    }
-}
+use gpude_expr::builtins::{expression, weierstrass_magnitude};
 
 /// Half-width of the usual search domain.
 fn domain(f: Function) -> f64 {
@@ -77,14 +46,8 @@ fn the_eight_builtins_as_expressions_match_the_builtins_in_f64() {
         assert_eq!(e.min_dim(), expected_min, "{f:?}");
         // Sum of the absolute values of the terms, the scale rounding errors grow with
         // (Weierstrass's terms have both signs).
-        let abs_terms = (f == Function::Weierstrass).then(|| {
-            Expr::parse(&format!(
-                "sum(abs(({}) - ({})))",
-                weierstrass_inner("x"),
-                weierstrass_inner("0")
-            ))
-            .unwrap()
-        });
+        let abs_terms =
+            (f == Function::Weierstrass).then(|| Expr::parse(&weierstrass_magnitude()).unwrap());
         let mut worst = 0.0f64;
         for &d in &DIMS {
             for _ in 0..20 {

@@ -1,0 +1,501 @@
+//! The external-objective family (nvptx64 only): DE kernels whose objective is a
+//! function they declare but do not define.
+//!
+//! The objective is `gpude_objective_f32(x, d)` or `gpude_objective_f64(x, d)`
+//! ([`crate::registry::objective_symbol`]), declared `extern "C"`: the PTX keeps it as
+//! `.extern .func`, and the host links the kernel's module with a module that defines
+//! it (an expression's generated PTX with the maths of [`crate::expr_maths`]) through the
+//! driver's JIT linker. The kernels take the same arguments as the built-in family's, so
+//! the host launches them with the same code.
+//!
+//! # Layout
+//!
+//! An opaque `f(x, D)` cannot be spread over lanes, so a generation is done in rounds of
+//! two halves. A group of G lanes (G from [`group_width`], as in the built-in kernels)
+//! first builds G trials one after the other, exactly as the built-in kernels do (each
+//! lane its four components per round, 16-byte loads, a random row read in one
+//! coalesced request) and writes each to its individual's spare row. Then every lane of
+//! the group calls the objective on one of these G rows: lane l evaluates the individual
+//! of pass `base + l`, the one it drew the indices for (see `DrawCache`). Building keeps
+//! the built-in memory pattern, and the objective runs on every lane.
+//!
+//! Unlike the built-in kernels, trials are always written out (the objective reads them
+//! from memory), also when a row fits one round.
+//!
+//! Draws, trial components, selection and the best follow the built-in kernels (and the
+//! CPU engine) exactly: a run gives the CPU engine's bits whenever the objective does,
+//! which an expression's PTX does (see `gpude-expr`).
+
+use core::arch::asm;
+use core::arch::nvptx::{_block_dim_x, _block_idx_x, _syncthreads, _thread_idx_x};
+
+use crate::de::{
+    BoundPolicy, COMPONENT_SLOT, Crossover, Draws, RESAMPLE_SLOT, Strategy, accepts, better, block,
+    first_exceeding, init_chunk, run_length, subsequence, trial_chunk,
+};
+use crate::functions::Function;
+use crate::kernels::{DrawCache, Group, LaneReal, Setup, block_best, row};
+use crate::lanes::{chunk, group_width, rounds};
+use crate::philox::{block_words, key_of};
+
+unsafe extern "C" {
+    fn gpude_objective_f32(x: *const f32, d: u32) -> f32;
+    fn gpude_objective_f64(x: *const f64, d: u32) -> f64;
+}
+
+/// A precision with an objective linked in.
+pub trait ExternalReal: LaneReal {
+    /// The objective at the point of `d` values from `x`.
+    ///
+    /// # Safety
+    /// `x .. x + d` must be readable.
+    unsafe fn objective(x: *const Self, d: u32) -> Self;
+}
+
+impl ExternalReal for f32 {
+    #[inline(always)]
+    unsafe fn objective(x: *const f32, d: u32) -> f32 {
+        // SAFETY: the caller passes d readable values, all the objective reads.
+        unsafe { gpude_objective_f32(x, d) }
+    }
+}
+
+impl ExternalReal for f64 {
+    #[inline(always)]
+    unsafe fn objective(x: *const f64, d: u32) -> f64 {
+        // SAFETY: as for f32.
+        unsafe { gpude_objective_f64(x, d) }
+    }
+}
+
+/// Orders the warp's memory accesses before it against those after it (all lanes).
+#[inline(always)]
+fn sync_warp() {
+    // SAFETY: every lane of the warp reaches it the same number of times (the loops
+    // around it have block-uniform trip counts), as the full member mask promises.
+    unsafe { asm!("bar.warp.sync 0xffffffff;") }
+}
+
+/// Writes individual `i`'s initial row into buffer `a` when `active`: the built-in
+/// kernels' initialisation without the evaluation.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+unsafe fn init_row<T: LaneReal>(
+    s: &Setup<T>,
+    gr: &Group,
+    key: [u32; 2],
+    pstream: u32,
+    i: u32,
+    active: bool,
+    lo: *const T,
+    hi: *const T,
+    a: *mut T,
+) {
+    if !active {
+        return;
+    }
+    let dim = s.tp.dim;
+    let sub = subsequence(pstream, i);
+    let nr = rounds(dim);
+    let mut c = 0;
+    while c < nr {
+        let (j0, n) = chunk(dim, gr.g, c, gr.lane);
+        if n > 0 {
+            let u = block_words(key, sub, block(0, j0 / 4));
+            // SAFETY: j0 + 4 ≤ stride; the bounds are stride long and row i of a
+            // holds stride values.
+            unsafe {
+                let (l4, h4) = (T::load4(lo.add(j0 as usize)), T::load4(hi.add(j0 as usize)));
+                T::store4(
+                    a.add((i * s.stride + j0) as usize),
+                    init_chunk(&u, n, &l4, &h4),
+                );
+            }
+        }
+        c += 1;
+    }
+}
+
+/// Builds individual `i`'s trial of generation `g` into its spare row (when `active`)
+/// and returns that row: the built-in kernels' trial without the evaluation (the same
+/// loads, words and components).
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+unsafe fn trial_row<T: LaneReal>(
+    s: &Setup<T>,
+    gr: &Group,
+    key: [u32; 2],
+    pstream: u32,
+    g: u32,
+    i: u32,
+    active: bool,
+    best_i: u32,
+    lo: *const T,
+    hi: *const T,
+    a: *mut T,
+    b: *mut T,
+    flags: *const u32,
+    d: &Draws,
+    fl: &[u32; 6],
+) -> *mut T {
+    let dim = s.tp.dim;
+    let strat = s.tp.strategy;
+    let ndraw = strat.draws();
+    let sub = subsequence(pstream, i);
+    let xi_row = row(a, b, fl[5], i, s.stride);
+    let spare = row(a, b, fl[5] ^ 1, i, s.stride);
+    let nr = rounds(dim);
+    // Exponential crossover's run length needs every lane's uniforms first; the group's
+    // minimum is a shuffle, so every lane takes part, active or not.
+    let mut run = dim;
+    if strat.crosses() && matches!(s.tp.crossover, Crossover::Exponential) {
+        let mut first = u32::MAX;
+        let mut c = 0;
+        while c < nr {
+            let (j0, n) = chunk(dim, gr.g, c, gr.lane);
+            if n > 0 {
+                let u = block_words(key, sub, block(g, COMPONENT_SLOT + j0 / 4));
+                let f = first_exceeding(s.tp.cr, &u, j0, n, dim);
+                if f < first {
+                    first = f;
+                }
+            }
+            c += 1;
+        }
+        run = run_length(gr.min_u32(first), dim);
+    }
+    if !active {
+        return spare;
+    }
+    let mut rrows = [xi_row; 5];
+    let mut k = 0;
+    while k < 5 {
+        if k < ndraw as usize {
+            rrows[k] = row(a, b, fl[k], d.r[k], s.stride);
+        }
+        k += 1;
+    }
+    // SAFETY: best_i < np.
+    let best_row = row(
+        a,
+        b,
+        unsafe { *flags.add(best_i as usize) },
+        best_i,
+        s.stride,
+    );
+    let init_only = matches!(s.tp.bounds, BoundPolicy::InitOnly);
+    let mut c = 0;
+    while c < nr {
+        let (j0, n) = chunk(dim, gr.g, c, gr.lane);
+        if n > 0 {
+            let off = j0 as usize;
+            let u = block_words(key, sub, block(g, COMPONENT_SLOT + j0 / 4));
+            // SAFETY: every row pointer addresses a row of `stride ≥ j0 + 4` values.
+            let (xi, best, l4, h4) = unsafe {
+                (
+                    if strat.uses_current() || strat.crosses() {
+                        T::load4(xi_row.add(off))
+                    } else {
+                        [T::ZERO; 4]
+                    },
+                    if strat.uses_best() {
+                        T::load4(best_row.add(off))
+                    } else {
+                        [T::ZERO; 4]
+                    },
+                    if init_only {
+                        [T::ZERO; 4]
+                    } else {
+                        T::load4(lo.add(off))
+                    },
+                    if init_only {
+                        [T::ZERO; 4]
+                    } else {
+                        T::load4(hi.add(off))
+                    },
+                )
+            };
+            let mut r = [[T::ZERO; 4]; 5];
+            let mut k = 0;
+            while k < 5 {
+                if k < ndraw as usize {
+                    // SAFETY: as above.
+                    r[k] = unsafe { T::load4(rrows[k].add(off)) };
+                }
+                k += 1;
+            }
+            let v = trial_chunk(
+                &s.tp,
+                j0,
+                n,
+                &xi,
+                &r,
+                &best,
+                &l4,
+                &h4,
+                &u,
+                d.jrand,
+                run,
+                || block_words(key, sub, block(g, RESAMPLE_SLOT + j0 / 4)),
+            );
+            // SAFETY: the spare row of i is read by nobody else this generation.
+            unsafe { T::store4(spare.add(off), v) };
+        }
+        c += 1;
+    }
+    spare
+}
+
+/// One block evolves one population through all generations (the built-in kernels'
+/// `batch` with the objective linked in; see the module documentation for the rounds).
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+unsafe fn batch<T: ExternalReal>(
+    s: Setup<T>,
+    gens: u32,
+    target: T,
+    seeds: *const u64,
+    streams: *const u32,
+    lo: *const T,
+    hi: *const T,
+    pop_a: *mut T,
+    pop_b: *mut T,
+    flags: *mut u32,
+    fit: *mut T,
+    trial_fit: *mut T,
+    scratch_f: *mut T,
+    scratch_i: *mut u32,
+    best_x: *mut T,
+    best_f: *mut T,
+    best_idx: *mut u32,
+    gens_done: *mut u32,
+    hist: *mut T,
+) {
+    // SAFETY: the host sizes every buffer for gridDim populations as for the built-in
+    // batch kernels (the same launch code), and every index below is < np.
+    unsafe {
+        let p = _block_idx_x();
+        let tid = _thread_idx_x();
+        let nthreads = _block_dim_x();
+        let np = s.np;
+        let dim = s.tp.dim;
+        let st = s.stride;
+        let key = key_of(*seeds.add(p as usize));
+        let pstream = *streams.add(p as usize);
+        let pop_off = (p * np) as usize;
+        let a = pop_a.add(pop_off * st as usize);
+        let b = pop_b.add(pop_off * st as usize);
+        let flags = flags.add(pop_off);
+        let fit = fit.add(pop_off);
+        let trial_fit = trial_fit.add(pop_off);
+        let scratch_f = scratch_f.add(32 * p as usize);
+        let scratch_i = scratch_i.add(32 * p as usize);
+        let hist = if hist.is_null() {
+            hist
+        } else {
+            hist.add((p * (gens + 1)) as usize)
+        };
+
+        let g = group_width(dim);
+        let gr = Group::new(g, tid & 31);
+        let groups = nthreads / g;
+        let my_group = tid / g;
+        // Whole rounds of g passes.
+        let passes = np.div_ceil(groups).div_ceil(g) * g;
+        let individual = |pass: u32| {
+            let i0 = pass * groups + my_group;
+            if i0 < np { (i0, true) } else { (np - 1, false) }
+        };
+        let mut cache = DrawCache {
+            pre: Draws {
+                r: [0; 5],
+                jrand: 0,
+            },
+            flags: [0; 6],
+        };
+
+        // Initialisation: a round's rows into buffer a, then one row per lane evaluated.
+        let mut base = 0;
+        while base < passes {
+            let mut k = 0;
+            while k < g {
+                let (i, active) = individual(base + k);
+                init_row(&s, &gr, key, pstream, i, active, lo, hi, a);
+                k += 1;
+            }
+            sync_warp();
+            let (i, active) = individual(base + gr.lane);
+            if active {
+                *fit.add(i as usize) = T::objective(a.add((i * st) as usize), dim);
+                *flags.add(i as usize) = 0;
+            }
+            base += g;
+        }
+        _syncthreads();
+        let mut lf = T::INFINITY;
+        let mut li = u32::MAX;
+        let mut i = tid;
+        while i < np {
+            let fx = *fit.add(i as usize);
+            if better(fx, i, lf, li) {
+                lf = fx;
+                li = i;
+            }
+            i += nthreads;
+        }
+        let (mut bf, mut bi) = block_best(lf, li, scratch_f, scratch_i);
+        if tid == 0 && !hist.is_null() {
+            *hist = bf;
+        }
+
+        let mut gn = 0;
+        // Not `bf > target`: a NaN best never counts as having reached the target.
+        #[allow(clippy::neg_cmp_op_on_partial_ord)]
+        while gn < gens && !(bf <= target) {
+            gn += 1;
+            let mut base = 0;
+            while base < passes {
+                // The round's trials, built by the whole group; lane k keeps the k-th.
+                let mut mine = a;
+                let mut k = 0;
+                while k < g {
+                    let pass = base + k;
+                    let (i, active) = individual(pass);
+                    let (d, fl) = cache.get(
+                        &s,
+                        &gr,
+                        key,
+                        pstream,
+                        gn,
+                        pass,
+                        |q| q * groups + my_group,
+                        flags,
+                    );
+                    let spare = trial_row(
+                        &s, &gr, key, pstream, gn, i, active, bi, lo, hi, a, b, flags, &d, &fl,
+                    );
+                    if k == gr.lane {
+                        mine = spare;
+                    }
+                    k += 1;
+                }
+                sync_warp();
+                let (i, active) = individual(base + gr.lane);
+                if active {
+                    *trial_fit.add(i as usize) = T::objective(mine, dim);
+                }
+                base += g;
+            }
+            _syncthreads();
+            let mut lf = T::INFINITY;
+            let mut li = u32::MAX;
+            let mut i = tid;
+            while i < np {
+                let ft = *trial_fit.add(i as usize);
+                let mut fx = *fit.add(i as usize);
+                if accepts(ft, fx) {
+                    fx = ft;
+                    *fit.add(i as usize) = ft;
+                    *flags.add(i as usize) ^= 1;
+                }
+                if better(fx, i, lf, li) {
+                    lf = fx;
+                    li = i;
+                }
+                i += nthreads;
+            }
+            let r = block_best(lf, li, scratch_f, scratch_i);
+            bf = r.0;
+            bi = r.1;
+            if tid == 0 && !hist.is_null() {
+                *hist.add(gn as usize) = bf;
+            }
+        }
+
+        // The best row out.
+        let src = row(a, b, *flags.add(bi as usize), bi, st);
+        let dst = best_x.add((p * st) as usize);
+        let mut j = tid;
+        while j < dim {
+            *dst.add(j as usize) = *src.add(j as usize);
+            j += nthreads;
+        }
+        if tid == 0 {
+            *best_f.add(p as usize) = bf;
+            *best_idx.add(p as usize) = bi;
+            *gens_done.add(p as usize) = gn;
+        }
+    }
+}
+
+macro_rules! external_kernels {
+    ($t:ty, $thesis:expr, $batch:ident) => {
+        /// One block per population with the objective linked in; see [`batch`]. The
+        /// arguments are the built-in batch kernels' (`formula` is unused).
+        ///
+        /// # Safety
+        /// Launched by the host with buffers sized as `batch` requires, after linking a
+        /// definition of the objective.
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $batch(
+            strategy: u32,
+            crossover: u32,
+            bounds: u32,
+            dim: u32,
+            np: u32,
+            gens: u32,
+            f: $t,
+            cr: $t,
+            target: $t,
+            seeds: *const u64,
+            streams: *const u32,
+            lo: *const $t,
+            hi: *const $t,
+            pop_a: *mut $t,
+            pop_b: *mut $t,
+            flags: *mut u32,
+            fit: *mut $t,
+            trial_fit: *mut $t,
+            scratch_f: *mut $t,
+            scratch_i: *mut u32,
+            best_x: *mut $t,
+            best_f: *mut $t,
+            best_idx: *mut u32,
+            gens_done: *mut u32,
+            hist: *mut $t,
+            formula: u32,
+        ) {
+            // The thesis variants fix the strategy (and init-only bounds) at compile time.
+            let (strategy, bounds) = if $thesis {
+                (Strategy::Thesis as u32, BoundPolicy::InitOnly as u32)
+            } else {
+                (strategy, bounds)
+            };
+            // The function code is unused here: the objective is the linked one.
+            let s = Setup::<$t>::new(
+                Function::Sphere as u32,
+                formula,
+                strategy,
+                crossover,
+                bounds,
+                dim,
+                np,
+                f,
+                cr,
+            );
+            // SAFETY: forwarded from this kernel's contract.
+            unsafe {
+                batch(
+                    s, gens, target, seeds, streams, lo, hi, pop_a, pop_b, flags, fit, trial_fit,
+                    scratch_f, scratch_i, best_x, best_f, best_idx, gens_done, hist,
+                )
+            }
+        }
+    };
+}
+
+// Named as `crate::registry::for_each_external_key` names them (the build script checks).
+external_kernels!(f32, false, de_batch_f32_external);
+external_kernels!(f32, true, de_batch_f32_external_thesis);
+external_kernels!(f64, false, de_batch_f64_external);
+external_kernels!(f64, true, de_batch_f64_external_thesis);

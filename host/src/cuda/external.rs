@@ -1,0 +1,304 @@
+//! Objectives linked in at run time: the CUDA engine's side of the device crate's
+//! external family (`gpude_device::external`).
+//!
+//! An external kernel declares the objective (`gpude_objective_f32` / `_f64`, see
+//! [`objective_symbol`]) without defining it. For a job whose objective is an
+//! expression, the engine links three PTX modules with the driver's JIT linker
+//! (`cuLinkCreate`, `cuLinkAddData`, `cuLinkComplete`): the kernel's own module, the
+//! expression's generated PTX (which defines the objective) and the module of the
+//! expression maths (`gpude_device::expr_maths`, which defines the transcendentals the
+//! expression calls). The linked image is loaded as a module; it is kept per kernel and
+//! expression text, so that a batch or a benchmark links once.
+//!
+//! The kernels take the same arguments as the built-in ones: the launch code is shared,
+//! and only the function differs.
+
+use super::{CudaEngine, Mode, cuda_err, register_cap};
+use crate::config::Job;
+use crate::error::{Error, Result};
+use crate::objective::Objective;
+use cudarc::driver::CudaFunction;
+use cudarc::driver::sys::{self, CUjit_option, CUjitInputType};
+use gpude_device::Real;
+use gpude_device::registry::{EXPR_MATHS_MODULE, EXTERNAL_LAYOUTS, Layout};
+use gpude_expr::Precision as ExprPrecision;
+use std::ffi::{CString, c_void};
+
+pub use gpude_device::registry::objective_symbol;
+
+/// How much of the JIT linker's error log an error message keeps.
+const LOG_BYTES: usize = 4096;
+
+/// The GPU layout a job runs in: `mode` with `Auto` resolved as the engine does.
+fn layout_of(mode: Mode) -> Option<Layout> {
+    match mode {
+        Mode::Batch => Some(Layout::Batch),
+        Mode::Steps => Some(Layout::Step),
+        Mode::Grid => Some(Layout::Grid),
+        Mode::Auto => None,
+    }
+}
+
+/// Can the CUDA engine run `job` in `mode` (`Auto` already resolved, or `Auto` for a
+/// batch)? Built-in functions run in every layout; expressions in the layouts the
+/// external family has kernels for; other objectives not at all.
+pub fn check_objective(job: &Job, mode: Mode) -> Result<()> {
+    let what = match job.objective() {
+        Objective::Builtin(_) => return Ok(()),
+        Objective::Expr(_) => {
+            let layout = layout_of(mode).unwrap_or(Layout::Batch);
+            if EXTERNAL_LAYOUTS.contains(&layout) {
+                return Ok(());
+            }
+            return Err(Error::invalid(
+                "mode",
+                mode.name(),
+                "batch or auto for an expression objective: the GPU runs expressions in \
+                 the batch layout (one block per population) only for now; grid and \
+                 steps run the built-in functions",
+            ));
+        }
+        Objective::Cec2017(_) => "CEC 2017",
+        Objective::Callback(_) => "callback",
+    };
+    Err(Error::invalid(
+        "objective",
+        crate::error::clip(&job.objective().name()),
+        format!("{what} objectives run on the CPU engine only for now; use --backend cpu"),
+    ))
+}
+
+/// The PTX that defines `job`'s objective in precision `p`, and the key it is cached
+/// under (`None` for a built-in function, which needs no linking).
+fn objective_code(job: &Job, p: ExprPrecision) -> Result<Option<(String, String)>> {
+    match job.objective() {
+        Objective::Builtin(_) => Ok(None),
+        Objective::Expr(e) => Ok(Some((
+            format!("expr {} {}", p.name(), e.expr.source()),
+            e.expr.ptx(p),
+        ))),
+        _ => check_objective(job, Mode::Batch).map(|()| None),
+    }
+}
+
+impl CudaEngine {
+    /// The kernel `name` of `job` (built-in, or external and linked with the job's
+    /// objective), loaded.
+    pub(super) fn job_function<T: Real>(&self, name: &str, job: &Job) -> Result<CudaFunction> {
+        let ep = if T::NAME == "f32" {
+            ExprPrecision::F32
+        } else {
+            ExprPrecision::F64
+        };
+        match objective_code(job, ep)? {
+            None => self.function(name),
+            Some((key, ptx)) => self.linked_function(name, &key, &ptx),
+        }
+    }
+
+    /// Kernel `name` of the external family linked with `objective` (PTX defining the
+    /// objective symbol) and the expression maths; cached under (`name`, `key`).
+    pub(crate) fn linked_function(
+        &self,
+        name: &str,
+        key: &str,
+        objective: &str,
+    ) -> Result<CudaFunction> {
+        let cache_key = format!("{name}\n{key}");
+        let mut cache = self.functions.lock().expect("function cache lock");
+        if let Some((_, f)) = cache.get(&cache_key) {
+            return Ok(f.clone());
+        }
+        let kernel = self
+            .kernels
+            .get(name)
+            .ok_or_else(|| Error::MissingKernel { name: name.into() })?;
+        let maths = self
+            .kernels
+            .get(EXPR_MATHS_MODULE)
+            .ok_or_else(|| Error::MissingKernel {
+                name: EXPR_MATHS_MODULE.into(),
+            })?;
+        self.ctx
+            .bind_to_thread()
+            .map_err(cuda_err(format!("{name}: binding the context")))?;
+        let image = link(
+            name,
+            &[
+                (name, kernel),
+                ("objective", objective),
+                (EXPR_MATHS_MODULE, maths),
+            ],
+            register_cap(name),
+        )?;
+        let module = self
+            .ctx
+            .load_module(cudarc::nvrtc::Ptx::from_binary(image))
+            .map_err(cuda_err(format!("loading the linked module of {name}")))?;
+        let f = module
+            .load_function(name)
+            .map_err(|_| Error::MissingKernel { name: name.into() })?;
+        cache.insert(cache_key, (module, f.clone()));
+        Ok(f)
+    }
+}
+
+/// A JIT link in progress; destroyed on drop, whatever happened.
+struct LinkState(sys::CUlinkState);
+
+impl Drop for LinkState {
+    fn drop(&mut self) {
+        // SAFETY: the state was created by cuLinkCreate and is destroyed once, here;
+        // the image it owns was copied out before.
+        unsafe {
+            let _ = sys::cuLinkDestroy(self.0);
+        }
+    }
+}
+
+/// Links PTX `modules` (name, text) into a cubin with the driver's JIT linker for the
+/// current context's GPU, with at most `max_registers` registers per thread. Failures
+/// carry the linker's error log (an undefined or mismatched symbol names it).
+///
+/// The caller must have made the engine's context current.
+fn link(kernel: &str, modules: &[(&str, &str)], max_registers: Option<u32>) -> Result<Vec<u8>> {
+    let mut log = vec![0u8; LOG_BYTES];
+    let mut options = vec![
+        CUjit_option::CU_JIT_ERROR_LOG_BUFFER,
+        CUjit_option::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+    ];
+    // Option values are passed as pointers: the buffer, then numbers cast to pointers.
+    let mut values: Vec<*mut c_void> = vec![log.as_mut_ptr().cast(), LOG_BYTES as *mut c_void];
+    if let Some(n) = max_registers {
+        options.push(CUjit_option::CU_JIT_MAX_REGISTERS);
+        values.push(n as usize as *mut c_void);
+    }
+    let failed = |what: String, r: sys::CUresult, log: &[u8]| {
+        let text =
+            String::from_utf8_lossy(&log[..log.iter().position(|&b| b == 0).unwrap_or(log.len())])
+                .trim()
+                .to_string();
+        Error::Cuda {
+            context: format!("linking {kernel}"),
+            message: if text.is_empty() {
+                format!("{what}: {r:?}")
+            } else {
+                format!("{what}: {r:?}: {text}")
+            },
+        }
+    };
+    let mut state: sys::CUlinkState = std::ptr::null_mut();
+    // SAFETY: `options` and `values` have the same length and live (with the log
+    // buffer they point to) until the state is destroyed at the end of this function.
+    let r = unsafe {
+        sys::cuLinkCreate_v2(
+            options.len() as u32,
+            options.as_mut_ptr(),
+            values.as_mut_ptr(),
+            &mut state,
+        )
+    };
+    if r != sys::CUresult::CUDA_SUCCESS {
+        return Err(failed("creating the linker".into(), r, &log));
+    }
+    let state = LinkState(state);
+    for (name, ptx) in modules {
+        let text = CString::new(*ptx).map_err(|_| Error::Cuda {
+            context: format!("linking {kernel}"),
+            message: format!("the PTX of {name} holds a NUL byte"),
+        })?;
+        let cname = CString::new(*name).unwrap_or_default();
+        let bytes = text.as_bytes_with_nul();
+        // SAFETY: `bytes` is NUL-terminated PTX of `bytes.len()` bytes and the name a C
+        // string, both alive for the call (the linker copies what it keeps).
+        let r = unsafe {
+            sys::cuLinkAddData_v2(
+                state.0,
+                CUjitInputType::CU_JIT_INPUT_PTX,
+                bytes.as_ptr() as *mut c_void,
+                bytes.len(),
+                cname.as_ptr(),
+                0,
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+            )
+        };
+        if r != sys::CUresult::CUDA_SUCCESS {
+            return Err(failed(format!("adding {name}"), r, &log));
+        }
+    }
+    let mut cubin: *mut c_void = std::ptr::null_mut();
+    let mut size = 0usize;
+    // SAFETY: the state is live; on success the image is owned by the state until it is
+    // destroyed, and it is copied out below before that.
+    let r = unsafe { sys::cuLinkComplete(state.0, &mut cubin, &mut size) };
+    if r != sys::CUresult::CUDA_SUCCESS || cubin.is_null() {
+        return Err(failed("completing the link".into(), r, &log));
+    }
+    // SAFETY: the linker returned `size` readable bytes at `cubin`, alive until the state
+    // is dropped after this copy.
+    let image = unsafe { std::slice::from_raw_parts(cubin as *const u8, size) }.to_vec();
+    drop(state);
+    Ok(image)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Function;
+    use gpude_device::registry::KernelPrecision;
+
+    fn expr_job() -> Job {
+        Job::builder_for(Objective::expr("sum(x^2)", Some(0.0)).unwrap(), 4)
+            .domain(-1.0, 1.0)
+            .build()
+            .unwrap()
+    }
+
+    #[test]
+    fn expressions_run_in_the_batch_layout() {
+        let job = expr_job();
+        assert!(check_objective(&job, Mode::Batch).is_ok());
+        assert!(check_objective(&job, Mode::Auto).is_ok());
+        for m in [Mode::Grid, Mode::Steps] {
+            let err = check_objective(&job, m).unwrap_err().to_string();
+            assert!(
+                err.contains(m.name()) && err.contains("batch layout"),
+                "{err}"
+            );
+        }
+        let b = Job::builder(Function::Griewank, 4).build().unwrap();
+        for m in [Mode::Batch, Mode::Grid, Mode::Steps, Mode::Auto] {
+            assert!(check_objective(&b, m).is_ok());
+        }
+    }
+
+    #[test]
+    fn callbacks_are_refused_with_the_reason() {
+        let o = Objective::pointwise("f", None, |x: &[f64]| x[0]).unwrap();
+        let job = Job::builder_for(o, 2).domain(0.0, 1.0).build().unwrap();
+        let err = check_objective(&job, Mode::Batch).unwrap_err().to_string();
+        assert!(
+            err.contains("callback objectives run on the CPU engine only"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn the_code_of_an_expression_defines_the_symbol_the_kernels_call() {
+        let job = expr_job();
+        for (kp, ep) in [
+            (KernelPrecision::F32, ExprPrecision::F32),
+            (KernelPrecision::F64, ExprPrecision::F64),
+        ] {
+            let (key, ptx) = objective_code(&job, ep).unwrap().unwrap();
+            assert!(key.contains("sum(x^2)") && key.contains(ep.name()), "{key}");
+            let sym = objective_symbol(kp);
+            assert_eq!(sym, ep.function_name());
+            assert!(ptx.contains(".visible .func (.param ."), "{ptx}");
+            assert!(ptx.contains(&format!(") {sym}(")), "{ptx}");
+        }
+        let b = Job::builder(Function::Sphere, 4).build().unwrap();
+        assert!(objective_code(&b, ExprPrecision::F32).unwrap().is_none());
+    }
+}
