@@ -13,15 +13,15 @@
 //! The kernels take the same arguments as the built-in ones: the launch code is shared,
 //! and only the function differs.
 
-use super::{CudaEngine, Mode, cuda_err, register_cap};
+use super::{CudaEngine, GpuReal, Mode, cuda_err, register_cap};
 use crate::config::Job;
 use crate::error::{Error, Result};
 use crate::objective::Objective;
-use cudarc::driver::CudaFunction;
 use cudarc::driver::sys::{self, CUjit_option, CUjitInputType};
+use cudarc::driver::{CudaFunction, LaunchConfig, PushKernelArg};
 use gpude_device::Real;
 use gpude_device::registry::{EXPR_MATHS_MODULE, EXTERNAL_LAYOUTS, Layout};
-use gpude_expr::Precision as ExprPrecision;
+use gpude_expr::{Expr, Precision as ExprPrecision};
 use std::ffi::{CString, c_void};
 
 pub use gpude_device::registry::objective_symbol;
@@ -104,42 +104,102 @@ impl CudaEngine {
         key: &str,
         objective: &str,
     ) -> Result<CudaFunction> {
-        let cache_key = format!("{name}\n{key}");
-        let mut cache = self.functions.lock().expect("function cache lock");
-        if let Some((_, f)) = cache.get(&cache_key) {
-            return Ok(f.clone());
-        }
         let kernel = self
             .kernels
             .get(name)
             .ok_or_else(|| Error::MissingKernel { name: name.into() })?;
+        self.linked(name, key, &[(name, kernel), ("objective", objective)])
+    }
+
+    /// Entry `entry` of `modules` linked with the expression maths, loaded; cached under
+    /// (`entry`, `key`).
+    fn linked(&self, entry: &str, key: &str, modules: &[(&str, &str)]) -> Result<CudaFunction> {
+        let cache_key = format!("{entry}\n{key}");
+        let mut cache = self.functions.lock().expect("function cache lock");
+        if let Some((_, f)) = cache.get(&cache_key) {
+            return Ok(f.clone());
+        }
         let maths = self
             .kernels
             .get(EXPR_MATHS_MODULE)
             .ok_or_else(|| Error::MissingKernel {
                 name: EXPR_MATHS_MODULE.into(),
             })?;
+        let mut all = modules.to_vec();
+        all.push((EXPR_MATHS_MODULE, maths));
         self.ctx
             .bind_to_thread()
-            .map_err(cuda_err(format!("{name}: binding the context")))?;
-        let image = link(
-            name,
-            &[
-                (name, kernel),
-                ("objective", objective),
-                (EXPR_MATHS_MODULE, maths),
-            ],
-            register_cap(name),
-        )?;
+            .map_err(cuda_err(format!("{entry}: binding the context")))?;
+        let image = link(entry, &all, register_cap(entry))?;
         let module = self
             .ctx
             .load_module(cudarc::nvrtc::Ptx::from_binary(image))
-            .map_err(cuda_err(format!("loading the linked module of {name}")))?;
+            .map_err(cuda_err(format!("loading the linked module of {entry}")))?;
         let f = module
-            .load_function(name)
-            .map_err(|_| Error::MissingKernel { name: name.into() })?;
+            .load_function(entry)
+            .map_err(|_| Error::MissingKernel { name: entry.into() })?;
         cache.insert(cache_key, (module, f.clone()));
         Ok(f)
+    }
+
+    /// The values of expression `e` at row-major points (`n × dim`) on the GPU, in
+    /// precision `T`: its PTX with an evaluation kernel ([`Expr::ptx_eval_kernel`]),
+    /// linked with the maths as the DE kernels are. Equal to [`Expr::eval`] bit for bit.
+    pub fn evaluate_expr<T: GpuReal>(
+        &self,
+        e: &Expr,
+        dim: u32,
+        points: &[f64],
+    ) -> Result<Vec<f64>> {
+        if dim == 0 || !points.len().is_multiple_of(dim as usize) {
+            return Err(Error::invalid(
+                "points",
+                points.len(),
+                format!("a multiple of the dimension {dim}"),
+            ));
+        }
+        let n = points.len() / dim as usize;
+        if n == 0 {
+            return Ok(Vec::new());
+        }
+        if n > u32::MAX as usize {
+            return Err(Error::invalid("points", n, "at most 2^32 - 1 points"));
+        }
+        let p = if T::NAME == "f32" {
+            ExprPrecision::F32
+        } else {
+            ExprPrecision::F64
+        };
+        let entry = p.kernel_name();
+        let func = self.linked(
+            entry,
+            &format!("eval {}", e.source()),
+            &[("objective", &e.ptx_eval_kernel(p))],
+        )?;
+        let x: Vec<T> = points.iter().map(|&v| T::of(v)).collect();
+        let stream = &self.streams[0];
+        let ctx = |what: &str| format!("{entry}: {what}");
+        let x_d = stream.clone_htod(&x).map_err(cuda_err(ctx("uploading")))?;
+        let mut out = stream
+            .alloc_zeros::<T>(n)
+            .map_err(cuda_err(ctx("allocating")))?;
+        let (nn, stride) = (n as u32, dim);
+        let threads = 128u32;
+        let mut b = stream.launch_builder(&func);
+        b.arg(&x_d).arg(&dim).arg(&stride).arg(&nn).arg(&mut out);
+        // SAFETY: the entry's parameters are (xs, d, stride, n, out) as
+        // `Expr::ptx_eval_kernel` defines them; x holds n rows of `stride` values and out
+        // n values, and threads at or past n return at once.
+        unsafe {
+            b.launch(LaunchConfig {
+                grid_dim: (nn.div_ceil(threads), 1, 1),
+                block_dim: (threads, 1, 1),
+                shared_mem_bytes: 0,
+            })
+        }
+        .map_err(cuda_err(ctx("launching")))?;
+        let v = stream.clone_dtoh(&out).map_err(cuda_err(ctx("running")))?;
+        Ok(v.into_iter().map(|x| x.to_f64()).collect())
     }
 }
 
