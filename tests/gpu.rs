@@ -702,39 +702,45 @@ fn expression_runs_match_cpu(e: &CudaEngine) {
                 for gens in [1u32, 4] {
                     let j = expr_job(f, dim, pop, gens, s, c, b, p, 500 + k as u64);
                     let cpu = cpu_population(&j);
-                    let (_, gpu) = e.run_with_population(&j, Mode::Batch).expect("gpu run");
-                    let what =
-                        format!("{f:?} {s:?}/{c:?}/{b:?} D={dim} Np={pop} {p:?} gens={gens}");
-                    assert_same_population(&gpu, &cpu, &what);
-                    runs += 1;
+                    for mode in [Mode::Batch, Mode::Grid, Mode::Steps] {
+                        let (_, gpu) = e.run_with_population(&j, mode).expect("gpu run");
+                        let what = format!(
+                            "{f:?} {s:?}/{c:?}/{b:?} D={dim} Np={pop} {p:?} gens={gens} {mode:?}"
+                        );
+                        assert_same_population(&gpu, &cpu, &what);
+                        runs += 1;
+                    }
                 }
             }
             // A whole run with history, as the CPU engine gives it.
             let (s, c, b) = strategies[k % strategies.len()];
             let j = expr_job(f, 20, 64, 40, s, c, b, p, 77 + k as u64).with_history(true);
-            let g = e.run(&j, Mode::Auto).expect("gpu run");
             let cr = match p {
                 Precision::F32 => cpu::run::<f32>(&j, None),
                 Precision::F64 => cpu::run::<f64>(&j, None),
             }
             .expect("cpu run");
-            let what = format!("{f:?} {s:?} {p:?} run");
-            assert_eq!(g.best_f.to_bits(), cr.best_f.to_bits(), "{what}");
-            assert_eq!(g.best_x, cr.best_x, "{what}");
-            assert_eq!(g.generations, cr.generations, "{what}");
-            let (gh, ch) = (g.history.expect("history"), cr.history.expect("history"));
-            assert!(
-                gh.iter().zip(&ch).all(|(a, b)| a.to_bits() == b.to_bits()),
-                "{what}"
-            );
-            runs += 1;
+            for mode in [Mode::Batch, Mode::Grid, Mode::Steps] {
+                let g = e.run(&j, mode).expect("gpu run");
+                let what = format!("{f:?} {s:?} {p:?} run {mode:?}");
+                assert_eq!(g.best_f.to_bits(), cr.best_f.to_bits(), "{what}");
+                assert_eq!(g.best_x, cr.best_x, "{what}");
+                assert_eq!(g.generations, cr.generations, "{what}");
+                let gh = g.history.expect("history");
+                let ch = cr.history.as_ref().expect("history");
+                assert!(
+                    gh.iter().zip(ch).all(|(a, b)| a.to_bits() == b.to_bits()),
+                    "{what}"
+                );
+                runs += 1;
+            }
         }
     }
     println!("  {runs} expression runs equal to the CPU engine's bit for bit");
 }
 
 /// Many expression jobs in one batch (a block each, one link), beside built-in jobs:
-/// each result is the CPU engine's; the grid layouts refuse expressions clearly.
+/// each result is the CPU engine's; a large population over the whole GPU too.
 fn expression_batch_matches_cpu(e: &CudaEngine) {
     let mut jobs = Vec::new();
     for seed in 0..8u64 {
@@ -795,9 +801,24 @@ fn expression_batch_matches_cpu(e: &CudaEngine) {
         jobs.len(),
         t.elapsed().as_secs_f64() * 1e3
     );
+    // One population of 8192 over the whole GPU (`auto` picks grid), several blocks.
+    let big = expr_job(
+        Function::Ackley,
+        64,
+        8192,
+        20,
+        Strategy::Rand1,
+        Crossover::Exponential,
+        BoundPolicy::Reflect,
+        Precision::F32,
+        5,
+    );
+    assert_eq!(e.auto_mode(&big), Mode::Grid);
+    let c = cpu::run::<f32>(&big, None).expect("cpu run");
     for mode in [Mode::Grid, Mode::Steps] {
-        let err = e.run(&jobs[0], mode).unwrap_err().to_string();
-        assert!(err.contains("batch layout"), "{mode:?}: {err}");
+        let g = e.run(&big, mode).expect("gpu run");
+        assert_eq!(g.best_f.to_bits(), c.best_f.to_bits(), "{mode:?}");
+        assert_eq!(g.best_x, c.best_x, "{mode:?}");
     }
 }
 

@@ -22,6 +22,10 @@
 //! Unlike the built-in kernels, trials are always written out (the objective reads them
 //! from memory), also when a row fits one round.
 //!
+//! The grid layouts (`de_step_*_external`, `de_grid_*_external`) run the built-in
+//! kernels' `step` and `persistent` with the passes of [`External`], which work in the
+//! same rounds.
+//!
 //! Draws, trial components, selection and the best follow the built-in kernels (and the
 //! CPU engine) exactly: a run gives the CPU engine's bits whenever the objective does,
 //! which an expression's PTX does (see `gpude-expr`).
@@ -34,7 +38,9 @@ use crate::de::{
     first_exceeding, init_chunk, run_length, subsequence, trial_chunk,
 };
 use crate::functions::Function;
-use crate::kernels::{DrawCache, Group, LaneReal, Setup, block_best, row};
+use crate::kernels::{
+    DrawCache, Group, LaneReal, Passes, Setup, Sweep, block_best, persistent, row, step,
+};
 use crate::lanes::{chunk, group_width, rounds};
 use crate::philox::{block_words, key_of};
 
@@ -246,6 +252,130 @@ unsafe fn trial_row<T: LaneReal>(
     spare
 }
 
+/// The grid layouts' passes with the objective linked in: in rounds of g passes, the
+/// group builds g rows, then each lane evaluates the row of pass `base + lane`.
+pub(crate) struct External;
+
+impl<T: ExternalReal> Passes<T> for External {
+    #[inline(always)]
+    unsafe fn init(
+        s: &Setup<T>,
+        gr: &Group,
+        sw: Sweep,
+        key: [u32; 2],
+        pstream: u32,
+        lo: *const T,
+        hi: *const T,
+        a: *mut T,
+        flags: *mut u32,
+        fit: *mut T,
+        _kc0: &[T; 4],
+    ) -> (T, u32) {
+        // SAFETY: indices are < np; the host sizes rows, flags and values for np
+        // individuals.
+        unsafe {
+            let g = gr.g;
+            let passes = sw.passes.div_ceil(g) * g;
+            let (mut lf, mut li) = (T::INFINITY, u32::MAX);
+            let mut base = 0;
+            while base < passes {
+                let mut k = 0;
+                while k < g {
+                    let (i, active) = sw.individual(base + k, s.np);
+                    init_row(s, gr, key, pstream, i, active, lo, hi, a);
+                    k += 1;
+                }
+                sync_warp();
+                let (i, active) = sw.individual(base + gr.lane, s.np);
+                if active {
+                    let fx = T::objective(a.add((i * s.stride) as usize), s.tp.dim);
+                    *fit.add(i as usize) = fx;
+                    *flags.add(i as usize) = 0;
+                    if better(fx, i, lf, li) {
+                        lf = fx;
+                        li = i;
+                    }
+                }
+                base += g;
+            }
+            (lf, li)
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn trial(
+        s: &Setup<T>,
+        gr: &Group,
+        sw: Sweep,
+        cache: &mut DrawCache,
+        key: [u32; 2],
+        pstream: u32,
+        gn: u32,
+        best_i: u32,
+        lo: *const T,
+        hi: *const T,
+        a: *mut T,
+        b: *mut T,
+        flags_in: *const u32,
+        flags_out: *mut u32,
+        fit: *mut T,
+        _kc0: &[T; 4],
+    ) -> (T, u32) {
+        // SAFETY: indices are < np; the host sizes the flags' planes, rows and values
+        // for np individuals.
+        unsafe {
+            let g = gr.g;
+            let passes = sw.passes.div_ceil(g) * g;
+            let (mut lf, mut li) = (T::INFINITY, u32::MAX);
+            let mut base = 0;
+            while base < passes {
+                // The round's trials, built by the whole group; lane k keeps the k-th
+                // and the flag of its individual.
+                let (mut mine, mut flag) = (a, 0);
+                let mut k = 0;
+                while k < g {
+                    let pass = base + k;
+                    let (i, active) = sw.individual(pass, s.np);
+                    let (d, fl) = cache.get(
+                        s,
+                        gr,
+                        key,
+                        pstream,
+                        gn,
+                        pass,
+                        |q| q * sw.groups + sw.my_group,
+                        flags_in,
+                    );
+                    let spare = trial_row(
+                        s, gr, key, pstream, gn, i, active, best_i, lo, hi, a, b, flags_in, &d, &fl,
+                    );
+                    if k == gr.lane {
+                        mine = spare;
+                        flag = fl[5];
+                    }
+                    k += 1;
+                }
+                sync_warp();
+                let (i, active) = sw.individual(base + gr.lane, s.np);
+                if active {
+                    let ft = T::objective(mine, s.tp.dim);
+                    let fi = *fit.add(i as usize);
+                    let acc = accepts(ft, fi);
+                    let fx = if acc { ft } else { fi };
+                    *flags_out.add(i as usize) = flag ^ (acc as u32);
+                    *fit.add(i as usize) = fx;
+                    if better(fx, i, lf, li) {
+                        lf = fx;
+                        li = i;
+                    }
+                }
+                base += g;
+            }
+            (lf, li)
+        }
+    }
+}
+
 /// One block evolves one population through all generations (the built-in kernels'
 /// `batch` with the objective linked in; see the module documentation for the rounds).
 #[allow(clippy::too_many_arguments)]
@@ -429,7 +559,7 @@ unsafe fn batch<T: ExternalReal>(
 }
 
 macro_rules! external_kernels {
-    ($t:ty, $thesis:expr, $batch:ident) => {
+    ($t:ty, $thesis:expr, $batch:ident, $step:ident, $grid:ident) => {
         /// One block per population with the objective linked in; see [`batch`]. The
         /// arguments are the built-in batch kernels' (`formula` is unused).
         ///
@@ -491,11 +621,170 @@ macro_rules! external_kernels {
                 )
             }
         }
+
+        /// One generation (or the initialisation) of a grid-wide population with the
+        /// objective linked in; the built-in step kernels' arguments and `step`.
+        ///
+        /// # Safety
+        /// As the built-in step kernels, after linking a definition of the objective.
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $step(
+            strategy: u32,
+            crossover: u32,
+            bounds: u32,
+            dim: u32,
+            np: u32,
+            gens: u32,
+            f: $t,
+            cr: $t,
+            target: $t,
+            init: u32,
+            seed: u64,
+            pstream: u32,
+            lo: *const $t,
+            hi: *const $t,
+            pop_a: *mut $t,
+            pop_b: *mut $t,
+            flags: *mut u32,
+            fit: *mut $t,
+            part_f: *mut $t,
+            part_i: *mut u32,
+            scratch_f: *mut $t,
+            scratch_i: *mut u32,
+            state: *mut u32,
+            best_f: *mut $t,
+            hist: *mut $t,
+            formula: u32,
+        ) {
+            let (strategy, bounds) = if $thesis {
+                (Strategy::Thesis as u32, BoundPolicy::InitOnly as u32)
+            } else {
+                (strategy, bounds)
+            };
+            let s = Setup::<$t>::new(
+                Function::Sphere as u32,
+                formula,
+                strategy,
+                crossover,
+                bounds,
+                dim,
+                np,
+                f,
+                cr,
+            );
+            // SAFETY: forwarded from this kernel's contract.
+            unsafe {
+                step::<$t, External>(
+                    s,
+                    init != 0,
+                    gens,
+                    target,
+                    seed,
+                    pstream,
+                    lo,
+                    hi,
+                    pop_a,
+                    pop_b,
+                    flags,
+                    fit,
+                    part_f,
+                    part_i,
+                    scratch_f,
+                    scratch_i,
+                    state,
+                    best_f,
+                    hist,
+                )
+            }
+        }
+
+        /// A whole run of one grid-wide population in one cooperative launch with the
+        /// objective linked in; the built-in grid kernels' arguments and `persistent`.
+        ///
+        /// # Safety
+        /// As the built-in grid kernels, after linking a definition of the objective.
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $grid(
+            strategy: u32,
+            crossover: u32,
+            bounds: u32,
+            dim: u32,
+            np: u32,
+            gens: u32,
+            f: $t,
+            cr: $t,
+            target: $t,
+            seed: u64,
+            pstream: u32,
+            lo: *const $t,
+            hi: *const $t,
+            pop_a: *mut $t,
+            pop_b: *mut $t,
+            flags: *mut u32,
+            fit: *mut $t,
+            part_f: *mut $t,
+            part_i: *mut u32,
+            scratch_f: *mut $t,
+            scratch_i: *mut u32,
+            sync: *mut u64,
+            state: *mut u32,
+            best_f: *mut $t,
+            hist: *mut $t,
+            formula: u32,
+        ) {
+            let (strategy, bounds) = if $thesis {
+                (Strategy::Thesis as u32, BoundPolicy::InitOnly as u32)
+            } else {
+                (strategy, bounds)
+            };
+            let s = Setup::<$t>::new(
+                Function::Sphere as u32,
+                formula,
+                strategy,
+                crossover,
+                bounds,
+                dim,
+                np,
+                f,
+                cr,
+            );
+            // SAFETY: forwarded from this kernel's contract.
+            unsafe {
+                persistent::<$t, External>(
+                    s, gens, target, seed, pstream, lo, hi, pop_a, pop_b, flags, fit, part_f,
+                    part_i, scratch_f, scratch_i, sync, state, best_f, hist,
+                )
+            }
+        }
     };
 }
 
 // Named as `crate::registry::for_each_external_key` names them (the build script checks).
-external_kernels!(f32, false, de_batch_f32_external);
-external_kernels!(f32, true, de_batch_f32_external_thesis);
-external_kernels!(f64, false, de_batch_f64_external);
-external_kernels!(f64, true, de_batch_f64_external_thesis);
+external_kernels!(
+    f32,
+    false,
+    de_batch_f32_external,
+    de_step_f32_external,
+    de_grid_f32_external
+);
+external_kernels!(
+    f32,
+    true,
+    de_batch_f32_external_thesis,
+    de_step_f32_external_thesis,
+    de_grid_f32_external_thesis
+);
+external_kernels!(
+    f64,
+    false,
+    de_batch_f64_external,
+    de_step_f64_external,
+    de_grid_f64_external
+);
+external_kernels!(
+    f64,
+    true,
+    de_batch_f64_external_thesis,
+    de_step_f64_external_thesis,
+    de_grid_f64_external_thesis
+);

@@ -867,18 +867,109 @@ pub const STATE_WORDS: usize = 4;
 /// How a thread group walks a grid-wide population: pass `p` serves individual
 /// `p·groups + my_group`.
 #[derive(Clone, Copy)]
-struct Sweep {
-    passes: u32,
-    groups: u32,
-    my_group: u32,
+pub(crate) struct Sweep {
+    pub(crate) passes: u32,
+    pub(crate) groups: u32,
+    pub(crate) my_group: u32,
 }
 
 impl Sweep {
     /// The individual of pass `pass` (clamped to np − 1) and whether it exists.
     #[inline(always)]
-    fn individual(&self, pass: u32, np: u32) -> (u32, bool) {
+    pub(crate) fn individual(&self, pass: u32, np: u32) -> (u32, bool) {
         let i0 = pass * self.groups + self.my_group;
         if i0 < np { (i0, true) } else { (np - 1, false) }
+    }
+}
+
+/// How the grid layouts ([`step`], [`persistent`]) initialise and advance a thread group's
+/// individuals: [`Builtin`] evaluates the built-in functions with the group; the
+/// external family (`external.rs`) calls an objective linked in at run time.
+pub(crate) trait Passes<T: LaneReal> {
+    /// As [`init_passes`].
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn init(
+        s: &Setup<T>,
+        gr: &Group,
+        sw: Sweep,
+        key: [u32; 2],
+        pstream: u32,
+        lo: *const T,
+        hi: *const T,
+        a: *mut T,
+        flags: *mut u32,
+        fit: *mut T,
+        kc0: &[T; 4],
+    ) -> (T, u32);
+    /// As [`trial_passes`].
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn trial(
+        s: &Setup<T>,
+        gr: &Group,
+        sw: Sweep,
+        cache: &mut DrawCache,
+        key: [u32; 2],
+        pstream: u32,
+        gn: u32,
+        best_i: u32,
+        lo: *const T,
+        hi: *const T,
+        a: *mut T,
+        b: *mut T,
+        flags_in: *const u32,
+        flags_out: *mut u32,
+        fit: *mut T,
+        kc0: &[T; 4],
+    ) -> (T, u32);
+}
+
+/// The built-in functions' passes.
+pub(crate) struct Builtin;
+
+impl<T: LaneReal> Passes<T> for Builtin {
+    #[inline(always)]
+    unsafe fn init(
+        s: &Setup<T>,
+        gr: &Group,
+        sw: Sweep,
+        key: [u32; 2],
+        pstream: u32,
+        lo: *const T,
+        hi: *const T,
+        a: *mut T,
+        flags: *mut u32,
+        fit: *mut T,
+        kc0: &[T; 4],
+    ) -> (T, u32) {
+        // SAFETY: forwarded.
+        unsafe { init_passes(s, gr, sw, key, pstream, lo, hi, a, flags, fit, kc0) }
+    }
+    #[inline(always)]
+    unsafe fn trial(
+        s: &Setup<T>,
+        gr: &Group,
+        sw: Sweep,
+        cache: &mut DrawCache,
+        key: [u32; 2],
+        pstream: u32,
+        gn: u32,
+        best_i: u32,
+        lo: *const T,
+        hi: *const T,
+        a: *mut T,
+        b: *mut T,
+        flags_in: *const u32,
+        flags_out: *mut u32,
+        fit: *mut T,
+        kc0: &[T; 4],
+    ) -> (T, u32) {
+        // SAFETY: forwarded.
+        unsafe {
+            trial_passes(
+                s, gr, sw, cache, key, pstream, gn, best_i, lo, hi, a, b, flags_in, flags_out, fit,
+                kc0,
+            )
+        }
     }
 }
 
@@ -987,7 +1078,7 @@ unsafe fn trial_passes<T: LaneReal>(
 /// `init` is set). The last block to finish reduces the blocks' bests.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-unsafe fn step<T: LaneReal>(
+pub(crate) unsafe fn step<T: LaneReal, E: Passes<T>>(
     s: Setup<T>,
     init: bool,
     gens: u32,
@@ -1049,9 +1140,9 @@ unsafe fn step<T: LaneReal>(
             my_group,
         };
         let (lf, li) = if init {
-            init_passes(&s, &gr, sw, key, pstream, lo, hi, a, flags_out, fit, &kc0)
+            E::init(&s, &gr, sw, key, pstream, lo, hi, a, flags_out, fit, &kc0)
         } else {
-            trial_passes(
+            E::trial(
                 &s, &gr, sw, &mut cache, key, pstream, gn, best_i, lo, hi, a, b, flags_in,
                 flags_out, fit, &kc0,
             )
@@ -1123,7 +1214,7 @@ unsafe fn step<T: LaneReal>(
 /// next generation writes the other plane.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-unsafe fn persistent<T: LaneReal>(
+pub(crate) unsafe fn persistent<T: LaneReal, E: Passes<T>>(
     s: Setup<T>,
     gens: u32,
     target: T,
@@ -1177,7 +1268,7 @@ unsafe fn persistent<T: LaneReal>(
             my_group,
         };
         // Initialisation into buffer a, flags plane 0.
-        let (lf, li) = init_passes(&s, &gr, sw, key, pstream, lo, hi, a, flags, fit, &kc0);
+        let (lf, li) = E::init(&s, &gr, sw, key, pstream, lo, hi, a, flags, fit, &kc0);
         let (bf0, bi0) = block_best(lf, li, sf, si);
         if tid == 0 {
             *part_f.add(blk as usize) = bf0;
@@ -1213,7 +1304,7 @@ unsafe fn persistent<T: LaneReal>(
             gn += 1;
             let flags_in = flags.add((((gn + 1) % 2) * np) as usize);
             let flags_out = flags.add(((gn % 2) * np) as usize);
-            let (lf, li) = trial_passes(
+            let (lf, li) = E::trial(
                 &s, &gr, sw, &mut cache, key, pstream, gn, bi, lo, hi, a, b, flags_in, flags_out,
                 fit, &kc0,
             );
@@ -1347,7 +1438,7 @@ macro_rules! kernels {
             );
             // SAFETY: forwarded from this kernel's contract.
             unsafe {
-                step(
+                step::<$t, Builtin>(
                     s,
                     init != 0,
                     gens,
@@ -1423,7 +1514,7 @@ macro_rules! kernels {
             );
             // SAFETY: forwarded from this kernel's contract.
             unsafe {
-                persistent(
+                persistent::<$t, Builtin>(
                     s, gens, target, seed, pstream, lo, hi, pop_a, pop_b, flags, fit, part_f,
                     part_i, scratch_f, scratch_i, sync, state, best_f, hist,
                 )

@@ -180,7 +180,7 @@ pub const EXTERNAL: &str = "external";
 pub const EXPR_MATHS_MODULE: &str = "gpude_expr_maths";
 
 /// The layouts the external family has kernels for.
-pub const EXTERNAL_LAYOUTS: [Layout; 1] = [Layout::Batch];
+pub const EXTERNAL_LAYOUTS: [Layout; 3] = Layout::ALL;
 
 /// The symbol the external family's kernels call for the objective, with the signature
 /// `.func (.param .bN r) sym(.param .b64 x, .param .b32 d)`: `x` a generic pointer to

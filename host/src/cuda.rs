@@ -265,7 +265,7 @@ impl CudaEngine {
             Mode::Auto => self.auto_mode(job),
             m => m,
         };
-        check_objective(job, mode)?;
+        check_objective(job)?;
         match mode {
             Mode::Grid => match job.precision() {
                 crate::Precision::F32 => self.grid::<f32>(job, false).map(|r| r.0),
@@ -291,7 +291,7 @@ impl CudaEngine {
             Mode::Auto => self.auto_mode(job),
             m => m,
         };
-        check_objective(job, mode)?;
+        check_objective(job)?;
         match (mode, job.precision()) {
             (Mode::Grid, crate::Precision::F32) => self
                 .grid::<f32>(job, true)
@@ -322,8 +322,7 @@ impl CudaEngine {
     /// (more individuals than a few warps' worth per thread group) spreads over the GPU.
     pub fn auto_mode(&self, job: &Job) -> Mode {
         let groups_per_block = 1024 / group_width(job.dim());
-        // Expressions have kernels in the batch layout only.
-        if job.builtin().is_some() && job.pop() > 8 * groups_per_block {
+        if job.pop() > 8 * groups_per_block {
             Mode::Grid
         } else {
             Mode::Batch
@@ -335,7 +334,7 @@ impl CudaEngine {
     /// order.
     pub fn run_batch(&self, jobs: &[Job]) -> Result<Vec<RunResult>> {
         for job in jobs {
-            check_objective(job, Mode::Batch)?;
+            check_objective(job)?;
             crate::adaptive::cpu_only(job)?;
         }
         Job::check_all(jobs)?;

@@ -13,14 +13,14 @@
 //! The kernels take the same arguments as the built-in ones: the launch code is shared,
 //! and only the function differs.
 
-use super::{CudaEngine, GpuReal, Mode, cuda_err, register_cap};
+use super::{CudaEngine, GpuReal, cuda_err, register_cap};
 use crate::config::Job;
 use crate::error::{Error, Result};
 use crate::objective::Objective;
 use cudarc::driver::sys::{self, CUjit_option, CUjitInputType};
 use cudarc::driver::{CudaFunction, LaunchConfig, PushKernelArg};
 use gpude_device::Real;
-use gpude_device::registry::{EXPR_MATHS_MODULE, EXTERNAL_LAYOUTS, Layout};
+use gpude_device::registry::EXPR_MATHS_MODULE;
 use gpude_expr::{Expr, Precision as ExprPrecision};
 use std::ffi::{CString, c_void};
 
@@ -29,35 +29,11 @@ pub use gpude_device::registry::objective_symbol;
 /// How much of the JIT linker's error log an error message keeps.
 const LOG_BYTES: usize = 4096;
 
-/// The GPU layout a job runs in: `mode` with `Auto` resolved as the engine does.
-fn layout_of(mode: Mode) -> Option<Layout> {
-    match mode {
-        Mode::Batch => Some(Layout::Batch),
-        Mode::Steps => Some(Layout::Step),
-        Mode::Grid => Some(Layout::Grid),
-        Mode::Auto => None,
-    }
-}
-
-/// Can the CUDA engine run `job` in `mode` (`Auto` already resolved, or `Auto` for a
-/// batch)? Built-in functions run in every layout; expressions in the layouts the
-/// external family has kernels for; other objectives not at all.
-pub fn check_objective(job: &Job, mode: Mode) -> Result<()> {
+/// Can the CUDA engine run `job`'s objective? Built-in functions and expressions run in
+/// every layout; other objectives not at all.
+pub fn check_objective(job: &Job) -> Result<()> {
     let what = match job.objective() {
-        Objective::Builtin(_) => return Ok(()),
-        Objective::Expr(_) => {
-            let layout = layout_of(mode).unwrap_or(Layout::Batch);
-            if EXTERNAL_LAYOUTS.contains(&layout) {
-                return Ok(());
-            }
-            return Err(Error::invalid(
-                "mode",
-                mode.name(),
-                "batch or auto for an expression objective: the GPU runs expressions in \
-                 the batch layout (one block per population) only for now; grid and \
-                 steps run the built-in functions",
-            ));
-        }
+        Objective::Builtin(_) | Objective::Expr(_) => return Ok(()),
         Objective::Cec2017(_) => "CEC 2017",
         Objective::Callback(_) => "callback",
     };
@@ -77,7 +53,7 @@ fn objective_code(job: &Job, p: ExprPrecision) -> Result<Option<(String, String)
             format!("expr {} {}", p.name(), e.expr.source()),
             e.expr.ptx(p),
         ))),
-        _ => check_objective(job, Mode::Batch).map(|()| None),
+        _ => check_objective(job).map(|()| None),
     }
 }
 
@@ -316,28 +292,16 @@ mod tests {
     }
 
     #[test]
-    fn expressions_run_in_the_batch_layout() {
-        let job = expr_job();
-        assert!(check_objective(&job, Mode::Batch).is_ok());
-        assert!(check_objective(&job, Mode::Auto).is_ok());
-        for m in [Mode::Grid, Mode::Steps] {
-            let err = check_objective(&job, m).unwrap_err().to_string();
-            assert!(
-                err.contains(m.name()) && err.contains("batch layout"),
-                "{err}"
-            );
-        }
-        let b = Job::builder(Function::Griewank, 4).build().unwrap();
-        for m in [Mode::Batch, Mode::Grid, Mode::Steps, Mode::Auto] {
-            assert!(check_objective(&b, m).is_ok());
-        }
+    fn expressions_and_builtins_run_on_the_gpu() {
+        assert!(check_objective(&expr_job()).is_ok());
+        assert!(check_objective(&Job::builder(Function::Griewank, 4).build().unwrap()).is_ok());
     }
 
     #[test]
     fn callbacks_are_refused_with_the_reason() {
         let o = Objective::pointwise("f", None, |x: &[f64]| x[0]).unwrap();
         let job = Job::builder_for(o, 2).domain(0.0, 1.0).build().unwrap();
-        let err = check_objective(&job, Mode::Batch).unwrap_err().to_string();
+        let err = check_objective(&job).unwrap_err().to_string();
         assert!(
             err.contains("callback objectives run on the CPU engine only"),
             "{err}"
