@@ -73,7 +73,7 @@ pub fn standard_cases(gpu: bool, quick: bool) -> Vec<Case> {
         precision: prec.name(),
     };
     // (name, backend, mode, Np, populations, generations, precision)
-    let table: [(&str, &'static str, &'static str, u32, u32, u32, Precision); 18] = [
+    let table: [(&str, &'static str, &'static str, u32, u32, u32, Precision); 19] = [
         (
             "one pop Np=2048 (grid)",
             "cuda",
@@ -103,6 +103,15 @@ pub fn standard_cases(gpu: bool, quick: bool) -> Vec<Case> {
         ),
         (
             "one pop Np=8192 (grid)",
+            "cuda",
+            "grid",
+            8192,
+            1,
+            g(2000),
+            Precision::F32,
+        ),
+        (
+            "one pop Np=8192 (grid) expr",
             "cuda",
             "grid",
             8192,
