@@ -80,6 +80,7 @@ fn run() -> Result<()> {
     let text = std::fs::read_to_string(&ptx)
         .map_err(|e| format!("the PTX build gave no {}: {e}", ptx.display()))?;
     check_kernels(&text)?;
+    check_params(&text)?;
     std::fs::write(out.join("gpude.ptx"), &text).map_err(|e| e.to_string())?;
     // One module per kernel, so that the driver compiles only the kernels a run uses,
     // and the maths module of expressions (not a kernel: the CUDA engine links it with
@@ -108,6 +109,87 @@ fn run() -> Result<()> {
 #[allow(dead_code)]
 mod registry {
     include!("device/src/registry.rs");
+}
+
+/// The kernels' parameter structs, shared with the device crate (it uses nothing
+/// outside `core`).
+#[allow(dead_code, unused_macros)]
+mod abi {
+    include!("device/src/abi.rs");
+}
+
+/// One `.param` of an entry point: its size and alignment in bytes.
+fn param_layout(decl: &str) -> Option<(usize, usize)> {
+    let words: Vec<&str> = decl.split_whitespace().collect();
+    if words.first() != Some(&".param") {
+        return None;
+    }
+    // `.param .align A .b8 name[N]`: an aggregate of N bytes.
+    if words.get(1) == Some(&".align") {
+        let align = words.get(2)?.parse().ok()?;
+        let last = words.last()?;
+        let size = last[last.find('[')? + 1..last.find(']')?].parse().ok()?;
+        return Some((size, align));
+    }
+    // `.param .u64 [.ptr .align 1] name`: a scalar aligned to its size.
+    let ty = words.get(1)?;
+    let bits: usize = ty.get(2..)?.parse().ok()?;
+    Some((bits / 8, bits / 8))
+}
+
+/// Every entry point's parameters must be the fields of its family's parameter struct
+/// (`device/src/abi.rs`), as the host lays the struct out: the same number, and each
+/// with the field's size and, aligned as PTX aligns parameters, its offset. The host
+/// passes a launch's struct field by field, so a divergence would hand the kernel
+/// wrong bytes; here it is a build error.
+fn check_params(ptx: &str) -> Result<()> {
+    let mut families = Vec::new();
+    abi::for_each_params(|prefix, fields| families.push((prefix.concat(), fields)));
+    let mut checked = 0;
+    let mut rest = ptx;
+    while let Some(at) = rest.find(".entry ") {
+        let head = &rest[at..];
+        let name = declared_name(head, ".entry").ok_or("unnamed .entry in the PTX")?;
+        let open = head.find('(').ok_or("an .entry without parameters")?;
+        let close = head.find(')').ok_or("an .entry without parameters")?;
+        let decls: Vec<&str> = head[open + 1..close]
+            .split(',')
+            .map(str::trim)
+            .filter(|d| !d.is_empty())
+            .collect();
+        rest = &head[close..];
+        let Some(&(_, fields)) = families.iter().find(|(p, _)| name.starts_with(p.as_str())) else {
+            return Err(format!(
+                "kernel {name} has no parameter struct in device/src/abi.rs"
+            ));
+        };
+        if decls.len() != fields.len() {
+            return Err(format!(
+                "kernel {name} takes {} parameters, its parameter struct has {} fields",
+                decls.len(),
+                fields.len()
+            ));
+        }
+        let mut offset = 0usize;
+        for (decl, field) in decls.iter().zip(fields.iter()) {
+            let (size, align) = param_layout(decl)
+                .ok_or_else(|| format!("kernel {name}: cannot read the parameter `{decl}`"))?;
+            offset = offset.next_multiple_of(align);
+            if size != field.size || offset != field.offset {
+                return Err(format!(
+                    "kernel {name}: parameter `{decl}` ({size} bytes at offset {offset}) \
+                     is not the field `{}` ({} bytes at offset {})",
+                    field.name, field.size, field.offset
+                ));
+            }
+            offset += size;
+        }
+        checked += 1;
+    }
+    if checked == 0 {
+        return Err("the PTX has no kernels".into());
+    }
+    Ok(())
 }
 
 /// Every kernel key of the registry must have its entry point in the PTX, and the PTX
@@ -216,8 +298,8 @@ fn global_name(text: &str) -> Option<&str> {
     (end > 0).then(|| &t[..end])
 }
 
-/// Every external kernel's module declares the objective it calls, and the maths
-/// module defines every symbol of `gpude_device::expr_maths`.
+/// Every external kernel's module declares the objective it calls (`tests/external.rs`
+/// checks the signatures and the maths module).
 fn check_external(modules: &[(String, String)]) -> Result<()> {
     let mut found = 0;
     for (name, m) in modules {

@@ -5,8 +5,8 @@
 //! ([`crate::registry::objective_symbol`]), declared `extern "C"`: the PTX keeps it as
 //! `.extern .func`, and the host links the kernel's module with a module that defines
 //! it (an expression's generated PTX with the maths of [`crate::expr_maths`]) through the
-//! driver's JIT linker. The kernels take the same arguments as the built-in family's, so
-//! the host launches them with the same code.
+//! driver's JIT linker. The kernels are defined by the built-in family's macros, so they
+//! take the same parameters (`crate::abi`) and the host launches them with the same code.
 //!
 //! # Layout
 //!
@@ -23,8 +23,8 @@
 //! from memory), also when a row fits one round.
 //!
 //! The grid layouts (`de_step_*_external`, `de_grid_*_external`) run the built-in
-//! kernels' `step` and `persistent` with the passes of [`External`], which work in the
-//! same rounds.
+//! kernels' `step_with` and `persistent_with` with the passes of [`External`], which
+//! work in the same rounds.
 //!
 //! Draws, trial components, selection and the best follow the built-in kernels (and the
 //! CPU engine) exactly: a run gives the CPU engine's bits whenever the objective does,
@@ -33,13 +33,15 @@
 use core::arch::asm;
 use core::arch::nvptx::{_block_dim_x, _block_idx_x, _syncthreads, _thread_idx_x};
 
+use crate::abi::{BatchParams, GridParams, Run, StepParams};
 use crate::de::{
     BoundPolicy, COMPONENT_SLOT, Crossover, Draws, RESAMPLE_SLOT, Strategy, accepts, better, block,
     first_exceeding, init_chunk, run_length, subsequence, trial_chunk,
 };
 use crate::functions::Function;
 use crate::kernels::{
-    DrawCache, Group, LaneReal, Passes, Setup, Sweep, block_best, persistent, row, step,
+    DrawCache, Group, LaneReal, Passes, Setup, Sweep, block_best, de_entry, de_kernels,
+    persistent_with, row, step_with,
 };
 use crate::lanes::{chunk, group_width, rounds};
 use crate::philox::{block_words, key_of};
@@ -378,29 +380,27 @@ impl<T: ExternalReal> Passes<T> for External {
 
 /// One block evolves one population through all generations (the built-in kernels'
 /// `batch` with the objective linked in; see the module documentation for the rounds).
-#[allow(clippy::too_many_arguments)]
 #[inline(always)]
-unsafe fn batch<T: ExternalReal>(
-    s: Setup<T>,
-    gens: u32,
-    target: T,
-    seeds: *const u64,
-    streams: *const u32,
-    lo: *const T,
-    hi: *const T,
-    pop_a: *mut T,
-    pop_b: *mut T,
-    flags: *mut u32,
-    fit: *mut T,
-    trial_fit: *mut T,
-    scratch_f: *mut T,
-    scratch_i: *mut u32,
-    best_x: *mut T,
-    best_f: *mut T,
-    best_idx: *mut u32,
-    gens_done: *mut u32,
-    hist: *mut T,
-) {
+unsafe fn batch<T: ExternalReal>(s: Setup<T>, p: BatchParams<T>) {
+    let BatchParams {
+        run: Run { gens, target, .. },
+        seeds,
+        streams,
+        lo,
+        hi,
+        pop_a,
+        pop_b,
+        flags,
+        fit,
+        trial_fit,
+        scratch_f,
+        scratch_i,
+        best_x,
+        best_f,
+        best_idx,
+        gens_done,
+        hist,
+    } = p;
     // SAFETY: the host sizes every buffer for gridDim populations as for the built-in
     // batch kernels (the same launch code), and every index below is < np.
     unsafe {
@@ -558,231 +558,52 @@ unsafe fn batch<T: ExternalReal>(
     }
 }
 
-macro_rules! external_kernels {
-    ($t:ty, $thesis:expr, $batch:ident, $step:ident, $grid:ident) => {
-        /// One block per population with the objective linked in; see [`batch`]. The
-        /// arguments are the built-in batch kernels' (`formula` is unused).
-        ///
-        /// # Safety
-        /// Launched by the host with buffers sized as `batch` requires, after linking a
-        /// definition of the objective.
-        #[unsafe(no_mangle)]
-        pub unsafe extern "ptx-kernel" fn $batch(
-            strategy: u32,
-            crossover: u32,
-            bounds: u32,
-            dim: u32,
-            np: u32,
-            gens: u32,
-            f: $t,
-            cr: $t,
-            target: $t,
-            seeds: *const u64,
-            streams: *const u32,
-            lo: *const $t,
-            hi: *const $t,
-            pop_a: *mut $t,
-            pop_b: *mut $t,
-            flags: *mut u32,
-            fit: *mut $t,
-            trial_fit: *mut $t,
-            scratch_f: *mut $t,
-            scratch_i: *mut u32,
-            best_x: *mut $t,
-            best_f: *mut $t,
-            best_idx: *mut u32,
-            gens_done: *mut u32,
-            hist: *mut $t,
-            formula: u32,
-        ) {
-            // The thesis variants fix the strategy (and init-only bounds) at compile time.
-            let (strategy, bounds) = if $thesis {
-                (Strategy::Thesis as u32, BoundPolicy::InitOnly as u32)
-            } else {
-                (strategy, bounds)
-            };
-            // The function code is unused here: the objective is the linked one.
-            let s = Setup::<$t>::new(
-                Function::Sphere as u32,
-                formula,
-                strategy,
-                crossover,
-                bounds,
-                dim,
-                np,
-                f,
-                cr,
-            );
-            // SAFETY: forwarded from this kernel's contract.
-            unsafe {
-                batch(
-                    s, gens, target, seeds, streams, lo, hi, pop_a, pop_b, flags, fit, trial_fit,
-                    scratch_f, scratch_i, best_x, best_f, best_idx, gens_done, hist,
-                )
-            }
-        }
-
-        /// One generation (or the initialisation) of a grid-wide population with the
-        /// objective linked in; the built-in step kernels' arguments and `step`.
-        ///
-        /// # Safety
-        /// As the built-in step kernels, after linking a definition of the objective.
-        #[unsafe(no_mangle)]
-        pub unsafe extern "ptx-kernel" fn $step(
-            strategy: u32,
-            crossover: u32,
-            bounds: u32,
-            dim: u32,
-            np: u32,
-            gens: u32,
-            f: $t,
-            cr: $t,
-            target: $t,
-            init: u32,
-            seed: u64,
-            pstream: u32,
-            lo: *const $t,
-            hi: *const $t,
-            pop_a: *mut $t,
-            pop_b: *mut $t,
-            flags: *mut u32,
-            fit: *mut $t,
-            part_f: *mut $t,
-            part_i: *mut u32,
-            scratch_f: *mut $t,
-            scratch_i: *mut u32,
-            state: *mut u32,
-            best_f: *mut $t,
-            hist: *mut $t,
-            formula: u32,
-        ) {
-            let (strategy, bounds) = if $thesis {
-                (Strategy::Thesis as u32, BoundPolicy::InitOnly as u32)
-            } else {
-                (strategy, bounds)
-            };
-            let s = Setup::<$t>::new(
-                Function::Sphere as u32,
-                formula,
-                strategy,
-                crossover,
-                bounds,
-                dim,
-                np,
-                f,
-                cr,
-            );
-            // SAFETY: forwarded from this kernel's contract.
-            unsafe {
-                step::<$t, External>(
-                    s,
-                    init != 0,
-                    gens,
-                    target,
-                    seed,
-                    pstream,
-                    lo,
-                    hi,
-                    pop_a,
-                    pop_b,
-                    flags,
-                    fit,
-                    part_f,
-                    part_i,
-                    scratch_f,
-                    scratch_i,
-                    state,
-                    best_f,
-                    hist,
-                )
-            }
-        }
-
-        /// A whole run of one grid-wide population in one cooperative launch with the
-        /// objective linked in; the built-in grid kernels' arguments and `persistent`.
-        ///
-        /// # Safety
-        /// As the built-in grid kernels, after linking a definition of the objective.
-        #[unsafe(no_mangle)]
-        pub unsafe extern "ptx-kernel" fn $grid(
-            strategy: u32,
-            crossover: u32,
-            bounds: u32,
-            dim: u32,
-            np: u32,
-            gens: u32,
-            f: $t,
-            cr: $t,
-            target: $t,
-            seed: u64,
-            pstream: u32,
-            lo: *const $t,
-            hi: *const $t,
-            pop_a: *mut $t,
-            pop_b: *mut $t,
-            flags: *mut u32,
-            fit: *mut $t,
-            part_f: *mut $t,
-            part_i: *mut u32,
-            scratch_f: *mut $t,
-            scratch_i: *mut u32,
-            sync: *mut u64,
-            state: *mut u32,
-            best_f: *mut $t,
-            hist: *mut $t,
-            formula: u32,
-        ) {
-            let (strategy, bounds) = if $thesis {
-                (Strategy::Thesis as u32, BoundPolicy::InitOnly as u32)
-            } else {
-                (strategy, bounds)
-            };
-            let s = Setup::<$t>::new(
-                Function::Sphere as u32,
-                formula,
-                strategy,
-                crossover,
-                bounds,
-                dim,
-                np,
-                f,
-                cr,
-            );
-            // SAFETY: forwarded from this kernel's contract.
-            unsafe {
-                persistent::<$t, External>(
-                    s, gens, target, seed, pstream, lo, hi, pop_a, pop_b, flags, fit, part_f,
-                    part_i, scratch_f, scratch_i, sync, state, best_f, hist,
-                )
-            }
-        }
-    };
+/// A generation of a grid-wide population with the objective linked in (the built-in
+/// `step` with [`External`]'s passes).
+#[inline(always)]
+unsafe fn step<T: ExternalReal>(s: Setup<T>, p: StepParams<T>) {
+    // SAFETY: forwarded from the kernel's contract.
+    unsafe { step_with::<T, External>(s, p) }
 }
 
-// Named as `crate::registry::for_each_external_key` names them (the build script checks).
-external_kernels!(
+/// A whole grid-wide run with the objective linked in (the built-in `persistent` with
+/// [`External`]'s passes).
+#[inline(always)]
+unsafe fn persistent<T: ExternalReal>(s: Setup<T>, p: GridParams<T>) {
+    // SAFETY: forwarded from the kernel's contract.
+    unsafe { persistent_with::<T, External>(s, p) }
+}
+
+// The entry points, by the built-in family's macro (its `batch`, `step` and `persistent`
+// are this module's), named as `crate::registry::for_each_external_key` names them (the
+// build script checks). The function code is unused: the objective is the linked one.
+de_kernels!(
     f32,
+    Function::Sphere,
     false,
     de_batch_f32_external,
     de_step_f32_external,
     de_grid_f32_external
 );
-external_kernels!(
+de_kernels!(
     f32,
+    Function::Sphere,
     true,
     de_batch_f32_external_thesis,
     de_step_f32_external_thesis,
     de_grid_f32_external_thesis
 );
-external_kernels!(
+de_kernels!(
     f64,
+    Function::Sphere,
     false,
     de_batch_f64_external,
     de_step_f64_external,
     de_grid_f64_external
 );
-external_kernels!(
+de_kernels!(
     f64,
+    Function::Sphere,
     true,
     de_batch_f64_external_thesis,
     de_step_f64_external_thesis,

@@ -17,6 +17,7 @@
 use core::arch::asm;
 use core::arch::nvptx::{_block_dim_x, _block_idx_x, _grid_dim_x, _syncthreads, _thread_idx_x};
 
+use crate::abi::{BatchParams, EvalParams, GridParams, Run, StepParams};
 use crate::de::{
     BoundPolicy, COMPONENT_SLOT, Crossover, Draws, RESAMPLE_SLOT, Strategy, TrialParams, accepts,
     better, block, draw_indices, first_exceeding, init_chunk, run_length, subsequence, trial_chunk,
@@ -692,29 +693,27 @@ pub(crate) unsafe fn block_best<T: LaneReal>(
 }
 
 /// One block evolves one population through all generations.
-#[allow(clippy::too_many_arguments)]
 #[inline(always)]
-unsafe fn batch<T: LaneReal>(
-    s: Setup<T>,
-    gens: u32,
-    target: T,
-    seeds: *const u64,
-    streams: *const u32,
-    lo: *const T,
-    hi: *const T,
-    pop_a: *mut T,
-    pop_b: *mut T,
-    flags: *mut u32,
-    fit: *mut T,
-    trial_fit: *mut T,
-    scratch_f: *mut T,
-    scratch_i: *mut u32,
-    best_x: *mut T,
-    best_f: *mut T,
-    best_idx: *mut u32,
-    gens_done: *mut u32,
-    hist: *mut T,
-) {
+unsafe fn batch<T: LaneReal>(s: Setup<T>, p: BatchParams<T>) {
+    let BatchParams {
+        run: Run { gens, target, .. },
+        seeds,
+        streams,
+        lo,
+        hi,
+        pop_a,
+        pop_b,
+        flags,
+        fit,
+        trial_fit,
+        scratch_f,
+        scratch_i,
+        best_x,
+        best_f,
+        best_idx,
+        gens_done,
+        hist,
+    } = p;
     // SAFETY: the host sizes every buffer for gridDim populations (see the host's
     // launch code, which checks the lengths before launching).
     unsafe {
@@ -882,7 +881,7 @@ impl Sweep {
     }
 }
 
-/// How the grid layouts ([`step`], [`persistent`]) initialise and advance a thread group's
+/// How the grid layouts ([`step_with`], [`persistent_with`]) initialise and advance a thread group's
 /// individuals: [`Builtin`] evaluates the built-in functions with the group; the
 /// external family (`external.rs`) calls an objective linked in at run time.
 pub(crate) trait Passes<T: LaneReal> {
@@ -1074,31 +1073,38 @@ unsafe fn trial_passes<T: LaneReal>(
     }
 }
 
-/// One generation of one population spread over the grid (or its initialisation when
-/// `init` is set). The last block to finish reduces the blocks' bests.
-#[allow(clippy::too_many_arguments)]
+/// [`step_with`] with the built-in functions' passes.
 #[inline(always)]
-pub(crate) unsafe fn step<T: LaneReal, E: Passes<T>>(
-    s: Setup<T>,
-    init: bool,
-    gens: u32,
-    target: T,
-    seed: u64,
-    pstream: u32,
-    lo: *const T,
-    hi: *const T,
-    a: *mut T,
-    b: *mut T,
-    flags: *mut u32,
-    fit: *mut T,
-    part_f: *mut T,
-    part_i: *mut u32,
-    scratch_f: *mut T,
-    scratch_i: *mut u32,
-    state: *mut u32,
-    best_f: *mut T,
-    hist: *mut T,
-) {
+unsafe fn step<T: LaneReal>(s: Setup<T>, p: StepParams<T>) {
+    // SAFETY: forwarded.
+    unsafe { step_with::<T, Builtin>(s, p) }
+}
+
+/// One generation of one population spread over the grid (or its initialisation when
+/// `init` is set), its individuals served by the passes of `E`. The last block to finish
+/// reduces the blocks' bests.
+#[inline(always)]
+pub(crate) unsafe fn step_with<T: LaneReal, E: Passes<T>>(s: Setup<T>, p: StepParams<T>) {
+    let StepParams {
+        run: Run { gens, target, .. },
+        init,
+        pstream,
+        seed,
+        lo,
+        hi,
+        pop_a: a,
+        pop_b: b,
+        flags,
+        fit,
+        part_f,
+        part_i,
+        scratch_f,
+        scratch_i,
+        state,
+        best_f,
+        hist,
+    } = p;
+    let init = init != 0;
     // SAFETY: the host sizes the buffers: flags 2·np, partials gridDim, scratch
     // 32·gridDim, state STATE_WORDS, hist gens + 1 (or null).
     unsafe {
@@ -1208,33 +1214,38 @@ pub(crate) unsafe fn step<T: LaneReal, E: Passes<T>>(
     }
 }
 
+/// [`persistent_with`] with the built-in functions' passes.
+#[inline(always)]
+unsafe fn persistent<T: LaneReal>(s: Setup<T>, p: GridParams<T>) {
+    // SAFETY: forwarded.
+    unsafe { persistent_with::<T, Builtin>(s, p) }
+}
+
 /// One population over the whole grid, all generations in one cooperative launch; a
 /// grid barrier ends each generation. The blocks' bests of generation g sit in plane
 /// g % 2 of the partials, so every block can reduce them after the barrier while the
-/// next generation writes the other plane.
-#[allow(clippy::too_many_arguments)]
+/// next generation writes the other plane. The passes of `E` serve the individuals.
 #[inline(always)]
-pub(crate) unsafe fn persistent<T: LaneReal, E: Passes<T>>(
-    s: Setup<T>,
-    gens: u32,
-    target: T,
-    seed: u64,
-    pstream: u32,
-    lo: *const T,
-    hi: *const T,
-    a: *mut T,
-    b: *mut T,
-    flags: *mut u32,
-    fit: *mut T,
-    part_f: *mut T,
-    part_i: *mut u32,
-    scratch_f: *mut T,
-    scratch_i: *mut u32,
-    sync: *mut u64,
-    state: *mut u32,
-    best_f: *mut T,
-    hist: *mut T,
-) {
+pub(crate) unsafe fn persistent_with<T: LaneReal, E: Passes<T>>(s: Setup<T>, p: GridParams<T>) {
+    let GridParams {
+        run: Run { gens, target, .. },
+        seed,
+        pstream,
+        lo,
+        hi,
+        pop_a: a,
+        pop_b: b,
+        flags,
+        fit,
+        part_f,
+        part_i,
+        scratch_f,
+        scratch_i,
+        sync,
+        state,
+        best_f,
+        hist,
+    } = p;
     // SAFETY: the host sizes the buffers: flags 2·np, partials 2·gridDim, scratch
     // 32·gridDim, state STATE_WORDS, hist gens + 1 (or null); all blocks are co-resident.
     unsafe {
@@ -1325,201 +1336,94 @@ pub(crate) unsafe fn persistent<T: LaneReal, E: Passes<T>>(
     }
 }
 
+/// Defines the entry point `$name` of the DE kernel `$body` for function `$func`: its
+/// parameters are the fields of its parameter struct, as the field list gives them
+/// (see [`crate::abi`]); it rebuilds the struct and passes it on.
+macro_rules! de_entry {
+    ($(#[$doc:meta])* $name:ident, $body:ident, $func:expr, $thesis:expr;
+     $params:ident<$t:ty> { $($f:ident: $ty:ty,)* }) => {
+        $(#[$doc])*
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $name($($f: $ty),*) {
+            let p = $params::<$t> { $($f),* };
+            let Run {
+                strategy,
+                crossover,
+                bounds,
+                formula,
+                dim,
+                np,
+                f,
+                cr,
+                ..
+            } = p.run;
+            // The thesis variants fix the strategy (and init-only bounds) at compile time.
+            let (strategy, bounds) = if $thesis {
+                (Strategy::Thesis as u32, BoundPolicy::InitOnly as u32)
+            } else {
+                (strategy, bounds)
+            };
+            let s = Setup::<$t>::new(
+                $func as u32,
+                formula,
+                strategy,
+                crossover,
+                bounds,
+                dim,
+                np,
+                f,
+                cr,
+            );
+            // SAFETY: forwarded from this kernel's contract.
+            unsafe { $body(s, p) }
+        }
+    };
+}
+
 macro_rules! kernels {
     ($t:ty, $func:expr, $thesis:expr, $batch:ident, $step:ident, $grid:ident) => {
-        /// One block per population; see [`batch`].
-        ///
-        /// # Safety
-        /// Launched by the host with buffers sized as `batch` requires.
-        #[unsafe(no_mangle)]
-        pub unsafe extern "ptx-kernel" fn $batch(
-            strategy: u32,
-            crossover: u32,
-            bounds: u32,
-            dim: u32,
-            np: u32,
-            gens: u32,
-            f: $t,
-            cr: $t,
-            target: $t,
-            seeds: *const u64,
-            streams: *const u32,
-            lo: *const $t,
-            hi: *const $t,
-            pop_a: *mut $t,
-            pop_b: *mut $t,
-            flags: *mut u32,
-            fit: *mut $t,
-            trial_fit: *mut $t,
-            scratch_f: *mut $t,
-            scratch_i: *mut u32,
-            best_x: *mut $t,
-            best_f: *mut $t,
-            best_idx: *mut u32,
-            gens_done: *mut u32,
-            hist: *mut $t,
-            formula: u32,
-        ) {
-            // The thesis variants fix the strategy (and init-only bounds) at compile time.
-            let (strategy, bounds) = if $thesis {
-                (Strategy::Thesis as u32, BoundPolicy::InitOnly as u32)
-            } else {
-                (strategy, bounds)
-            };
-            let s = Setup::<$t>::new(
-                $func as u32,
-                formula,
-                strategy,
-                crossover,
-                bounds,
-                dim,
-                np,
-                f,
-                cr,
-            );
-            // SAFETY: forwarded from this kernel's contract.
-            unsafe {
-                batch(
-                    s, gens, target, seeds, streams, lo, hi, pop_a, pop_b, flags, fit, trial_fit,
-                    scratch_f, scratch_i, best_x, best_f, best_idx, gens_done, hist,
-                )
-            }
-        }
-
-        /// One generation (or the initialisation) of a grid-wide population; see [`step`].
-        ///
-        /// # Safety
-        /// Launched by the host with buffers sized as `step` requires.
-        #[unsafe(no_mangle)]
-        pub unsafe extern "ptx-kernel" fn $step(
-            strategy: u32,
-            crossover: u32,
-            bounds: u32,
-            dim: u32,
-            np: u32,
-            gens: u32,
-            f: $t,
-            cr: $t,
-            target: $t,
-            init: u32,
-            seed: u64,
-            pstream: u32,
-            lo: *const $t,
-            hi: *const $t,
-            pop_a: *mut $t,
-            pop_b: *mut $t,
-            flags: *mut u32,
-            fit: *mut $t,
-            part_f: *mut $t,
-            part_i: *mut u32,
-            scratch_f: *mut $t,
-            scratch_i: *mut u32,
-            state: *mut u32,
-            best_f: *mut $t,
-            hist: *mut $t,
-            formula: u32,
-        ) {
-            // The thesis variants fix the strategy (and init-only bounds) at compile time.
-            let (strategy, bounds) = if $thesis {
-                (Strategy::Thesis as u32, BoundPolicy::InitOnly as u32)
-            } else {
-                (strategy, bounds)
-            };
-            let s = Setup::<$t>::new(
-                $func as u32,
-                formula,
-                strategy,
-                crossover,
-                bounds,
-                dim,
-                np,
-                f,
-                cr,
-            );
-            // SAFETY: forwarded from this kernel's contract.
-            unsafe {
-                step::<$t, Builtin>(
-                    s,
-                    init != 0,
-                    gens,
-                    target,
-                    seed,
-                    pstream,
-                    lo,
-                    hi,
-                    pop_a,
-                    pop_b,
-                    flags,
-                    fit,
-                    part_f,
-                    part_i,
-                    scratch_f,
-                    scratch_i,
-                    state,
-                    best_f,
-                    hist,
-                )
-            }
-        }
-
-        /// A whole run of one grid-wide population in one cooperative launch; see
-        /// [`persistent`].
-        ///
-        /// # Safety
-        /// Launched cooperatively by the host with buffers sized as `persistent` requires.
-        #[unsafe(no_mangle)]
-        pub unsafe extern "ptx-kernel" fn $grid(
-            strategy: u32,
-            crossover: u32,
-            bounds: u32,
-            dim: u32,
-            np: u32,
-            gens: u32,
-            f: $t,
-            cr: $t,
-            target: $t,
-            seed: u64,
-            pstream: u32,
-            lo: *const $t,
-            hi: *const $t,
-            pop_a: *mut $t,
-            pop_b: *mut $t,
-            flags: *mut u32,
-            fit: *mut $t,
-            part_f: *mut $t,
-            part_i: *mut u32,
-            scratch_f: *mut $t,
-            scratch_i: *mut u32,
-            sync: *mut u64,
-            state: *mut u32,
-            best_f: *mut $t,
-            hist: *mut $t,
-            formula: u32,
-        ) {
-            let (strategy, bounds) = if $thesis {
-                (Strategy::Thesis as u32, BoundPolicy::InitOnly as u32)
-            } else {
-                (strategy, bounds)
-            };
-            let s = Setup::<$t>::new(
-                $func as u32,
-                formula,
-                strategy,
-                crossover,
-                bounds,
-                dim,
-                np,
-                f,
-                cr,
-            );
-            // SAFETY: forwarded from this kernel's contract.
-            unsafe {
-                persistent::<$t, Builtin>(
-                    s, gens, target, seed, pstream, lo, hi, pop_a, pop_b, flags, fit, part_f,
-                    part_i, scratch_f, scratch_i, sync, state, best_f, hist,
-                )
-            }
-        }
+        crate::batch_params!(
+            de_entry!(
+                /// One block per population; see [`batch`].
+                ///
+                /// # Safety
+                /// Launched by the host with buffers sized as [`BatchParams`] says.
+                $batch,
+                batch,
+                $func,
+                $thesis
+            ),
+            $t
+        );
+        crate::step_params!(
+            de_entry!(
+                /// One generation (or the initialisation) of a grid-wide population; see
+                /// [`step`].
+                ///
+                /// # Safety
+                /// Launched by the host with buffers sized as [`StepParams`] says.
+                $step,
+                step,
+                $func,
+                $thesis
+            ),
+            $t
+        );
+        crate::grid_params!(
+            de_entry!(
+                /// A whole run of one grid-wide population in one cooperative launch; see
+                /// [`persistent`].
+                ///
+                /// # Safety
+                /// Launched cooperatively by the host with buffers sized as [`GridParams`]
+                /// says.
+                $grid,
+                persistent,
+                $func,
+                $thesis
+            ),
+            $t
+        );
     };
 }
 
@@ -1544,49 +1448,54 @@ macro_rules! all_kernels {
 
 crate::builtin_functions!(all_kernels);
 
-/// Evaluates `n` row-major vectors (stride [`stride`]) into `out`; one group per vector.
-///
-/// # Safety
-/// `x` holds `n · stride(dim)` values, `out` `n`.
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn evaluate_f32(
-    function: u32,
-    dim: u32,
-    n: u32,
-    x: *const f32,
-    out: *mut f32,
-    formula: u32,
-) {
-    // SAFETY: forwarded.
-    unsafe { evaluate_rows(function, formula, dim, n, x, out) }
+// The external family (`external.rs`) defines its entry points with the same macros, so
+// that its kernels take exactly the built-in kernels' parameters.
+pub(crate) use {de_entry, kernels as de_kernels};
+
+/// Defines an evaluation entry point from [`EvalParams`]' field list.
+macro_rules! eval_entry {
+    ($(#[$doc:meta])* $name:ident; $params:ident<$t:ty> { $($f:ident: $ty:ty,)* }) => {
+        $(#[$doc])*
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $name($($f: $ty),*) {
+            // SAFETY: forwarded.
+            unsafe { evaluate_rows($params::<$t> { $($f),* }) }
+        }
+    };
 }
 
-/// As [`evaluate_f32`], in double precision.
-///
-/// # Safety
-/// As [`evaluate_f32`].
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn evaluate_f64(
-    function: u32,
-    dim: u32,
-    n: u32,
-    x: *const f64,
-    out: *mut f64,
-    formula: u32,
-) {
-    // SAFETY: forwarded.
-    unsafe { evaluate_rows(function, formula, dim, n, x, out) }
-}
+crate::eval_params!(
+    eval_entry!(
+        /// Evaluates `n` row-major vectors (stride [`stride`]) into `out`; one group per
+        /// vector.
+        ///
+        /// # Safety
+        /// `x` holds `n · stride(dim)` values, `out` `n` (see [`EvalParams`]).
+        evaluate_f32
+    ),
+    f32
+);
+crate::eval_params!(
+    eval_entry!(
+        /// As `evaluate_f32`, in double precision.
+        ///
+        /// # Safety
+        /// As `evaluate_f32`.
+        evaluate_f64
+    ),
+    f64
+);
 
 #[inline(always)]
-unsafe fn evaluate_rows<T: LaneReal>(
-    function: u32,
-    formula: u32,
-    dim: u32,
-    n: u32,
-    x: *const T,
-    out: *mut T,
-) {
+unsafe fn evaluate_rows<T: LaneReal>(p: EvalParams<T>) {
+    let EvalParams {
+        x,
+        out,
+        function,
+        formula,
+        dim,
+        n,
+    } = p;
     // SAFETY: the host passes buffers as the kernels above require.
     unsafe {
         let f = Function::from_u32(function).unwrap_or(Function::Sphere);

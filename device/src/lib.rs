@@ -15,6 +15,33 @@
 )]
 #![feature(core_float_math)]
 
+/// The kernels' parameters: one `#[repr(C)]` struct per kernel family, declared once.
+///
+/// Each family's fields are listed once (`batch_params!`, `step_params!`,
+/// `grid_params!`, `eval_params!`); from that list come the struct ([`abi::BatchParams`],
+/// [`abi::StepParams`], [`abi::GridParams`], [`abi::EvalParams`], generic over the real
+/// type), its table of fields ([`abi::KernelParams::FIELDS`]) and the entry points'
+/// signatures in `kernels.rs`: one kernel parameter per field, in the same order, so the
+/// kernel's parameter space holds the struct's fields (loose scalars and pointers, as
+/// before: no global load). The host fills one struct per launch, in one place per
+/// family, and passes its fields by address.
+///
+/// Why not the struct as one `.param .b8[N]` aggregate: rustc passes an aggregate kernel
+/// argument as an integer array, so LLVM no longer knows that the pointers read from it
+/// address global memory. It then emits generic loads and stores, and ptxas needs up to
+/// 36 more registers per kernel. Pointer parameters are marked global by LLVM.
+///
+/// **Layout rule.** `#[repr(C)]`: fields in declaration order, each at the next offset
+/// that is a multiple of its alignment. Device pointers are raw pointer fields
+/// (`*const T` for what the kernel only reads, `*mut T` for what it writes), 8 bytes:
+/// the device address, null for an absent optional buffer. Reals are `T`, codes `u32`;
+/// [`abi::Run`] (no pointers) is one parameter. With parameters aligned as PTX aligns
+/// them, the struct's offsets are the parameter buffer's offsets. The build script
+/// checks, for every entry point in the PTX, that its parameters are the fields of its
+/// family's struct: same count, same sizes, same offsets. A divergence is a build error.
+///
+/// This file is also `include!`d by the build script: it uses nothing outside `core`.
+pub mod abi;
 pub mod adaptive;
 pub mod cec2017;
 pub mod de;

@@ -10,8 +10,11 @@ use crate::error::{Error, Result};
 use crate::result::{Ending, RunResult, termination};
 use cudarc::driver::sys::CUfunction_attribute_enum;
 use cudarc::driver::{
-    CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DeviceRepr, DriverError,
-    LaunchConfig, PushKernelArg, ValidAsZeroBits,
+    CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DeviceRepr,
+    DriverError, LaunchArgs, LaunchConfig, PushKernelArg, ValidAsZeroBits,
+};
+use gpude_device::abi::{
+    BatchParams, EvalParams, GridParams, KernelParams, ParamReal, Run, StepParams,
 };
 use gpude_device::lanes::{group_width, stride};
 use gpude_device::registry::{Family, KERNEL_NAME_MAX, KernelKey, KernelPrecision, Layout};
@@ -126,9 +129,62 @@ fn kernel_name<T: Real>(layout: Layout, job: &Job) -> String {
 }
 
 /// A floating type the kernels exist for.
-pub trait GpuReal: Real + DeviceRepr + ValidAsZeroBits + Unpin {}
+pub trait GpuReal: Real + ParamReal + DeviceRepr + ValidAsZeroBits + Unpin {}
 impl GpuReal for f32 {}
 impl GpuReal for f64 {}
+
+/// A job's run settings, as every DE kernel takes them (the first field of each family's
+/// parameter struct).
+fn run_params<T: GpuReal>(job: &Job) -> Run<T> {
+    Run {
+        f: T::of(job.f()),
+        cr: T::of(job.cr()),
+        target: T::of(job.target_value().unwrap_or(f64::NEG_INFINITY)),
+        strategy: job.strategy() as u32,
+        crossover: job.crossover() as u32,
+        bounds: job.bounds() as u32,
+        formula: job.formula() as u32,
+        dim: job.dim(),
+        np: job.pop(),
+        gens: job.generations(),
+    }
+}
+
+/// The device address of a buffer, for a pointer field of a parameter struct.
+fn dev<T>(buf: &CudaSlice<T>, stream: &CudaStream) -> *mut T {
+    // The engine turns cudarc's event tracking off (see `CudaEngine::new`), so the
+    // returned guard records nothing and may go at once.
+    let (ptr, _guard) = buf.device_ptr(stream);
+    ptr as *mut T
+}
+
+/// The device address of an optional buffer; null without one.
+fn dev_opt<T>(buf: Option<&CudaSlice<T>>, stream: &CudaStream) -> *mut T {
+    buf.map_or(std::ptr::null_mut(), |b| dev(b, stream))
+}
+
+/// A byte of a parameter struct, as cudarc hands a kernel parameter to the driver: by
+/// the address of its first byte (the driver copies the parameter's declared size).
+#[repr(transparent)]
+struct ParamByte(u8);
+
+// SAFETY: only the address of a `ParamByte` reaches the driver; `push_params` makes it the
+// first byte of a field whose size is the kernel parameter's size (checked against the
+// PTX by the build script), and the field outlives the launch builder.
+unsafe impl DeviceRepr for ParamByte {}
+
+/// Pushes the fields of `p` as the kernel's parameters, one each, in order: the entry
+/// points take their parameter struct's fields (see `gpude_device::abi`).
+fn push_params<'a, P: KernelParams>(b: &mut LaunchArgs<'a>, p: &'a P) {
+    let base = (p as *const P).cast::<u8>();
+    for field in P::FIELDS {
+        // SAFETY: `field.offset` is the offset of a field of `P` (the contract of
+        // `KernelParams`), so the byte lies inside `*p`, is initialised, and is borrowed
+        // for as long as the builder.
+        let byte = unsafe { &*base.add(field.offset).cast::<ParamByte>() };
+        b.arg(byte);
+    }
+}
 
 impl CudaEngine {
     /// Opens GPU `device` with the kernels (name, PTX module) and makes `streams`
@@ -418,43 +474,53 @@ impl CudaEngine {
         let hi_d = stream
             .clone_htod(&padded::<T>(job.upper(), st))
             .map_err(up)?;
-        let mut pop_a = alloc(p * np * st)?;
-        let mut pop_b = alloc(p * np * st)?;
-        let mut flags = stream
+        let pop_a = alloc(p * np * st)?;
+        let pop_b = alloc(p * np * st)?;
+        let flags = stream
             .alloc_zeros::<u32>(p * np)
             .map_err(cuda_err(ctx("allocating")))?;
-        let mut fit = alloc(p * np)?;
-        let mut trial_fit = alloc(p * np)?;
-        let mut scratch_f = alloc(32 * p)?;
-        let mut scratch_i = stream
+        let fit = alloc(p * np)?;
+        let trial_fit = alloc(p * np)?;
+        let scratch_f = alloc(32 * p)?;
+        let scratch_i = stream
             .alloc_zeros::<u32>(32 * p)
             .map_err(cuda_err(ctx("allocating")))?;
-        let mut best_x = alloc(p * st)?;
-        let mut best_f = alloc(p)?;
-        let mut best_idx = stream
+        let best_x = alloc(p * st)?;
+        let best_f = alloc(p)?;
+        let best_idx = stream
             .alloc_zeros::<u32>(p)
             .map_err(cuda_err(ctx("allocating")))?;
-        let mut gens_done = stream
+        let gens_done = stream
             .alloc_zeros::<u32>(p)
             .map_err(cuda_err(ctx("allocating")))?;
-        let mut hist = if hist_len > 0 {
+        let hist = if hist_len > 0 {
             Some(alloc(hist_len)?)
         } else {
             None
         };
-        let target = T::of(job.target_value().unwrap_or(f64::NEG_INFINITY));
-        let (fv, crv) = (T::of(job.f()), T::of(job.cr()));
-        let (strategy, crossover, bounds, formula) = (
-            job.strategy() as u32,
-            job.crossover() as u32,
-            job.bounds() as u32,
-            job.formula() as u32,
-        );
-        let (dim_u, np_u) = (dim, np as u32);
-        let null: u64 = 0;
         // Every buffer above is sized for `p` populations of `np` rows of `st` values,
         // as the kernel indexes them.
         debug_assert_eq!(pop_a.len(), p * np * st);
+        let s = &*stream;
+        let params = BatchParams::<T> {
+            run: run_params(job),
+            seeds: dev(&seeds_d, s),
+            streams: dev(&streams_d, s),
+            lo: dev(&lo_d, s),
+            hi: dev(&hi_d, s),
+            pop_a: dev(&pop_a, s),
+            pop_b: dev(&pop_b, s),
+            flags: dev(&flags, s),
+            fit: dev(&fit, s),
+            trial_fit: dev(&trial_fit, s),
+            scratch_f: dev(&scratch_f, s),
+            scratch_i: dev(&scratch_i, s),
+            best_x: dev(&best_x, s),
+            best_f: dev(&best_f, s),
+            best_idx: dev(&best_idx, s),
+            gens_done: dev(&gens_done, s),
+            hist: dev_opt(hist.as_ref(), s),
+        };
         let cfg = LaunchConfig {
             grid_dim: (p as u32, 1, 1),
             block_dim: (threads, 1, 1),
@@ -462,38 +528,11 @@ impl CudaEngine {
         };
         let start = Instant::now();
         let mut b = stream.launch_builder(&func);
-        b.arg(&strategy)
-            .arg(&crossover)
-            .arg(&bounds)
-            .arg(&dim_u)
-            .arg(&np_u)
-            .arg(&gens)
-            .arg(&fv)
-            .arg(&crv)
-            .arg(&target)
-            .arg(&seeds_d)
-            .arg(&streams_d)
-            .arg(&lo_d)
-            .arg(&hi_d)
-            .arg(&mut pop_a)
-            .arg(&mut pop_b)
-            .arg(&mut flags)
-            .arg(&mut fit)
-            .arg(&mut trial_fit)
-            .arg(&mut scratch_f)
-            .arg(&mut scratch_i)
-            .arg(&mut best_x)
-            .arg(&mut best_f)
-            .arg(&mut best_idx)
-            .arg(&mut gens_done);
-        match hist.as_mut() {
-            Some(h) => b.arg(h),
-            None => b.arg(&null),
-        };
-        b.arg(&formula);
-        // SAFETY: the argument list matches the kernel's signature in the device crate
-        // (order and types), every buffer has the length the kernel indexes (checked
-        // above), and the launch shape is within the function's limits.
+        push_params(&mut b, &params);
+        // SAFETY: the parameters are the kernel's (the build script checks them against
+        // the PTX), every buffer has the length the kernel indexes (checked above) and
+        // lives until the results are read back, and the launch shape is within the
+        // function's limits.
         unsafe { b.launch(cfg) }.map_err(cuda_err(ctx("launching")))?;
         Ok(BatchLaunch {
             stream,
@@ -594,18 +633,8 @@ impl CudaEngine {
         let nblocks = groups_needed.min(per_sm * self.sm_count).max(1) as usize;
         let stream = self.streams[0].clone();
         let ctx = |what: &str| format!("{name}: {what}");
-        let mut bu = self.grid_buffers::<T>(&stream, job, &name, nblocks, 1, 0)?;
-        let target = T::of(job.target_value().unwrap_or(f64::NEG_INFINITY));
-        let (fv, crv) = (T::of(job.f()), T::of(job.cr()));
-        let (strategy, crossover, bounds, formula) = (
-            job.strategy() as u32,
-            job.crossover() as u32,
-            job.bounds() as u32,
-            job.formula() as u32,
-        );
-        let (dim_u, np_u) = (dim, np as u32);
-        let (seed, pstream) = (job.seed(), job.stream());
-        let null: u64 = 0;
+        let bu = self.grid_buffers::<T>(&stream, job, &name, nblocks, 1, 0)?;
+        let mut params = bu.step_params(job, &stream);
         let cfg = LaunchConfig {
             grid_dim: (nblocks as u32, 1, 1),
             block_dim: (threads, 1, 1),
@@ -615,39 +644,11 @@ impl CudaEngine {
         let check_every = 64u32;
         let mut launched = 0u32;
         while launched <= gens {
-            let init: u32 = (launched == 0) as u32;
+            params.init = (launched == 0) as u32;
             let mut b = stream.launch_builder(&func);
-            b.arg(&strategy)
-                .arg(&crossover)
-                .arg(&bounds)
-                .arg(&dim_u)
-                .arg(&np_u)
-                .arg(&gens)
-                .arg(&fv)
-                .arg(&crv)
-                .arg(&target)
-                .arg(&init)
-                .arg(&seed)
-                .arg(&pstream)
-                .arg(&bu.lo)
-                .arg(&bu.hi)
-                .arg(&mut bu.pop_a)
-                .arg(&mut bu.pop_b)
-                .arg(&mut bu.flags)
-                .arg(&mut bu.fit)
-                .arg(&mut bu.part_f)
-                .arg(&mut bu.part_i)
-                .arg(&mut bu.scratch_f)
-                .arg(&mut bu.scratch_i)
-                .arg(&mut bu.state)
-                .arg(&mut bu.best_f);
-            match bu.hist.as_mut() {
-                Some(h) => b.arg(h),
-                None => b.arg(&null),
-            };
-            b.arg(&formula);
-            // SAFETY: the arguments match the kernel's signature in the device crate;
-            // flags hold 2·np words, the partials and scratch cover every block, the state
+            push_params(&mut b, &params);
+            // SAFETY: the parameters are the kernel's (checked against the PTX at build
+            // time); flags hold 2·np words, the partials and scratch cover every block, the state
             // STATE_WORDS words and the history gens + 1 values, as the kernel indexes.
             unsafe { b.launch(cfg) }.map_err(cuda_err(ctx("launching")))?;
             launched += 1;
@@ -687,7 +688,6 @@ impl CudaEngine {
     ) -> Result<(RunResult, Option<FinalPopulation>)> {
         let dim = job.dim();
         let np = job.pop() as usize;
-        let gens = job.generations();
         let name = kernel_name::<T>(Layout::Grid, job);
         let func = self.job_function::<T>(&name, job)?;
         let g = group_width(dim);
@@ -706,21 +706,11 @@ impl CudaEngine {
         let nblocks = groups_needed.min(per_sm * self.sm_count).max(1) as usize;
         let stream = self.streams[0].clone();
         let ctx = |what: &str| format!("{name}: {what}");
-        let mut bu = self.grid_buffers::<T>(&stream, job, &name, nblocks, 2, 8)?;
-        let mut sync = stream
+        let bu = self.grid_buffers::<T>(&stream, job, &name, nblocks, 2, 8)?;
+        let sync = stream
             .alloc_zeros::<u64>(1)
             .map_err(cuda_err(ctx("allocating")))?;
-        let target = T::of(job.target_value().unwrap_or(f64::NEG_INFINITY));
-        let (fv, crv) = (T::of(job.f()), T::of(job.cr()));
-        let (strategy, crossover, bounds, formula) = (
-            job.strategy() as u32,
-            job.crossover() as u32,
-            job.bounds() as u32,
-            job.formula() as u32,
-        );
-        let (dim_u, np_u) = (dim, np as u32);
-        let (seed, pstream) = (job.seed(), job.stream());
-        let null: u64 = 0;
+        let params = bu.grid_params(job, &stream, &sync);
         let cfg = LaunchConfig {
             grid_dim: (nblocks as u32, 1, 1),
             block_dim: (threads, 1, 1),
@@ -728,36 +718,9 @@ impl CudaEngine {
         };
         let start = Instant::now();
         let mut b = stream.launch_builder(&func);
-        b.arg(&strategy)
-            .arg(&crossover)
-            .arg(&bounds)
-            .arg(&dim_u)
-            .arg(&np_u)
-            .arg(&gens)
-            .arg(&fv)
-            .arg(&crv)
-            .arg(&target)
-            .arg(&seed)
-            .arg(&pstream)
-            .arg(&bu.lo)
-            .arg(&bu.hi)
-            .arg(&mut bu.pop_a)
-            .arg(&mut bu.pop_b)
-            .arg(&mut bu.flags)
-            .arg(&mut bu.fit)
-            .arg(&mut bu.part_f)
-            .arg(&mut bu.part_i)
-            .arg(&mut bu.scratch_f)
-            .arg(&mut bu.scratch_i)
-            .arg(&mut sync)
-            .arg(&mut bu.state)
-            .arg(&mut bu.best_f);
-        match bu.hist.as_mut() {
-            Some(h) => b.arg(h),
-            None => b.arg(&null),
-        };
-        b.arg(&formula);
-        // SAFETY: the arguments match the kernel's signature in the device crate; flags
+        push_params(&mut b, &params);
+        // SAFETY: the parameters are the kernel's (checked against the PTX at build
+        // time), and `sync` and the buffers live until the state is read back; flags
         // hold 2·np words, the partials 2·nblocks, scratch 32·nblocks, the state
         // STATE_WORDS words and the history gens + 1 values, as the kernel indexes; the
         // cooperative launch refuses a grid whose blocks cannot all be resident, which
@@ -814,21 +777,24 @@ impl CudaEngine {
         let x_d = stream
             .clone_htod(&x)
             .map_err(cuda_err(format!("{name}: uploading")))?;
-        let mut out = stream
+        let out = stream
             .alloc_zeros::<T>(n)
             .map_err(cuda_err(format!("{name}: allocating")))?;
         let threads = 256u32;
         let blocks = ((n as u32 * group_width(dim)).div_ceil(threads)).max(1);
-        let (fc, nn, fm) = (f as u32, n as u32, formula as u32);
+        let params = EvalParams::<T> {
+            function: f as u32,
+            formula: formula as u32,
+            dim,
+            n: n as u32,
+            x: dev(&x_d, stream),
+            out: dev(&out, stream),
+        };
         let mut b = stream.launch_builder(&func);
-        b.arg(&fc)
-            .arg(&dim)
-            .arg(&nn)
-            .arg(&x_d)
-            .arg(&mut out)
-            .arg(&fm);
-        // SAFETY: x holds n rows of stride(dim) values and out n values, as the kernel reads
-        // and writes them.
+        push_params(&mut b, &params);
+        // SAFETY: the parameters are the kernel's (checked against the PTX at build time);
+        // x holds n rows of stride(dim) values and out n values, as the kernel reads and
+        // writes them, and both live until the values are read back.
         unsafe {
             b.launch(LaunchConfig {
                 grid_dim: (blocks, 1, 1),
@@ -881,6 +847,54 @@ struct GridBuffers<T: GpuReal> {
     state: CudaSlice<u32>,
     best_f: CudaSlice<T>,
     hist: Option<CudaSlice<T>>,
+}
+
+impl<T: GpuReal> GridBuffers<T> {
+    /// The step kernels' parameters (the initialisation launch sets `init`).
+    fn step_params(&self, job: &Job, s: &CudaStream) -> StepParams<T> {
+        StepParams {
+            run: run_params(job),
+            init: 0,
+            pstream: job.stream(),
+            seed: job.seed(),
+            lo: dev(&self.lo, s),
+            hi: dev(&self.hi, s),
+            pop_a: dev(&self.pop_a, s),
+            pop_b: dev(&self.pop_b, s),
+            flags: dev(&self.flags, s),
+            fit: dev(&self.fit, s),
+            part_f: dev(&self.part_f, s),
+            part_i: dev(&self.part_i, s),
+            scratch_f: dev(&self.scratch_f, s),
+            scratch_i: dev(&self.scratch_i, s),
+            state: dev(&self.state, s),
+            best_f: dev(&self.best_f, s),
+            hist: dev_opt(self.hist.as_ref(), s),
+        }
+    }
+
+    /// The grid kernels' parameters, with the grid barrier's counter `sync`.
+    fn grid_params(&self, job: &Job, s: &CudaStream, sync: &CudaSlice<u64>) -> GridParams<T> {
+        GridParams {
+            run: run_params(job),
+            seed: job.seed(),
+            pstream: job.stream(),
+            lo: dev(&self.lo, s),
+            hi: dev(&self.hi, s),
+            pop_a: dev(&self.pop_a, s),
+            pop_b: dev(&self.pop_b, s),
+            flags: dev(&self.flags, s),
+            fit: dev(&self.fit, s),
+            part_f: dev(&self.part_f, s),
+            part_i: dev(&self.part_i, s),
+            scratch_f: dev(&self.scratch_f, s),
+            scratch_i: dev(&self.scratch_i, s),
+            sync: dev(sync, s),
+            state: dev(&self.state, s),
+            best_f: dev(&self.best_f, s),
+            hist: dev_opt(self.hist.as_ref(), s),
+        }
+    }
 }
 
 /// Bounds converted to `T` and padded to the row stride.

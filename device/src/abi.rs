@@ -1,0 +1,315 @@
+// The module documentation is on `pub mod abi` in lib.rs: the build script `include!`s
+// this file, where inner doc comments are not allowed.
+
+/// The run's settings, shared by the batch, step and grid kernels.
+///
+/// `f` and `cr` are the strategy's F and Cr, `target` the value at which a run stops
+/// (−∞ for none). The codes are the `as u32` values of `Strategy`, `Crossover`,
+/// `BoundPolicy` and `Formula`; `dim` is D, `np` the population size and `gens` the
+/// generation limit. The function is not a field: every kernel is specialised for one.
+/// It holds no pointer, so it stays one parameter of the kernels.
+///
+/// The order is the one the kernels' loose parameters had. ptxas's register allocation
+/// depends on it: with the reals first, some f64 kernels took 4 more registers.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Run<T> {
+    pub strategy: u32,
+    pub crossover: u32,
+    pub bounds: u32,
+    pub dim: u32,
+    pub np: u32,
+    pub gens: u32,
+    pub f: T,
+    pub cr: T,
+    pub target: T,
+    pub formula: u32,
+}
+
+/// One field of a parameter struct: its name, offset and size on this target.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Field {
+    pub name: &'static str,
+    pub offset: usize,
+    pub size: usize,
+}
+
+/// The real types the kernels exist for.
+pub trait ParamReal: Copy {
+    /// The precision's word in kernel names.
+    const WORD: &'static str;
+}
+impl ParamReal for f32 {
+    const WORD: &'static str = "f32";
+}
+impl ParamReal for f64 {
+    const WORD: &'static str = "f64";
+}
+
+/// A struct whose fields are a kernel's parameters, in order.
+///
+/// # Safety
+/// The type is `#[repr(C)]` and `Copy`; every field is an integer, a real, a raw pointer
+/// or [`Run`] (every bit pattern is a valid value); [`KernelParams::FIELDS`] lists every
+/// field once, in declaration order, with its offset and size.
+pub unsafe trait KernelParams: Copy {
+    /// Every kernel that takes these parameters has a name that starts with `FAMILY`
+    /// followed by `PRECISION`.
+    const FAMILY: &'static str;
+    const PRECISION: &'static str;
+    /// The fields, one kernel parameter each.
+    const FIELDS: &'static [Field];
+}
+
+/// Declares a parameter struct from its one field list: the struct (generic over the
+/// real type `T`) and its [`KernelParams`] for `f32` and `f64`.
+macro_rules! declare_params {
+    ($(#[$doc:meta])* $name:ident, $fields:ident, $family:literal) => {
+        $fields!(declare_params_struct!($(#[$doc])* $name), T);
+        $fields!(declare_params_impl!($family), T);
+    };
+}
+
+macro_rules! declare_params_struct {
+    ($(#[$doc:meta])* $name:ident; $_n:ident<$t:ty> { $($f:ident: $ty:ty,)* }) => {
+        $(#[$doc])*
+        #[repr(C)]
+        #[derive(Clone, Copy, Debug, PartialEq)]
+        pub struct $name<T> {
+            $(pub $f: $ty,)*
+        }
+    };
+}
+
+macro_rules! declare_params_impl {
+    ($family:literal; $name:ident<$t:ty> { $($f:ident: $ty:ty,)* }) => {
+        // SAFETY: `#[repr(C)]`, `Copy`, fields of the allowed kinds; `FIELDS` is generated
+        // from the same list as the struct.
+        unsafe impl<T: ParamReal> KernelParams for $name<T> {
+            const FAMILY: &'static str = $family;
+            const PRECISION: &'static str = T::WORD;
+            const FIELDS: &'static [Field] = &[$(Field {
+                name: stringify!($f),
+                offset: core::mem::offset_of!($name<$t>, $f),
+                size: core::mem::size_of::<$ty>(),
+            },)*];
+        }
+    };
+}
+
+/// The fields of [`BatchParams`] with real type `$t`, handed to `$callback!` after
+/// `$args` (the one list the struct, its field table and the kernels' signatures come
+/// from).
+#[macro_export]
+macro_rules! batch_params {
+    ($callback:ident!($($args:tt)*), $t:ty) => {
+        $callback! { $($args)*; BatchParams<$t> {
+            run: Run<$t>,
+            seeds: *const u64,
+            streams: *const u32,
+            lo: *const $t,
+            hi: *const $t,
+            pop_a: *mut $t,
+            pop_b: *mut $t,
+            flags: *mut u32,
+            fit: *mut $t,
+            trial_fit: *mut $t,
+            scratch_f: *mut $t,
+            scratch_i: *mut u32,
+            best_x: *mut $t,
+            best_f: *mut $t,
+            best_idx: *mut u32,
+            gens_done: *mut u32,
+            hist: *mut $t,
+        } }
+    };
+}
+
+/// The fields of [`StepParams`] (see [`batch_params!`](crate::batch_params)).
+#[macro_export]
+macro_rules! step_params {
+    ($callback:ident!($($args:tt)*), $t:ty) => {
+        $callback! { $($args)*; StepParams<$t> {
+            run: Run<$t>,
+            init: u32,
+            pstream: u32,
+            seed: u64,
+            lo: *const $t,
+            hi: *const $t,
+            pop_a: *mut $t,
+            pop_b: *mut $t,
+            flags: *mut u32,
+            fit: *mut $t,
+            part_f: *mut $t,
+            part_i: *mut u32,
+            scratch_f: *mut $t,
+            scratch_i: *mut u32,
+            state: *mut u32,
+            best_f: *mut $t,
+            hist: *mut $t,
+        } }
+    };
+}
+
+/// The fields of [`GridParams`] (see [`batch_params!`](crate::batch_params)).
+#[macro_export]
+macro_rules! grid_params {
+    ($callback:ident!($($args:tt)*), $t:ty) => {
+        $callback! { $($args)*; GridParams<$t> {
+            run: Run<$t>,
+            seed: u64,
+            pstream: u32,
+            lo: *const $t,
+            hi: *const $t,
+            pop_a: *mut $t,
+            pop_b: *mut $t,
+            flags: *mut u32,
+            fit: *mut $t,
+            part_f: *mut $t,
+            part_i: *mut u32,
+            scratch_f: *mut $t,
+            scratch_i: *mut u32,
+            sync: *mut u64,
+            state: *mut u32,
+            best_f: *mut $t,
+            hist: *mut $t,
+        } }
+    };
+}
+
+/// The fields of [`EvalParams`] (see [`batch_params!`](crate::batch_params)).
+#[macro_export]
+macro_rules! eval_params {
+    ($callback:ident!($($args:tt)*), $t:ty) => {
+        $callback! { $($args)*; EvalParams<$t> {
+            function: u32,
+            formula: u32,
+            dim: u32,
+            n: u32,
+            x: *const $t,
+            out: *mut $t,
+        } }
+    };
+}
+
+declare_params! {
+    /// The batch kernels (`de_batch_*`): one block per population, all generations in
+    /// one launch; `P` populations of `np` rows of `stride(dim)` values, `P` = the grid
+    /// size.
+    ///
+    /// Inputs: `seeds`, `streams` (one per population), `lo`, `hi` (one padded row
+    /// each). Working buffers: `pop_a`, `pop_b` (P·np rows), `flags`, `fit`, `trial_fit`
+    /// (P·np), `scratch_f`, `scratch_i` (32·P). Outputs: `best_x` (P rows), `best_f`,
+    /// `best_idx`, `gens_done` (P), and `hist` ((gens + 1)·P values, or null for no
+    /// history).
+    BatchParams, batch_params, "de_batch_"
+}
+
+declare_params! {
+    /// The step kernels (`de_step_*`): one generation of a population spread over the
+    /// whole grid per launch, or its initialisation when `init` is not 0.
+    ///
+    /// `lo`, `hi` (one padded row each), `pop_a`, `pop_b` (np rows), `flags` (2·np: one
+    /// plane per generation parity), `fit` (np), the blocks' partial bests `part_f`,
+    /// `part_i` (gridDim), `scratch_f`, `scratch_i` (32·gridDim), `state`
+    /// (`STATE_WORDS` words), `best_f` (1) and `hist` (gens + 1 values, or null).
+    StepParams, step_params, "de_step_"
+}
+
+declare_params! {
+    /// The grid kernels (`de_grid_*`): a whole run of a grid-wide population in one
+    /// cooperative launch. The buffers are those of [`StepParams`], with two planes of
+    /// partial bests (2·gridDim) and `sync`, the grid barrier's counter (one zeroed
+    /// word).
+    GridParams, grid_params, "de_grid_"
+}
+
+declare_params! {
+    /// The evaluation kernels (`evaluate_f32`, `evaluate_f64`): `n` rows of
+    /// `stride(dim)` values in `x`, their values into `out` (`n`); `function` and
+    /// `formula` are the `as u32` codes of `Function` and `Formula`.
+    EvalParams, eval_params, "evaluate_"
+}
+
+/// Calls `f` with the kernel-name prefix (family, precision) and the fields of every
+/// parameter struct (as this target lays them out): the build script compares them with
+/// the `.param` declarations of every entry point in the PTX.
+pub fn for_each_params(mut f: impl FnMut([&'static str; 2], &'static [Field])) {
+    fn one<P: KernelParams>(f: &mut impl FnMut([&'static str; 2], &'static [Field])) {
+        f([P::FAMILY, P::PRECISION], P::FIELDS);
+    }
+    one::<BatchParams<f32>>(&mut f);
+    one::<BatchParams<f64>>(&mut f);
+    one::<StepParams<f32>>(&mut f);
+    one::<StepParams<f64>>(&mut f);
+    one::<GridParams<f32>>(&mut f);
+    one::<GridParams<f64>>(&mut f);
+    one::<EvalParams<f32>>(&mut f);
+    one::<EvalParams<f64>>(&mut f);
+}
+
+// Device pointers are 64-bit on nvptx64; the host must agree.
+const _: () = assert!(core::mem::size_of::<*mut u8>() == 8);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The field tables generated from the lists cover each struct exactly: fields in
+    /// order, none overlapping, each aligned to its size (or to 4 for `Run<f32>`), the
+    /// last ending where the struct ends (up to its alignment).
+    fn check<P: KernelParams>(first: &str, last: &str) {
+        let fields = P::FIELDS;
+        assert_eq!(fields.first().map(|f| f.name), Some(first));
+        assert_eq!(fields.last().map(|f| f.name), Some(last));
+        let mut end = 0;
+        for f in fields {
+            assert!(f.offset >= end, "{} overlaps the field before it", f.name);
+            assert!(f.size > 0);
+            let align = if f.name == "run" {
+                core::mem::align_of::<P>().min(f.size)
+            } else {
+                f.size
+            };
+            assert_eq!(f.offset % align.min(8), 0, "{} is misaligned", f.name);
+            end = f.offset + f.size;
+        }
+        let size = core::mem::size_of::<P>();
+        assert_eq!(end.next_multiple_of(core::mem::align_of::<P>()), size);
+    }
+
+    #[test]
+    fn field_tables_cover_the_structs() {
+        check::<BatchParams<f32>>("run", "hist");
+        check::<BatchParams<f64>>("run", "hist");
+        check::<StepParams<f32>>("run", "hist");
+        check::<StepParams<f64>>("run", "hist");
+        check::<GridParams<f32>>("run", "hist");
+        check::<GridParams<f64>>("run", "hist");
+        check::<EvalParams<f32>>("function", "out");
+        check::<EvalParams<f64>>("function", "out");
+        assert_eq!(BatchParams::<f32>::FIELDS.len(), 17);
+        assert_eq!(core::mem::size_of::<Run<f32>>(), 40);
+        assert_eq!(core::mem::size_of::<Run<f64>>(), 56);
+    }
+
+    #[test]
+    fn kernel_names_follow_the_registry() {
+        let mut names = Vec::new();
+        for_each_params(|[family, precision], _| names.push(format!("{family}{precision}")));
+        assert_eq!(names.len(), 8);
+        let key = crate::registry::KernelKey {
+            layout: crate::registry::Layout::Grid,
+            family: crate::registry::Family::Thesis,
+            function: "griewank",
+            precision: crate::registry::KernelPrecision::F64,
+        };
+        let mut buf = [0u8; crate::registry::KERNEL_NAME_MAX];
+        let name = key.name_into(&mut buf);
+        let owners: Vec<_> = names
+            .iter()
+            .filter(|p| name.starts_with(p.as_str()))
+            .collect();
+        assert_eq!(owners, ["de_grid_f64"]);
+    }
+}
