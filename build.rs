@@ -82,11 +82,18 @@ fn run() -> Result<()> {
     check_kernels(&text)?;
     check_params(&text)?;
     std::fs::write(out.join("gpude.ptx"), &text).map_err(|e| e.to_string())?;
-    // One module per kernel, so that the driver compiles only the kernels a run uses.
+    // One module per kernel, so that the driver compiles only the kernels a run uses,
+    // and the maths module of expressions (not a kernel: the CUDA engine links it with
+    // the external family's kernels and an expression's code).
     let modules = split_ptx(&text)?;
+    check_external(&modules)?;
     let mut table = String::from("&[\n");
     for (name, module) in &modules {
-        let file = format!("kernel_{name}.ptx");
+        let file = if name == registry::EXPR_MATHS_MODULE {
+            format!("{name}.ptx")
+        } else {
+            format!("kernel_{name}.ptx")
+        };
         std::fs::write(out.join(&file), module).map_err(|e| e.to_string())?;
         table +=
             &format!("    ({name:?}, include_str!(concat!(env!(\"OUT_DIR\"), \"/{file}\"))),\n");
@@ -194,10 +201,12 @@ fn check_kernels(ptx: &str) -> Result<()> {
         .filter_map(|l| declared_name(l, ".entry"))
         .collect();
     let mut expected = std::collections::BTreeSet::new();
-    registry::for_each_kernel_key(|key| {
+    let mut name_of = |key: registry::KernelKey| {
         let mut buf = [0u8; registry::KERNEL_NAME_MAX];
         expected.insert(key.name_into(&mut buf).to_string());
-    });
+    };
+    registry::for_each_kernel_key(&mut name_of);
+    registry::for_each_external_key(&mut name_of);
     let missing: Vec<&String> = expected.difference(&entries).collect();
     if !missing.is_empty() {
         return Err(format!(
@@ -280,6 +289,44 @@ fn declared_name(text: &str, keyword: &str) -> Option<String> {
     (!name.is_empty()).then_some(name)
 }
 
+/// The name a global's declaration defines (`.global .align 4 .b8 name[32] = …`).
+fn global_name(text: &str) -> Option<&str> {
+    let t = text
+        .split_whitespace()
+        .find(|t| !t.starts_with('.') && !t.starts_with(|c: char| c.is_ascii_digit()))?;
+    let end = t.find(['[', ';', '=']).unwrap_or(t.len());
+    (end > 0).then(|| &t[..end])
+}
+
+/// Every external kernel's module declares the objective it calls (`tests/external.rs`
+/// checks the signatures and the maths module).
+fn check_external(modules: &[(String, String)]) -> Result<()> {
+    let mut found = 0;
+    for (name, m) in modules {
+        if !name.contains(registry::EXTERNAL) {
+            continue;
+        }
+        found += 1;
+        let precision = if name.contains("_f32_") {
+            registry::KernelPrecision::F32
+        } else {
+            registry::KernelPrecision::F64
+        };
+        let sym = registry::objective_symbol(precision);
+        if !m.lines().any(|l| {
+            l.starts_with(".extern .func") && declared_name(l, ".func").as_deref() == Some(sym)
+        }) {
+            return Err(format!(
+                "the module of {name} does not declare the objective `.extern .func {sym}`"
+            ));
+        }
+    }
+    if found == 0 {
+        return Err("the PTX has no kernels of the external family".into());
+    }
+    Ok(())
+}
+
 /// Splits PTX into one self-contained module per `.entry`: the header, every global,
 /// and the `.func`s the entry calls (transitively).
 fn split_ptx(text: &str) -> Result<Vec<(String, String)>> {
@@ -317,6 +364,7 @@ fn split_ptx(text: &str) -> Result<Vec<(String, String)>> {
         } else if head.starts_with(".func")
             || head.starts_with(".visible .func")
             || head.starts_with(".weak .func")
+            || head.starts_with(".extern .func")
         {
             let name = declared_name(head, ".func").ok_or("unnamed .func in the PTX")?;
             (
@@ -339,34 +387,79 @@ fn split_ptx(text: &str) -> Result<Vec<(String, String)>> {
     if depth != 0 || !cur.trim().is_empty() {
         return Err("the PTX ended inside an item; cannot split it".into());
     }
-    let defs: Vec<&Item> = items.iter().filter(|i| i.kind == Kind::FuncDef).collect();
-    let mut modules = Vec::new();
-    for entry in items.iter().filter(|i| i.kind == Kind::Entry) {
-        // The functions reachable from the entry.
-        let mut need: Vec<&str> = Vec::new();
-        let mut stack = vec![entry.text.as_str()];
+    let funcs: Vec<&Item> = items
+        .iter()
+        .filter(|i| matches!(i.kind, Kind::FuncDecl | Kind::FuncDef))
+        .collect();
+    // The functions (defined or only declared) reachable from `roots`.
+    let reachable = |roots: Vec<&str>| -> Vec<String> {
+        let mut need: Vec<String> = Vec::new();
+        let mut stack = roots;
         while let Some(body) = stack.pop() {
-            for d in &defs {
-                if !need.contains(&d.name.as_str()) && body.contains(d.name.as_str()) {
-                    need.push(d.name.as_str());
-                    stack.push(d.text.as_str());
+            for d in &funcs {
+                if !need.contains(&d.name) && body.contains(d.name.as_str()) {
+                    need.push(d.name.clone());
+                    if let Some(def) = funcs
+                        .iter()
+                        .find(|f| f.kind == Kind::FuncDef && f.name == d.name)
+                    {
+                        stack.push(def.text.as_str());
+                    }
                 }
             }
         }
+        need
+    };
+    // A module of the header, the globals (only those its code names when `prune`), the
+    // reachable functions and the entry, in the order of the PTX.
+    let module = |need: &[String], entry: Option<&Item>, prune: bool| -> String {
+        let code: Vec<&str> = items
+            .iter()
+            .filter(|i| {
+                matches!(i.kind, Kind::FuncDef) && need.contains(&i.name)
+                    || entry.is_some_and(|e| std::ptr::eq(*i, e))
+            })
+            .map(|i| i.text.as_str())
+            .collect();
         let mut m = String::new();
         for i in &items {
             let keep = match i.kind {
-                Kind::Header | Kind::Global => true,
-                Kind::FuncDecl | Kind::FuncDef => need.contains(&i.name.as_str()),
-                Kind::Entry => std::ptr::eq(i, entry),
+                Kind::Header => true,
+                Kind::Global => {
+                    !prune
+                        || global_name(&i.text).is_none_or(|n| code.iter().any(|c| c.contains(n)))
+                }
+                Kind::FuncDecl | Kind::FuncDef => need.contains(&i.name),
+                Kind::Entry => entry.is_some_and(|e| std::ptr::eq(i, e)),
             };
             if keep {
                 m.push_str(&i.text);
                 m.push('\n');
             }
         }
-        modules.push((entry.name.clone(), m));
+        m
+    };
+    let mut modules = Vec::new();
+    for entry in items.iter().filter(|i| i.kind == Kind::Entry) {
+        let need = reachable(vec![entry.text.as_str()]);
+        // The external family is linked with other modules: it keeps only the globals
+        // it uses, so that nothing it carries can clash with theirs.
+        let prune = entry.name.contains(registry::EXTERNAL);
+        modules.push((entry.name.clone(), module(&need, Some(entry), prune)));
     }
+    let maths: Vec<&Item> = funcs
+        .iter()
+        .copied()
+        .filter(|f| f.kind == Kind::FuncDef && f.name.starts_with("gpude_expr_"))
+        .collect();
+    if maths.is_empty() {
+        return Err("the PTX defines none of the expression maths (gpude_expr_*)".into());
+    }
+    let need = reachable(maths.iter().map(|f| f.text.as_str()).collect());
+    modules.push((
+        registry::EXPR_MATHS_MODULE.to_string(),
+        module(&need, None, true),
+    ));
     if modules.is_empty() {
         return Err("the PTX has no kernels".into());
     }

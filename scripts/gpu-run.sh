@@ -52,6 +52,24 @@ if want cli; then
     done
   done
   note "cli runs on cuda: $ok ok, $bad failed"
+  # Expression objectives: the same bits on cuda as on the CPU engine.
+  same=0; differ=0
+  for p in f32 f64; do
+    for s in thesis rand1bin best2exp current-to-best1; do
+      for e in 'sum(x^2 - 10*cos(2*pi*x)) + 10*D' 'sum(x^2)/4000 - prod(cos(x*(1/sqrt(j+1)))) + 1' 'sum((1 - x[j-1])^2 + 100*(x - x[j-1]^2)^2)'; do
+        a=$($B/gpude run --backend cuda --expr "$e" --lower -5 --upper 5 --min 0 --dim 33 --pop 96 --gens 40 --strategy $s --precision $p --json 2>&1)
+        b=$($B/gpude run --backend cpu --expr "$e" --lower -5 --upper 5 --min 0 --dim 33 --pop 96 --gens 40 --strategy $s --precision $p --json 2>&1)
+        ga=$(echo "$a" | python3 -c 'import json,sys; r=json.load(sys.stdin)["results"][0]; print(r["best_f"], r["best_x"], r["backend"])' 2>&1)
+        gb=$(echo "$b" | python3 -c 'import json,sys; r=json.load(sys.stdin)["results"][0]; print(r["best_f"], r["best_x"], "cuda")' 2>&1)
+        if [[ "$ga" == "$gb" ]]; then
+          same=$((same + 1))
+        else
+          differ=$((differ + 1)); echo "DIFFER: $p $s $e" | tee -a "$OUT/cli-failures.txt"
+        fi
+      done
+    done
+  done
+  note "cli expression runs, cuda vs cpu: $same equal, $differ differ"
   $B/gpude run --backend cuda --function griewank --dim 128 --pop 2048 --gens 1000 --strategy thesis --seed 1 | tee "$OUT/thesis-griewank.txt"
   printf '[[jobs]]\nfunction = "ackley"\ndim = 64\npop = 512\ngenerations = 300\nruns = 8\n[[jobs]]\nfunction = "rosenbrock"\ndim = 30\npop = 256\ngenerations = 500\nstrategy = "rand1bin"\nprecision = "f64"\nruns = 4\n' > "$OUT/jobs.toml"
   $B/gpude batch --backend cuda "$OUT/jobs.toml" | tee "$OUT/batch.txt" | tail -16

@@ -14,6 +14,7 @@
 //! CPU engine runs the same arithmetic.
 
 pub use gpude_device as device;
+pub use gpude_expr as expr;
 pub use gpude_host as host;
 pub use gpude_host::cec2017;
 pub use gpude_host::checkpoint;

@@ -1,4 +1,7 @@
 //! Benchmarks of the engines on the thesis variant (Griewank, D = 128 unless stated).
+//! The cases marked `expr` run the same function written as an expression
+//! (`gpude::expr::builtins::expression`), which the GPU links into the external kernels:
+//! each beside its built-in case, so that the two can be compared.
 //!
 //! Each case is timed at two generation counts, G/5 and G, median of `repeats` runs
 //! each; the marginal cost per generation `(t(G) − t(G/5)) / (0.8 G)` leaves out the
@@ -6,7 +9,7 @@
 //! apart as `fixed_ms`. One warm-up run per case comes first.
 
 use crate::stats::median;
-use gpude::{Job, Mode, Precision, Result, RunResult, Strategy, cpu};
+use gpude::{Job, Mode, Objective, Precision, Result, RunResult, Strategy, cpu};
 use serde::Serialize;
 use std::time::Instant;
 
@@ -17,6 +20,8 @@ pub struct Case {
     pub backend: &'static str,
     pub mode: &'static str,
     pub function: &'static str,
+    /// The function written as an expression instead of the built-in.
+    pub expression: bool,
     pub dim: u32,
     pub pop: u32,
     /// Populations evolved at once.
@@ -55,7 +60,12 @@ pub fn standard_cases(gpu: bool, quick: bool) -> Vec<Case> {
         name: name.into(),
         backend,
         mode,
-        function: "griewank",
+        function: if name.contains("sphere") {
+            "sphere"
+        } else {
+            "griewank"
+        },
+        expression: name.contains("expr"),
         dim: 128,
         pop,
         populations: pops,
@@ -63,7 +73,7 @@ pub fn standard_cases(gpu: bool, quick: bool) -> Vec<Case> {
         precision: prec.name(),
     };
     // (name, backend, mode, Np, populations, generations, precision)
-    let table: [(&str, &'static str, &'static str, u32, u32, u32, Precision); 12] = [
+    let table: [(&str, &'static str, &'static str, u32, u32, u32, Precision); 19] = [
         (
             "one pop Np=2048 (grid)",
             "cuda",
@@ -83,7 +93,25 @@ pub fn standard_cases(gpu: bool, quick: bool) -> Vec<Case> {
             Precision::F32,
         ),
         (
+            "one pop Np=2048 (block) expr",
+            "cuda",
+            "batch",
+            2048,
+            1,
+            g(500),
+            Precision::F32,
+        ),
+        (
             "one pop Np=8192 (grid)",
+            "cuda",
+            "grid",
+            8192,
+            1,
+            g(2000),
+            Precision::F32,
+        ),
+        (
+            "one pop Np=8192 (grid) expr",
             "cuda",
             "grid",
             8192,
@@ -119,6 +147,33 @@ pub fn standard_cases(gpu: bool, quick: bool) -> Vec<Case> {
             Precision::F32,
         ),
         (
+            "batch 132 x 2048 expr",
+            "cuda",
+            "batch",
+            2048,
+            132,
+            g(200),
+            Precision::F32,
+        ),
+        (
+            "batch 132 x 2048 sphere",
+            "cuda",
+            "batch",
+            2048,
+            132,
+            g(200),
+            Precision::F32,
+        ),
+        (
+            "batch 132 x 2048 sphere expr",
+            "cuda",
+            "batch",
+            2048,
+            132,
+            g(200),
+            Precision::F32,
+        ),
+        (
             "batch 528 x 256",
             "cuda",
             "batch",
@@ -138,6 +193,15 @@ pub fn standard_cases(gpu: bool, quick: bool) -> Vec<Case> {
         ),
         (
             "batch 132 x 2048 f64",
+            "cuda",
+            "batch",
+            2048,
+            132,
+            g(100),
+            Precision::F64,
+        ),
+        (
+            "batch 132 x 2048 f64 expr",
             "cuda",
             "batch",
             2048,
@@ -172,6 +236,15 @@ pub fn standard_cases(gpu: bool, quick: bool) -> Vec<Case> {
             if quick { 5 } else { 10 },
             Precision::F64,
         ),
+        (
+            "cpu expr Np=2048",
+            "cpu",
+            "cpu",
+            2048,
+            1,
+            if quick { 10 } else { 50 },
+            Precision::F32,
+        ),
     ];
     let mut v = Vec::new();
     for (name, backend, mode, pop, pops, gens, prec) in table {
@@ -184,11 +257,20 @@ pub fn standard_cases(gpu: bool, quick: bool) -> Vec<Case> {
 }
 
 fn jobs_for(c: &Case, gens: u32) -> Result<Vec<Job>> {
-    let f = gpude::FunctionInfo::parse(c.function)?.function;
+    let info = gpude::FunctionInfo::parse(c.function)?;
     let precision = Precision::parse(c.precision)?;
+    let objective = if c.expression {
+        Objective::expr(
+            &gpude::expr::builtins::expression(info.function),
+            Some(info.min),
+        )?
+    } else {
+        Objective::Builtin(info.function)
+    };
     (0..c.populations)
         .map(|k| {
-            Job::builder(f, c.dim)
+            Job::builder_for(objective.clone(), c.dim)
+                .domain(info.domain.0, info.domain.1)
                 .pop(c.pop)
                 .generations(gens)
                 .strategy(Strategy::Thesis)

@@ -213,13 +213,14 @@ impl BackendArgs {
     }
 
     /// [`BackendArgs::open`] for these jobs: with `auto`, jobs whose objective the GPU
-    /// kernels do not evaluate (expressions, CEC 2017) run on the CPU, with a notice.
+    /// kernels do not evaluate (CEC 2017 functions, callbacks) run on the CPU, with a
+    /// notice. Built-in functions and expressions run on the GPU when there is one.
     pub fn open_for(&self, jobs: &[Job]) -> Result<Solver> {
         let backend = Backend::parse(&self.backend)?;
-        // What only the CPU engine runs for now: objectives other than the built-ins,
-        // and the adaptive strategies.
+        // What only the CPU engine runs for now: objectives other than the built-ins and
+        // expressions, and the adaptive strategies.
         let cpu_only = jobs.iter().find_map(|j| {
-            if j.builtin().is_none() {
+            if j.builtin().is_none() && j.objective().as_expr().is_none() {
                 Some(format!(
                     "the objective {}",
                     input::clip(&j.objective().name())

@@ -117,7 +117,7 @@ unsafe fn grid_sync(counter: *mut u64, nblocks: u32, epoch: &mut u64) {
 /// # Safety
 /// As a block barrier: every thread of the block reaches it the same number of times.
 #[inline(always)]
-unsafe fn barrier_or(p: bool) -> bool {
+pub(crate) unsafe fn barrier_or(p: bool) -> bool {
     let r: u32;
     // SAFETY: the caller's contract; the predicate registers are scoped to this block.
     unsafe {
@@ -170,7 +170,7 @@ unsafe fn grid_sync_or(counter: *mut u64, nblocks: u32, epoch: &mut u64, stop: b
 /// # Safety
 /// `slot` addresses the `SLOT_WORDS` words of a mapped control block.
 #[inline(always)]
-unsafe fn write_progress<T: LaneReal>(slot: *mut u64, g: u32, bf: T) {
+pub(crate) unsafe fn write_progress<T: LaneReal>(slot: *mut u64, g: u32, bf: T) {
     let w = control::progress_words(g, bf.to_words());
     // SAFETY: the caller's contract.
     unsafe {
@@ -185,7 +185,7 @@ unsafe fn write_progress<T: LaneReal>(slot: *mut u64, g: u32, bf: T) {
 /// # Safety
 /// As [`write_progress`].
 #[inline(always)]
-unsafe fn command(slot: *mut u64, g: u32, report: u32) -> u64 {
+pub(crate) unsafe fn command(slot: *mut u64, g: u32, report: u32) -> u64 {
     // SAFETY: the caller's contract.
     unsafe {
         if control::exact(report) {
@@ -277,10 +277,10 @@ impl LaneReal for f64 {
 
 /// A group of `g` lanes inside a warp.
 #[derive(Clone, Copy)]
-struct Group {
-    g: u32,
+pub(crate) struct Group {
+    pub(crate) g: u32,
     /// Lane inside the group.
-    lane: u32,
+    pub(crate) lane: u32,
     /// `c` operand of shfl for a segment of width g.
     c_seg: u32,
     c_up: u32,
@@ -288,7 +288,7 @@ struct Group {
 
 impl Group {
     #[inline(always)]
-    fn new(g: u32, lane_in_warp: u32) -> Self {
+    pub(crate) fn new(g: u32, lane_in_warp: u32) -> Self {
         Group {
             g,
             lane: lane_in_warp & (g - 1),
@@ -334,7 +334,7 @@ impl Group {
         shfl_idx(v, s, self.c_seg)
     }
     #[inline(always)]
-    fn min_u32(&self, mut v: u32) -> u32 {
+    pub(crate) fn min_u32(&self, mut v: u32) -> u32 {
         let mut m = self.g / 2;
         while m >= 1 {
             let o = shfl_bfly(v, m, self.c_seg);
@@ -440,19 +440,19 @@ impl<T: LaneReal> Eval<T> {
 
 /// Launch-wide settings, as the host passes them.
 #[derive(Clone, Copy)]
-struct Setup<T> {
-    f: Function,
-    formula: Formula,
-    tp: TrialParams<T>,
-    np: u32,
-    stride: u32,
+pub(crate) struct Setup<T> {
+    pub(crate) f: Function,
+    pub(crate) formula: Formula,
+    pub(crate) tp: TrialParams<T>,
+    pub(crate) np: u32,
+    pub(crate) stride: u32,
 }
 
 impl<T: LaneReal> Setup<T> {
     // The kernels' scalar arguments, one each: the entry points forward them as received.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    fn new(
+    pub(crate) fn new(
         function: u32,
         formula: u32,
         strategy: u32,
@@ -483,7 +483,7 @@ impl<T: LaneReal> Setup<T> {
 }
 
 #[inline(always)]
-fn row<T>(a: *mut T, b: *mut T, flag: u32, i: u32, stride: u32) -> *mut T {
+pub(crate) fn row<T>(a: *mut T, b: *mut T, flag: u32, i: u32, stride: u32) -> *mut T {
     let base = if flag == 0 { a } else { b };
     // SAFETY (of the callers' use): i < np and rows are np × stride long.
     unsafe { base.add((i * stride) as usize) }
@@ -679,15 +679,15 @@ unsafe fn trial_one<T: LaneReal>(
 /// The flags of the drawn rows (and of x_i) come with them, so that the row loads
 /// need not wait on a flag load.
 #[derive(Clone, Copy)]
-struct DrawCache {
-    pre: Draws,
-    flags: [u32; 6],
+pub(crate) struct DrawCache {
+    pub(crate) pre: Draws,
+    pub(crate) flags: [u32; 6],
 }
 
 impl DrawCache {
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    fn get<T: LaneReal>(
+    pub(crate) fn get<T: LaneReal>(
         &mut self,
         s: &Setup<T>,
         gr: &Group,
@@ -740,7 +740,7 @@ impl DrawCache {
 /// Reduces (value, index) over the block; every thread gets the result. Uses
 /// `scratch_f`/`scratch_i` (32 entries of this block) and two barriers.
 #[inline(always)]
-unsafe fn block_best<T: LaneReal>(
+pub(crate) unsafe fn block_best<T: LaneReal>(
     mut f: T,
     mut i: u32,
     scratch_f: *mut T,
@@ -982,18 +982,109 @@ pub const STATE_WORDS: usize = 4;
 /// How a thread group walks a grid-wide population: pass `p` serves individual
 /// `p·groups + my_group`.
 #[derive(Clone, Copy)]
-struct Sweep {
-    passes: u32,
-    groups: u32,
-    my_group: u32,
+pub(crate) struct Sweep {
+    pub(crate) passes: u32,
+    pub(crate) groups: u32,
+    pub(crate) my_group: u32,
 }
 
 impl Sweep {
     /// The individual of pass `pass` (clamped to np − 1) and whether it exists.
     #[inline(always)]
-    fn individual(&self, pass: u32, np: u32) -> (u32, bool) {
+    pub(crate) fn individual(&self, pass: u32, np: u32) -> (u32, bool) {
         let i0 = pass * self.groups + self.my_group;
         if i0 < np { (i0, true) } else { (np - 1, false) }
+    }
+}
+
+/// How the grid layouts ([`step_with`], [`persistent_with`]) initialise and advance a thread group's
+/// individuals: [`Builtin`] evaluates the built-in functions with the group; the
+/// external family (`external.rs`) calls an objective linked in at run time.
+pub(crate) trait Passes<T: LaneReal> {
+    /// As [`init_passes`].
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn init(
+        s: &Setup<T>,
+        gr: &Group,
+        sw: Sweep,
+        key: [u32; 2],
+        pstream: u32,
+        lo: *const T,
+        hi: *const T,
+        a: *mut T,
+        flags: *mut u32,
+        fit: *mut T,
+        kc0: &[T; 4],
+    ) -> (T, u32);
+    /// As [`trial_passes`].
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn trial(
+        s: &Setup<T>,
+        gr: &Group,
+        sw: Sweep,
+        cache: &mut DrawCache,
+        key: [u32; 2],
+        pstream: u32,
+        gn: u32,
+        best_i: u32,
+        lo: *const T,
+        hi: *const T,
+        a: *mut T,
+        b: *mut T,
+        flags_in: *const u32,
+        flags_out: *mut u32,
+        fit: *mut T,
+        kc0: &[T; 4],
+    ) -> (T, u32);
+}
+
+/// The built-in functions' passes.
+pub(crate) struct Builtin;
+
+impl<T: LaneReal> Passes<T> for Builtin {
+    #[inline(always)]
+    unsafe fn init(
+        s: &Setup<T>,
+        gr: &Group,
+        sw: Sweep,
+        key: [u32; 2],
+        pstream: u32,
+        lo: *const T,
+        hi: *const T,
+        a: *mut T,
+        flags: *mut u32,
+        fit: *mut T,
+        kc0: &[T; 4],
+    ) -> (T, u32) {
+        // SAFETY: forwarded.
+        unsafe { init_passes(s, gr, sw, key, pstream, lo, hi, a, flags, fit, kc0) }
+    }
+    #[inline(always)]
+    unsafe fn trial(
+        s: &Setup<T>,
+        gr: &Group,
+        sw: Sweep,
+        cache: &mut DrawCache,
+        key: [u32; 2],
+        pstream: u32,
+        gn: u32,
+        best_i: u32,
+        lo: *const T,
+        hi: *const T,
+        a: *mut T,
+        b: *mut T,
+        flags_in: *const u32,
+        flags_out: *mut u32,
+        fit: *mut T,
+        kc0: &[T; 4],
+    ) -> (T, u32) {
+        // SAFETY: forwarded.
+        unsafe {
+            trial_passes(
+                s, gr, sw, cache, key, pstream, gn, best_i, lo, hi, a, b, flags_in, flags_out, fit,
+                kc0,
+            )
+        }
     }
 }
 
@@ -1098,10 +1189,18 @@ unsafe fn trial_passes<T: LaneReal>(
     }
 }
 
-/// One generation of one population spread over the grid (or its initialisation when
-/// `init` is set). The last block to finish reduces the blocks' bests.
+/// [`step_with`] with the built-in functions' passes.
 #[inline(always)]
 unsafe fn step<T: LaneReal>(s: Setup<T>, p: StepParams<T>) {
+    // SAFETY: forwarded.
+    unsafe { step_with::<T, Builtin>(s, p) }
+}
+
+/// One generation of one population spread over the grid (or its initialisation when
+/// `init` is set), its individuals served by the passes of `E`. The last block to finish
+/// reduces the blocks' bests.
+#[inline(always)]
+pub(crate) unsafe fn step_with<T: LaneReal, E: Passes<T>>(s: Setup<T>, p: StepParams<T>) {
     let StepParams {
         run: Run { gens, target, .. },
         init,
@@ -1163,9 +1262,9 @@ unsafe fn step<T: LaneReal>(s: Setup<T>, p: StepParams<T>) {
             my_group,
         };
         let (lf, li) = if init {
-            init_passes(&s, &gr, sw, key, pstream, lo, hi, a, flags_out, fit, &kc0)
+            E::init(&s, &gr, sw, key, pstream, lo, hi, a, flags_out, fit, &kc0)
         } else {
-            trial_passes(
+            E::trial(
                 &s, &gr, sw, &mut cache, key, pstream, gn, best_i, lo, hi, a, b, flags_in,
                 flags_out, fit, &kc0,
             )
@@ -1231,12 +1330,19 @@ unsafe fn step<T: LaneReal>(s: Setup<T>, p: StepParams<T>) {
     }
 }
 
+/// [`persistent_with`] with the built-in functions' passes.
+#[inline(always)]
+unsafe fn persistent<T: LaneReal>(s: Setup<T>, p: GridParams<T>) {
+    // SAFETY: forwarded.
+    unsafe { persistent_with::<T, Builtin>(s, p) }
+}
+
 /// One population over the whole grid, all generations in one cooperative launch; a
 /// grid barrier ends each generation. The blocks' bests of generation g sit in plane
 /// g % 2 of the partials, so every block can reduce them after the barrier while the
-/// next generation writes the other plane.
+/// next generation writes the other plane. The passes of `E` serve the individuals.
 #[inline(always)]
-unsafe fn persistent<T: LaneReal>(s: Setup<T>, p: GridParams<T>) {
+pub(crate) unsafe fn persistent_with<T: LaneReal, E: Passes<T>>(s: Setup<T>, p: GridParams<T>) {
     let GridParams {
         run: Run { gens, target, .. },
         seed,
@@ -1298,7 +1404,7 @@ unsafe fn persistent<T: LaneReal>(s: Setup<T>, p: GridParams<T>) {
         // again, over the same individuals in the same order.
         let gen0 = read_volatile(state.add(STATE_GEN));
         let (lf, li) = if gen0 == 0 {
-            init_passes(&s, &gr, sw, key, pstream, lo, hi, a, flags, fit, &kc0)
+            E::init(&s, &gr, sw, key, pstream, lo, hi, a, flags, fit, &kc0)
         } else {
             let (mut lf, mut li) = (T::INFINITY, u32::MAX);
             let mut pass = 0;
@@ -1380,7 +1486,7 @@ unsafe fn persistent<T: LaneReal>(s: Setup<T>, p: GridParams<T>) {
                 && command(ctl, gn, report) == STOP;
             let flags_in = flags.add((((gn + 1) % 2) * np) as usize);
             let flags_out = flags.add(((gn % 2) * np) as usize);
-            let (lf, li) = trial_passes(
+            let (lf, li) = E::trial(
                 &s, &gr, sw, &mut cache, key, pstream, gn, bi, lo, hi, a, b, flags_in, flags_out,
                 fit, &kc0,
             );
@@ -1516,6 +1622,10 @@ macro_rules! all_kernels {
 }
 
 crate::builtin_functions!(all_kernels);
+
+// The external family (`external.rs`) defines its entry points with the same macros, so
+// that its kernels take exactly the built-in kernels' parameters.
+pub(crate) use {de_entry, kernels as de_kernels};
 
 /// Defines an evaluation entry point from [`EvalParams`]' field list.
 macro_rules! eval_entry {

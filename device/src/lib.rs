@@ -46,6 +46,7 @@ pub mod adaptive;
 pub mod cec2017;
 pub mod control;
 pub mod de;
+pub mod expr_maths;
 pub mod functions;
 pub mod lanes;
 pub mod math;
@@ -74,6 +75,9 @@ pub mod registry;
 
 #[cfg(target_arch = "nvptx64")]
 pub mod kernels;
+
+#[cfg(target_arch = "nvptx64")]
+pub mod external;
 
 pub use de::{BoundPolicy, Crossover, Strategy};
 pub use functions::{Formula, Function};

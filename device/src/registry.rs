@@ -170,6 +170,44 @@ pub fn for_each_kernel_key(mut f: impl FnMut(KernelKey)) {
     }
 }
 
+/// The kernel key's `function` of the external-objective family (`external.rs`): DE
+/// kernels whose objective is a function they declare but do not define, linked in at
+/// run time by the driver's JIT linker (an expression's generated PTX, or a user's).
+pub const EXTERNAL: &str = "external";
+
+/// The name of the PTX module holding the expression maths (`crate::expr_maths`'s
+/// exported functions), in the build's table of modules beside the kernels.
+pub const EXPR_MATHS_MODULE: &str = "gpude_expr_maths";
+
+/// The layouts the external family has kernels for.
+pub const EXTERNAL_LAYOUTS: [Layout; 3] = Layout::ALL;
+
+/// The symbol the external family's kernels call for the objective, with the signature
+/// `.func (.param .bN r) sym(.param .b64 x, .param .b32 d)`: `x` a generic pointer to
+/// the `d` components of one point (N = 32 or 64, the precision).
+pub const fn objective_symbol(p: KernelPrecision) -> &'static str {
+    match p {
+        KernelPrecision::F32 => "gpude_objective_f32",
+        KernelPrecision::F64 => "gpude_objective_f64",
+    }
+}
+
+/// Calls `f` with every kernel key of the external family.
+pub fn for_each_external_key(mut f: impl FnMut(KernelKey)) {
+    for precision in KernelPrecision::ALL {
+        for layout in EXTERNAL_LAYOUTS {
+            for family in Family::ALL {
+                f(KernelKey {
+                    layout,
+                    family,
+                    function: EXTERNAL,
+                    precision,
+                });
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -198,5 +236,13 @@ mod tests {
         assert_eq!(names.len(), count);
         assert!(names.contains("de_grid_f64_weierstrass_thesis"));
         assert!(names.contains("de_batch_f32_griewank"));
+        // The external family's names are distinct from the built-ins'.
+        for_each_external_key(|key| {
+            let mut buf = [0u8; KERNEL_NAME_MAX];
+            let n = key.write_name(&mut buf);
+            assert!(n < KERNEL_NAME_MAX, "{key:?} fills the buffer");
+            assert!(names.insert(key.name_into(&mut buf).to_string()), "{key:?}");
+        });
+        assert!(names.contains("de_batch_f64_external_thesis"));
     }
 }

@@ -95,6 +95,7 @@
 //! linker) with the device crate's maths. [`Expr::ptx_eval_kernel`] adds an `.entry` that
 //! evaluates a matrix of points, one per thread.
 
+pub mod builtins;
 pub mod error;
 mod eval;
 mod ir;

@@ -20,7 +20,9 @@
 //! | `sinpi` | [`sinpi_f32`] (device) | [`sinpi_f64`] | `gpude_expr_sinpi_…` |
 //! | `cospi` | [`cospi_f32`] | [`cospi_f64`] | `gpude_expr_cospi_…` |
 //!
-//! The defining side is one wrapper per symbol in a crate built for `nvptx64`, e.g.
+//! Both sides call the functions of `gpude_device::expr_maths`, which holds the table in
+//! code: the CPU evaluator calls them directly, and on `nvptx64` each has a wrapper
+//! exported under its symbol, e.g.
 //! `#[unsafe(no_mangle)] pub extern "C" fn gpude_expr_cos_f32(x: f32) -> f32 { cos_f32(x) }`,
 //! so that the GPU runs exactly the function the CPU evaluator calls. The declarations
 //! use untyped `.b32`/`.b64` parameters, as rustc's NVPTX backend writes them for
@@ -37,7 +39,7 @@
 use crate::Precision;
 use crate::parser::Transcendental;
 use gpude_device::Real;
-use gpude_device::math::{cos_f32, cos_f64, sin_f32, sin_f64};
+use gpude_device::expr_maths as m;
 
 /// The floating-point types expressions evaluate in: the device crate's [`Real`] plus
 /// the functions the language adds.
@@ -60,20 +62,20 @@ impl ExprReal for f32 {
     #[inline]
     fn call(f: Transcendental, x: f32) -> f32 {
         match f {
-            Transcendental::Sin => sin_f32(x),
-            Transcendental::Cos => cos_f32(x),
-            Transcendental::Tan => libm::tanf(x),
-            Transcendental::Exp => Real::exp(x),
-            Transcendental::Log => libm::logf(x),
-            Transcendental::Sinpi => sinpi_f32(x),
-            Transcendental::Cospi => cospi_f32(x),
-            Transcendental::Expm1 => libm::expm1f(x),
-            Transcendental::Log1p => libm::log1pf(x),
+            Transcendental::Sin => m::sin_f32(x),
+            Transcendental::Cos => m::cos_f32(x),
+            Transcendental::Tan => m::tan_f32(x),
+            Transcendental::Exp => m::exp_f32(x),
+            Transcendental::Log => m::log_f32(x),
+            Transcendental::Sinpi => m::sinpi_f32(x),
+            Transcendental::Cospi => m::cospi_f32(x),
+            Transcendental::Expm1 => m::expm1_f32(x),
+            Transcendental::Log1p => m::log1p_f32(x),
         }
     }
     #[inline]
     fn pow(x: f32, y: f32) -> f32 {
-        libm::powf(x, y)
+        m::pow_f32(x, y)
     }
 }
 
@@ -86,20 +88,20 @@ impl ExprReal for f64 {
     #[inline]
     fn call(f: Transcendental, x: f64) -> f64 {
         match f {
-            Transcendental::Sin => sin_f64(x),
-            Transcendental::Cos => cos_f64(x),
-            Transcendental::Tan => libm::tan(x),
-            Transcendental::Exp => Real::exp(x),
-            Transcendental::Log => libm::log(x),
-            Transcendental::Sinpi => sinpi_f64(x),
-            Transcendental::Cospi => cospi_f64(x),
-            Transcendental::Expm1 => libm::expm1(x),
-            Transcendental::Log1p => libm::log1p(x),
+            Transcendental::Sin => m::sin_f64(x),
+            Transcendental::Cos => m::cos_f64(x),
+            Transcendental::Tan => m::tan_f64(x),
+            Transcendental::Exp => m::exp_f64(x),
+            Transcendental::Log => m::log_f64(x),
+            Transcendental::Sinpi => m::sinpi_f64(x),
+            Transcendental::Cospi => m::cospi_f64(x),
+            Transcendental::Expm1 => m::expm1_f64(x),
+            Transcendental::Log1p => m::log1p_f64(x),
         }
     }
     #[inline]
     fn pow(x: f64, y: f64) -> f64 {
-        libm::pow(x, y)
+        m::pow_f64(x, y)
     }
 }
 
@@ -168,6 +170,25 @@ mod tests {
             assert!((cospi_f64(xd) - c).abs() <= 1e-14, "{xd}");
             x += 0.001_37;
         }
+    }
+
+    /// The symbols the generated PTX calls are exactly those the device crate exports.
+    #[test]
+    fn every_symbol_is_exported_by_the_device_crate() {
+        let mut want: Vec<(String, u32)> = Vec::new();
+        for p in [Precision::F32, Precision::F64] {
+            for f in Transcendental::ALL {
+                want.push((symbol(f, p), 1));
+            }
+            want.push((pow_symbol(p), 2));
+        }
+        let mut have: Vec<(String, u32)> = m::SYMBOLS
+            .iter()
+            .map(|&(s, n)| (s.to_string(), n))
+            .collect();
+        want.sort();
+        have.sort();
+        assert_eq!(want, have);
     }
 
     #[test]

@@ -71,8 +71,9 @@ fn source_comment(src: &str) -> String {
         .map(|c| if c.is_ascii_graphic() { c } else { ' ' })
         .take(200)
         .collect();
+    // ASCII only: ptxas refuses any other byte, comments included.
     let cut = if src.chars().count() > 200 {
-        " …"
+        " ..."
     } else {
         ""
     };

@@ -160,6 +160,21 @@ fn ptx_assembles_with_ptxas_for_sm_90() {
     let _ = std::fs::remove_dir_all(scratch_dir());
 }
 
+/// ptxas (and the driver) refuse any byte outside ASCII, comments included: a long
+/// expression's cut-short echo must stay ASCII too.
+#[test]
+fn the_ptx_is_ascii() {
+    let long = format!("sum({})", vec!["cos(x)"; 60].join(" + "));
+    let mut all: Vec<Expr> = expressions();
+    all.push(Expr::parse(&long).unwrap());
+    for e in all {
+        for p in [Precision::F32, Precision::F64] {
+            let ptx = e.ptx_eval_kernel(p);
+            assert!(ptx.is_ascii(), "{}", e.source());
+        }
+    }
+}
+
 #[test]
 fn one_ieee_instruction_per_ir_instruction() {
     for e in expressions() {

@@ -24,6 +24,9 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+mod external;
+pub use external::{check_objective, objective_symbol};
+
 /// A final population read back from the GPU: rows (`dim` values each) and values.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FinalPopulation {
@@ -111,7 +114,10 @@ fn kernel_name<T: Real>(layout: Layout, job: &Job) -> String {
         } else {
             Family::Classic
         },
-        function: job.function().key(),
+        // Objectives other than built-ins run in the external family (linked in).
+        function: job
+            .builtin()
+            .map_or(gpude_device::registry::EXTERNAL, |f| f.key()),
         precision: if T::NAME == "f32" {
             KernelPrecision::F32
         } else {
@@ -319,13 +325,13 @@ impl CudaEngine {
 
     /// Runs one job; `mode` picks the layout.
     pub fn run(&self, job: &Job, mode: Mode) -> Result<RunResult> {
-        crate::objective::builtin_only(job)?;
         crate::adaptive::cpu_only(job)?;
         job.check()?;
         let mode = match mode {
             Mode::Auto => self.auto_mode(job),
             m => m,
         };
+        check_objective(job)?;
         match mode {
             Mode::Grid => match job.precision() {
                 crate::Precision::F32 => self.grid::<f32>(job, false).map(|r| r.0),
@@ -351,6 +357,7 @@ impl CudaEngine {
             Mode::Auto => self.auto_mode(job),
             m => m,
         };
+        check_objective(job)?;
         match (mode, job.precision()) {
             (Mode::Grid, crate::Precision::F32) => self
                 .grid::<f32>(job, true)
@@ -393,7 +400,7 @@ impl CudaEngine {
     /// order.
     pub fn run_batch(&self, jobs: &[Job]) -> Result<Vec<RunResult>> {
         for job in jobs {
-            crate::objective::builtin_only(job)?;
+            check_objective(job)?;
             crate::adaptive::cpu_only(job)?;
         }
         Job::check_all(jobs)?;
@@ -468,7 +475,7 @@ impl CudaEngine {
             + 12 * p as u64;
         self.check_memory(needed)?;
         let name = kernel_name::<T>(Layout::Batch, job);
-        let func = self.function(&name)?;
+        let func = self.job_function::<T>(&name, job)?;
         let g = group_width(dim);
         let threads = self
             .max_threads(&func, &name)?
@@ -627,7 +634,7 @@ impl CudaEngine {
         let dim = job.dim();
         let np = job.pop() as usize;
         let name = kernel_name::<T>(Layout::Step, job);
-        let func = self.function(&name)?;
+        let func = self.job_function::<T>(&name, job)?;
         let g = group_width(dim);
         let threads = self.max_threads(&func, &name)?.min(256);
         let per_sm = func
@@ -700,7 +707,7 @@ impl CudaEngine {
         let dim = job.dim();
         let np = job.pop() as usize;
         let name = kernel_name::<T>(Layout::Grid, job);
-        let func = self.function(&name)?;
+        let func = self.job_function::<T>(&name, job)?;
         let g = group_width(dim);
         let threads = self.max_threads(&func, &name)?.min(256);
         let per_sm = func

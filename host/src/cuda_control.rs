@@ -709,7 +709,7 @@ impl CudaEngine {
     ) -> Result<Vec<Ran>> {
         for e in &entries {
             let job = e.job();
-            crate::objective::builtin_only(job)?;
+            crate::cuda::check_objective(job)?;
             crate::adaptive::cpu_only(job)?;
             job.check()?;
         }

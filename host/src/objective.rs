@@ -176,7 +176,8 @@ impl CallbackObjective {
 pub enum Objective {
     /// One of gpude's built-in functions (the GPU kernels and the CPU's fast paths).
     Builtin(Function),
-    /// An expression of the objective language ([`gpude_expr`]), evaluated on the CPU.
+    /// An expression of the objective language ([`gpude_expr`]): the CPU engine
+    /// evaluates it, the CUDA engine links its generated PTX with its kernels.
     Expr(Arc<ExprObjective>),
     /// A CEC 2017 function at the dimension its data were read for.
     Cec2017(Arc<CecObjective>),
@@ -474,19 +475,4 @@ impl Objective {
         }
         Ok(())
     }
-}
-
-/// The CUDA engine's check: its kernels evaluate the built-in functions only for now.
-pub fn builtin_only(job: &crate::Job) -> Result<()> {
-    let what = match job.objective() {
-        Objective::Builtin(_) => return Ok(()),
-        Objective::Expr(_) => "expression",
-        Objective::Cec2017(_) => "CEC 2017",
-        Objective::Callback(_) => "callback",
-    };
-    Err(Error::invalid(
-        "objective",
-        crate::error::clip(&job.objective().name()),
-        format!("{what} objectives run on the CPU engine only for now; use --backend cpu"),
-    ))
 }

@@ -268,20 +268,24 @@ fn cec2017_f1_improves_under_jso() {
 }
 
 #[test]
-fn the_gpu_engine_check_refuses_other_objectives() {
+fn the_gpu_engine_check_refuses_what_it_cannot_run() {
+    use gpude_host::cuda::check_objective;
     let job = Job::builder_for(Objective::expr("sum(x^2)", None).unwrap(), 3)
         .domain(-1.0, 1.0)
         .build()
         .unwrap();
-    let err = gpude_host::objective::builtin_only(&job)
-        .unwrap_err()
-        .to_string();
+    // Expressions run on the GPU.
+    assert!(check_objective(&job).is_ok());
+    // Callbacks only on the CPU.
+    let cb = Objective::pointwise("f", None, |x: &[f64]| x[0]).unwrap();
+    let cb = Job::builder_for(cb, 3).domain(-1.0, 1.0).build().unwrap();
+    let err = check_objective(&cb).unwrap_err().to_string();
     assert!(
         err.contains("CPU engine only") && err.contains("--backend cpu"),
         "{err}"
     );
     let b = Job::builder(Function::Sphere, 3).build().unwrap();
-    assert!(gpude_host::objective::builtin_only(&b).is_ok());
+    assert!(check_objective(&b).is_ok());
     assert_eq!(b.builtin(), Some(Function::Sphere));
     assert_eq!(job.builtin(), None);
 }

@@ -1,0 +1,328 @@
+//! Objectives linked in at run time: the CUDA engine's side of the device crate's
+//! external family (`gpude_device::external`).
+//!
+//! An external kernel declares the objective (`gpude_objective_f32` / `_f64`, see
+//! [`objective_symbol`]) without defining it. For a job whose objective is an
+//! expression, the engine links three PTX modules with the driver's JIT linker
+//! (`cuLinkCreate`, `cuLinkAddData`, `cuLinkComplete`): the kernel's own module, the
+//! expression's generated PTX (which defines the objective) and the module of the
+//! expression maths (`gpude_device::expr_maths`, which defines the transcendentals the
+//! expression calls). The linked image is loaded as a module; it is kept per kernel and
+//! expression text, so that a batch or a benchmark links once.
+//!
+//! The kernels take the same arguments as the built-in ones: the launch code is shared,
+//! and only the function differs.
+
+use super::{CudaEngine, GpuReal, cuda_err, register_cap};
+use crate::config::Job;
+use crate::error::{Error, Result};
+use crate::objective::Objective;
+use cudarc::driver::sys::{self, CUjit_option, CUjitInputType};
+use cudarc::driver::{CudaFunction, LaunchConfig, PushKernelArg};
+use gpude_device::Real;
+use gpude_device::registry::EXPR_MATHS_MODULE;
+use gpude_expr::{Expr, Precision as ExprPrecision};
+use std::ffi::{CString, c_void};
+
+pub use gpude_device::registry::objective_symbol;
+
+/// How much of the JIT linker's error log an error message keeps.
+const LOG_BYTES: usize = 4096;
+
+/// Can the CUDA engine run `job`'s objective? Built-in functions and expressions run in
+/// every layout; other objectives not at all.
+pub fn check_objective(job: &Job) -> Result<()> {
+    let what = match job.objective() {
+        Objective::Builtin(_) | Objective::Expr(_) => return Ok(()),
+        Objective::Cec2017(_) => "CEC 2017",
+        Objective::Callback(_) => "callback",
+    };
+    Err(Error::invalid(
+        "objective",
+        crate::error::clip(&job.objective().name()),
+        format!("{what} objectives run on the CPU engine only for now; use --backend cpu"),
+    ))
+}
+
+/// The PTX that defines `job`'s objective in precision `p`, and the key it is cached
+/// under (`None` for a built-in function, which needs no linking).
+fn objective_code(job: &Job, p: ExprPrecision) -> Result<Option<(String, String)>> {
+    match job.objective() {
+        Objective::Builtin(_) => Ok(None),
+        Objective::Expr(e) => Ok(Some((
+            format!("expr {} {}", p.name(), e.expr.source()),
+            e.expr.ptx(p),
+        ))),
+        _ => check_objective(job).map(|()| None),
+    }
+}
+
+impl CudaEngine {
+    /// The kernel `name` of `job` (built-in, or external and linked with the job's
+    /// objective), loaded.
+    pub(super) fn job_function<T: Real>(&self, name: &str, job: &Job) -> Result<CudaFunction> {
+        let ep = if T::NAME == "f32" {
+            ExprPrecision::F32
+        } else {
+            ExprPrecision::F64
+        };
+        match objective_code(job, ep)? {
+            None => self.function(name),
+            Some((key, ptx)) => self.linked_function(name, &key, &ptx),
+        }
+    }
+
+    /// Kernel `name` of the external family linked with `objective` (PTX defining the
+    /// objective symbol) and the expression maths; cached under (`name`, `key`).
+    pub(crate) fn linked_function(
+        &self,
+        name: &str,
+        key: &str,
+        objective: &str,
+    ) -> Result<CudaFunction> {
+        let kernel = self
+            .kernels
+            .get(name)
+            .ok_or_else(|| Error::MissingKernel { name: name.into() })?;
+        self.linked(name, key, &[(name, kernel), ("objective", objective)])
+    }
+
+    /// Entry `entry` of `modules` linked with the expression maths, loaded; cached under
+    /// (`entry`, `key`).
+    fn linked(&self, entry: &str, key: &str, modules: &[(&str, &str)]) -> Result<CudaFunction> {
+        let cache_key = format!("{entry}\n{key}");
+        let mut cache = self.functions.lock().expect("function cache lock");
+        if let Some((_, f)) = cache.get(&cache_key) {
+            return Ok(f.clone());
+        }
+        let maths = self
+            .kernels
+            .get(EXPR_MATHS_MODULE)
+            .ok_or_else(|| Error::MissingKernel {
+                name: EXPR_MATHS_MODULE.into(),
+            })?;
+        let mut all = modules.to_vec();
+        all.push((EXPR_MATHS_MODULE, maths));
+        self.ctx
+            .bind_to_thread()
+            .map_err(cuda_err(format!("{entry}: binding the context")))?;
+        let image = link(entry, &all, register_cap(entry))?;
+        let module = self
+            .ctx
+            .load_module(cudarc::nvrtc::Ptx::from_binary(image))
+            .map_err(cuda_err(format!("loading the linked module of {entry}")))?;
+        let f = module
+            .load_function(entry)
+            .map_err(|_| Error::MissingKernel { name: entry.into() })?;
+        cache.insert(cache_key, (module, f.clone()));
+        Ok(f)
+    }
+
+    /// The values of expression `e` at row-major points (`n × dim`) on the GPU, in
+    /// precision `T`: its PTX with an evaluation kernel ([`Expr::ptx_eval_kernel`]),
+    /// linked with the maths as the DE kernels are. Equal to [`Expr::eval`] bit for bit.
+    pub fn evaluate_expr<T: GpuReal>(
+        &self,
+        e: &Expr,
+        dim: u32,
+        points: &[f64],
+    ) -> Result<Vec<f64>> {
+        if dim == 0 || !points.len().is_multiple_of(dim as usize) {
+            return Err(Error::invalid(
+                "points",
+                points.len(),
+                format!("a multiple of the dimension {dim}"),
+            ));
+        }
+        let n = points.len() / dim as usize;
+        if n == 0 {
+            return Ok(Vec::new());
+        }
+        if n > u32::MAX as usize {
+            return Err(Error::invalid("points", n, "at most 2^32 - 1 points"));
+        }
+        let p = if T::NAME == "f32" {
+            ExprPrecision::F32
+        } else {
+            ExprPrecision::F64
+        };
+        let entry = p.kernel_name();
+        let func = self.linked(
+            entry,
+            &format!("eval {}", e.source()),
+            &[("objective", &e.ptx_eval_kernel(p))],
+        )?;
+        let x: Vec<T> = points.iter().map(|&v| T::of(v)).collect();
+        let stream = &self.streams[0];
+        let ctx = |what: &str| format!("{entry}: {what}");
+        let x_d = stream.clone_htod(&x).map_err(cuda_err(ctx("uploading")))?;
+        let mut out = stream
+            .alloc_zeros::<T>(n)
+            .map_err(cuda_err(ctx("allocating")))?;
+        let (nn, stride) = (n as u32, dim);
+        let threads = 128u32;
+        let mut b = stream.launch_builder(&func);
+        b.arg(&x_d).arg(&dim).arg(&stride).arg(&nn).arg(&mut out);
+        // SAFETY: the entry's parameters are (xs, d, stride, n, out) as
+        // `Expr::ptx_eval_kernel` defines them; x holds n rows of `stride` values and out
+        // n values, and threads at or past n return at once.
+        unsafe {
+            b.launch(LaunchConfig {
+                grid_dim: (nn.div_ceil(threads), 1, 1),
+                block_dim: (threads, 1, 1),
+                shared_mem_bytes: 0,
+            })
+        }
+        .map_err(cuda_err(ctx("launching")))?;
+        let v = stream.clone_dtoh(&out).map_err(cuda_err(ctx("running")))?;
+        Ok(v.into_iter().map(|x| x.to_f64()).collect())
+    }
+}
+
+/// A JIT link in progress; destroyed on drop, whatever happened.
+struct LinkState(sys::CUlinkState);
+
+impl Drop for LinkState {
+    fn drop(&mut self) {
+        // SAFETY: the state was created by cuLinkCreate and is destroyed once, here;
+        // the image it owns was copied out before.
+        unsafe {
+            let _ = sys::cuLinkDestroy(self.0);
+        }
+    }
+}
+
+/// Links PTX `modules` (name, text) into a cubin with the driver's JIT linker for the
+/// current context's GPU, with at most `max_registers` registers per thread. Failures
+/// carry the linker's error log (an undefined or mismatched symbol names it).
+///
+/// The caller must have made the engine's context current.
+fn link(kernel: &str, modules: &[(&str, &str)], max_registers: Option<u32>) -> Result<Vec<u8>> {
+    let mut log = vec![0u8; LOG_BYTES];
+    let mut options = vec![
+        CUjit_option::CU_JIT_ERROR_LOG_BUFFER,
+        CUjit_option::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+    ];
+    // Option values are passed as pointers: the buffer, then numbers cast to pointers.
+    let mut values: Vec<*mut c_void> = vec![log.as_mut_ptr().cast(), LOG_BYTES as *mut c_void];
+    if let Some(n) = max_registers {
+        options.push(CUjit_option::CU_JIT_MAX_REGISTERS);
+        values.push(n as usize as *mut c_void);
+    }
+    let failed = |what: String, r: sys::CUresult, log: &[u8]| {
+        let text =
+            String::from_utf8_lossy(&log[..log.iter().position(|&b| b == 0).unwrap_or(log.len())])
+                .trim()
+                .to_string();
+        Error::Cuda {
+            context: format!("linking {kernel}"),
+            message: if text.is_empty() {
+                format!("{what}: {r:?}")
+            } else {
+                format!("{what}: {r:?}: {text}")
+            },
+        }
+    };
+    let mut state: sys::CUlinkState = std::ptr::null_mut();
+    // SAFETY: `options` and `values` have the same length and live (with the log
+    // buffer they point to) until the state is destroyed at the end of this function.
+    let r = unsafe {
+        sys::cuLinkCreate_v2(
+            options.len() as u32,
+            options.as_mut_ptr(),
+            values.as_mut_ptr(),
+            &mut state,
+        )
+    };
+    if r != sys::CUresult::CUDA_SUCCESS {
+        return Err(failed("creating the linker".into(), r, &log));
+    }
+    let state = LinkState(state);
+    for (name, ptx) in modules {
+        let text = CString::new(*ptx).map_err(|_| Error::Cuda {
+            context: format!("linking {kernel}"),
+            message: format!("the PTX of {name} holds a NUL byte"),
+        })?;
+        let cname = CString::new(*name).unwrap_or_default();
+        let bytes = text.as_bytes_with_nul();
+        // SAFETY: `bytes` is NUL-terminated PTX of `bytes.len()` bytes and the name a C
+        // string, both alive for the call (the linker copies what it keeps).
+        let r = unsafe {
+            sys::cuLinkAddData_v2(
+                state.0,
+                CUjitInputType::CU_JIT_INPUT_PTX,
+                bytes.as_ptr() as *mut c_void,
+                bytes.len(),
+                cname.as_ptr(),
+                0,
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+            )
+        };
+        if r != sys::CUresult::CUDA_SUCCESS {
+            return Err(failed(format!("adding {name}"), r, &log));
+        }
+    }
+    let mut cubin: *mut c_void = std::ptr::null_mut();
+    let mut size = 0usize;
+    // SAFETY: the state is live; on success the image is owned by the state until it is
+    // destroyed, and it is copied out below before that.
+    let r = unsafe { sys::cuLinkComplete(state.0, &mut cubin, &mut size) };
+    if r != sys::CUresult::CUDA_SUCCESS || cubin.is_null() {
+        return Err(failed("completing the link".into(), r, &log));
+    }
+    // SAFETY: the linker returned `size` readable bytes at `cubin`, alive until the state
+    // is dropped after this copy.
+    let image = unsafe { std::slice::from_raw_parts(cubin as *const u8, size) }.to_vec();
+    drop(state);
+    Ok(image)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Function;
+    use gpude_device::registry::KernelPrecision;
+
+    fn expr_job() -> Job {
+        Job::builder_for(Objective::expr("sum(x^2)", Some(0.0)).unwrap(), 4)
+            .domain(-1.0, 1.0)
+            .build()
+            .unwrap()
+    }
+
+    #[test]
+    fn expressions_and_builtins_run_on_the_gpu() {
+        assert!(check_objective(&expr_job()).is_ok());
+        assert!(check_objective(&Job::builder(Function::Griewank, 4).build().unwrap()).is_ok());
+    }
+
+    #[test]
+    fn callbacks_are_refused_with_the_reason() {
+        let o = Objective::pointwise("f", None, |x: &[f64]| x[0]).unwrap();
+        let job = Job::builder_for(o, 2).domain(0.0, 1.0).build().unwrap();
+        let err = check_objective(&job).unwrap_err().to_string();
+        assert!(
+            err.contains("callback objectives run on the CPU engine only"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn the_code_of_an_expression_defines_the_symbol_the_kernels_call() {
+        let job = expr_job();
+        for (kp, ep) in [
+            (KernelPrecision::F32, ExprPrecision::F32),
+            (KernelPrecision::F64, ExprPrecision::F64),
+        ] {
+            let (key, ptx) = objective_code(&job, ep).unwrap().unwrap();
+            assert!(key.contains("sum(x^2)") && key.contains(ep.name()), "{key}");
+            let sym = objective_symbol(kp);
+            assert_eq!(sym, ep.function_name());
+            assert!(ptx.contains(".visible .func (.param ."), "{ptx}");
+            assert!(ptx.contains(&format!(") {sym}(")), "{ptx}");
+        }
+        let b = Job::builder(Function::Sphere, 4).build().unwrap();
+        assert!(objective_code(&b, ExprPrecision::F32).unwrap().is_none());
+    }
+}

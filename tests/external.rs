@@ -1,0 +1,395 @@
+//! The inputs the CUDA engine links for an expression objective, checked without a GPU:
+//! the external kernels declare the objective with the signature the expressions'
+//! PTX defines, the maths module defines every function an expression calls with the
+//! signature it is called with, and — when `PTXAS` names `ptxas` — the eight built-ins
+//! written as expressions assemble, alone and as one program with a kernel and the maths.
+
+use gpude::device::expr_maths::SYMBOLS;
+use gpude::device::registry::{
+    EXPR_MATHS_MODULE, EXTERNAL, KernelPrecision, for_each_external_key, objective_symbol,
+};
+use gpude::device::{Function, registry::KERNEL_NAME_MAX};
+use gpude::expr::{Expr, Precision, builtins::expression};
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn module(name: &str) -> &'static str {
+    gpude::KERNELS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .unwrap_or_else(|| panic!("no module {name}"))
+        .1
+}
+
+fn external_kernels() -> Vec<(String, KernelPrecision)> {
+    let mut v = Vec::new();
+    for_each_external_key(|k| {
+        let mut buf = [0u8; KERNEL_NAME_MAX];
+        v.push((k.name_into(&mut buf).to_string(), k.precision));
+    });
+    v
+}
+
+fn expr_precision(p: KernelPrecision) -> Precision {
+    match p {
+        KernelPrecision::F32 => Precision::F32,
+        KernelPrecision::F64 => Precision::F64,
+    }
+}
+
+/// One top-level item of a PTX module.
+#[derive(Clone, Debug)]
+struct Item {
+    text: String,
+    /// `.func` declarations and definitions, `.entry`, globals: the name; else empty.
+    name: String,
+    kind: Kind,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Kind {
+    Header,
+    /// `.extern .func …;`
+    Extern,
+    /// A `.func` without a body (a forward declaration).
+    Decl,
+    /// A `.func` with its body.
+    Def,
+    Entry,
+    Global,
+}
+
+fn name_after(text: &str, keyword: &str) -> String {
+    let rest = text[text.find(keyword).expect("keyword") + keyword.len()..].trim_start();
+    let rest = if rest.starts_with('(') {
+        &rest[rest.find(')').expect("closing bracket") + 1..]
+    } else {
+        rest
+    };
+    rest.trim_start()
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '$')
+        .collect()
+}
+
+/// Splits a module into its top-level items (brackets balanced, comments between items
+/// dropped).
+fn items(ptx: &str) -> Vec<Item> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut depth = 0i32;
+    for line in ptx.lines() {
+        let t = line.trim();
+        if cur.is_empty() && (t.is_empty() || t.starts_with("//")) {
+            continue;
+        }
+        cur.push_str(line);
+        cur.push('\n');
+        if !t.starts_with("//") {
+            depth += t.matches('{').count() as i32 - t.matches('}').count() as i32;
+        }
+        let header = [".version", ".target", ".address_size"]
+            .iter()
+            .any(|h| t.starts_with(h));
+        if depth != 0 || !(header || t.ends_with(';') || t.ends_with('}')) {
+            continue;
+        }
+        let text = std::mem::take(&mut cur);
+        let head = text.trim_start();
+        let (kind, name) = if header {
+            (Kind::Header, String::new())
+        } else if head.contains(".entry") {
+            (Kind::Entry, name_after(head, ".entry"))
+        } else if head.starts_with(".extern .func") {
+            (Kind::Extern, name_after(head, ".func"))
+        } else if head.contains(".func") {
+            let k = if head.contains('{') {
+                Kind::Def
+            } else {
+                Kind::Decl
+            };
+            (k, name_after(head, ".func"))
+        } else {
+            let name = head
+                .split_whitespace()
+                .find(|t| !t.starts_with('.') && !t.starts_with(|c: char| c.is_ascii_digit()))
+                .map(|t| t[..t.find(['[', ';', '=']).unwrap_or(t.len())].to_string())
+                .unwrap_or_default();
+            (Kind::Global, name)
+        };
+        out.push(Item { text, name, kind });
+    }
+    assert_eq!(depth, 0, "unbalanced PTX");
+    out
+}
+
+/// A function's signature: the types of its results and of its parameters, in order.
+fn signature(item: &Item) -> (Vec<String>, Vec<String>) {
+    let head = &item.text[..item.text.find(['{', ';']).unwrap_or(item.text.len())];
+    let at = head.find(&item.name).expect("name in the head");
+    let types = |list: &str| -> Vec<String> {
+        let inner = list
+            .trim()
+            .trim_start_matches('(')
+            .trim_end_matches(')')
+            .trim();
+        if inner.is_empty() {
+            return Vec::new();
+        }
+        inner
+            .split(',')
+            .map(|p| {
+                p.split_whitespace()
+                    .filter(|t| t.starts_with('.') && *t != ".param")
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .collect()
+    };
+    let before = &head[..at];
+    let ret = before.find('(').map_or(Vec::new(), |o| types(&before[o..]));
+    (ret, types(&head[at + item.name.len()..]))
+}
+
+fn find<'a>(items: &'a [Item], kind: Kind, name: &str) -> Option<&'a Item> {
+    items.iter().find(|i| i.kind == kind && i.name == name)
+}
+
+#[test]
+fn the_kernels_declare_the_objective_the_expressions_define() {
+    let kernels = external_kernels();
+    assert_eq!(kernels.len(), 12, "{kernels:?}");
+    for (name, p) in &kernels {
+        assert!(name.contains(EXTERNAL), "{name}");
+        let its = items(module(name));
+        let sym = objective_symbol(*p);
+        let decl = find(&its, Kind::Extern, sym)
+            .unwrap_or_else(|| panic!("{name} does not declare `.extern .func {sym}`"));
+        // The only external symbol the kernel needs.
+        let externs: Vec<&str> = its
+            .iter()
+            .filter(|i| i.kind == Kind::Extern)
+            .map(|i| i.name.as_str())
+            .collect();
+        assert_eq!(externs, [sym], "{name}");
+        assert!(find(&its, Kind::Entry, name).is_some(), "{name}");
+        let want = signature(decl);
+        let b = if *p == KernelPrecision::F32 {
+            ".b32"
+        } else {
+            ".b64"
+        };
+        assert_eq!(
+            want,
+            (vec![b.to_string()], vec![".b64".into(), ".b32".into()])
+        );
+        for f in Function::ALL {
+            let e = Expr::parse(&expression(f)).unwrap();
+            let ptx = e.ptx(expr_precision(*p));
+            let def = items(&ptx)
+                .into_iter()
+                .find(|i| i.kind == Kind::Def && i.name == sym)
+                .unwrap_or_else(|| panic!("{f:?}: the expression does not define {sym}"));
+            assert!(def.text.starts_with(".visible .func"), "{f:?}");
+            assert_eq!(signature(&def), want, "{f:?} in {name}");
+        }
+    }
+    // The check can fail: the other precision's definition differs.
+    let e = Expr::parse("sum(x^2)").unwrap();
+    let d64 = items(&e.ptx(Precision::F64))
+        .into_iter()
+        .find(|i| i.kind == Kind::Def)
+        .unwrap();
+    let d32 = items(&e.ptx(Precision::F32))
+        .into_iter()
+        .find(|i| i.kind == Kind::Def)
+        .unwrap();
+    assert_ne!(signature(&d64), signature(&d32));
+}
+
+#[test]
+fn the_maths_module_defines_what_expressions_call() {
+    let its = items(module(EXPR_MATHS_MODULE));
+    let defs: BTreeMap<&str, (Vec<String>, Vec<String>)> = its
+        .iter()
+        .filter(|i| i.kind == Kind::Def && i.text.starts_with(".visible"))
+        .map(|i| (i.name.as_str(), signature(i)))
+        .collect();
+    // Exactly the exported maths, each with the arity the list says.
+    let names: Vec<&str> = defs.keys().copied().collect();
+    let mut listed: Vec<&str> = SYMBOLS.iter().map(|s| s.0).collect();
+    listed.sort();
+    assert_eq!(names, listed);
+    for (sym, n) in SYMBOLS {
+        let b = if sym.ends_with("_f32") {
+            ".b32"
+        } else {
+            ".b64"
+        };
+        assert_eq!(
+            defs[sym],
+            (vec![b.to_string()], vec![b.to_string(); *n as usize]),
+            "{sym}"
+        );
+    }
+    // No kernels, nothing left undefined.
+    assert!(
+        its.iter()
+            .all(|i| i.kind != Kind::Entry && i.kind != Kind::Extern)
+    );
+    for d in its.iter().filter(|i| i.kind == Kind::Decl) {
+        assert!(
+            find(&its, Kind::Def, &d.name).is_some(),
+            "{} undefined",
+            d.name
+        );
+    }
+    // Every call an expression makes matches a definition.
+    let all = "sum(sin(x) + cos(x) + tan(x) + exp(x) + log(x) + sinpi(x) + cospi(x) \
+               + expm1(x) + log1p(x) + x^0.5)";
+    let e = Expr::parse(all).unwrap();
+    for p in [Precision::F32, Precision::F64] {
+        let called = e.external_symbols(p);
+        assert_eq!(called.len(), 10);
+        let ptx = e.ptx(p);
+        let its = items(&ptx);
+        for sym in &called {
+            let decl = find(&its, Kind::Extern, sym).unwrap_or_else(|| panic!("{sym}"));
+            assert_eq!(signature(decl), defs[sym.as_str()], "{sym}");
+        }
+    }
+}
+
+/// The program the JIT linker builds, as one module: the kernel's module, the
+/// objective's and the maths', with one header, each symbol defined once and the
+/// `.extern` declarations of what another part defines turned into forward declarations. Items that two parts
+/// share (both from the device crate) must be the same text.
+fn whole_program(parts: &[&str]) -> String {
+    let mut kept: Vec<Item> = Vec::new();
+    let mut header = String::new();
+    let all: Vec<Item> = parts.iter().flat_map(|p| items(p)).collect();
+    for it in &all {
+        match it.kind {
+            Kind::Header => {
+                if !header.contains(it.text.split_whitespace().next().unwrap_or("")) {
+                    header.push_str(&it.text);
+                }
+                continue;
+            }
+            Kind::Extern => {
+                // Defined by another part: a forward declaration of the definition, which
+                // ptxas then checks against it.
+                let defined = all.iter().any(|d| d.kind == Kind::Def && d.name == it.name);
+                if defined {
+                    if !kept
+                        .iter()
+                        .any(|k| k.kind == Kind::Decl && k.name == it.name)
+                    {
+                        kept.push(Item {
+                            text: it.text.replacen(".extern", ".visible", 1),
+                            name: it.name.clone(),
+                            kind: Kind::Decl,
+                        });
+                    }
+                    continue;
+                }
+            }
+            _ => {}
+        }
+        if let Some(k) = kept
+            .iter()
+            .find(|k| k.kind == it.kind && k.name == it.name && !it.name.is_empty())
+        {
+            assert_eq!(k.text, it.text, "two parts define {} differently", it.name);
+            continue;
+        }
+        kept.push(it.clone());
+    }
+    let mut out = header;
+    for k in &kept {
+        out.push_str(&k.text);
+        out.push('\n');
+    }
+    out
+}
+
+fn ptxas() -> Option<PathBuf> {
+    let p = std::env::var_os("PTXAS")?;
+    Some(PathBuf::from(p))
+}
+
+fn assemble(exe: &Path, ptx: &str, name: &str, relocatable: bool) -> Result<String, String> {
+    let dir = std::env::temp_dir().join(format!("gpude-external-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let file = dir.join(format!("{name}.ptx"));
+    std::fs::write(&file, ptx).map_err(|e| e.to_string())?;
+    let mut cmd = Command::new(exe);
+    cmd.args(["-arch=sm_90", "-v"]);
+    if relocatable {
+        cmd.arg("-c");
+    }
+    let out = cmd
+        .arg(&file)
+        .arg("-o")
+        .arg(dir.join(format!("{name}.cubin")))
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", exe.display()))?;
+    let text =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    let _ = std::fs::remove_file(&file);
+    if out.status.success() {
+        Ok(text)
+    } else {
+        Err(text)
+    }
+}
+
+#[test]
+fn the_builtins_as_expressions_assemble_and_link_with_ptxas() {
+    let Some(exe) = ptxas() else {
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED: the_builtins_as_expressions_assemble_and_link_with_ptxas — set PTXAS \
+             to ptxas (pip install nvidia-cuda-nvcc-cu12; .ci/run does)"
+        );
+        return;
+    };
+    let maths = module(EXPR_MATHS_MODULE);
+    assemble(&exe, maths, "maths", true).unwrap_or_else(|m| panic!("maths module: {m}"));
+    let mut linked = 0;
+    for (name, p) in external_kernels() {
+        let kernel = module(&name);
+        // Alone, with the objective left to the linker.
+        assemble(&exe, kernel, &name, true).unwrap_or_else(|m| panic!("{name}: {m}"));
+        // One built-in per kernel keeps the time down; every one of them is linked with
+        // the batch kernels of the thesis strategy, which are the smaller ones.
+        let fs: Vec<Function> = if name.starts_with("de_batch_") && name.ends_with("_thesis") {
+            Function::ALL.to_vec()
+        } else {
+            vec![Function::Griewank]
+        };
+        for f in fs {
+            let e = Expr::parse(&expression(f)).unwrap();
+            let ep = expr_precision(p);
+            let obj = e.ptx(ep);
+            let tag = format!("{}_{}", f.key(), ep.name());
+            assemble(&exe, &obj, &tag, true).unwrap_or_else(|m| panic!("{tag}: {m}\n{obj}"));
+            let program = whole_program(&[kernel, &obj, maths]);
+            let report = assemble(&exe, &program, &format!("{name}_{tag}"), false)
+                .unwrap_or_else(|m| panic!("{name} with {tag}: {m}"));
+            assert!(report.contains(&name), "{report}");
+            linked += 1;
+        }
+    }
+    assert_eq!(linked, 2 * Function::ALL.len() + 10);
+    // The check can fail: a kernel without the objective's definition does not link.
+    let kernel = module("de_batch_f32_external_thesis");
+    let alone = whole_program(&[kernel, maths]);
+    assert!(assemble(&exe, &alone, "unlinked", false).is_err());
+    let _ = writeln!(
+        std::io::stderr(),
+        "ptxas: {linked} linked programs (external kernel + expression + maths) assemble for sm_90"
+    );
+}
