@@ -19,7 +19,7 @@ use core::arch::nvptx::{_block_dim_x, _block_idx_x, _grid_dim_x, _syncthreads, _
 
 use crate::de::{
     BoundPolicy, COMPONENT_SLOT, Crossover, Draws, RESAMPLE_SLOT, Strategy, TrialParams, accepts,
-    better, block, draw_indices, first_exceeding, init_chunk, run_length, subsequence, trial_chunk,
+    better, block, first_exceeding, init_chunk, run_length, subsequence, trial_chunk,
 };
 use crate::functions::{
     Acc, Formula, Function, LaneIn, accumulate, finish, lane_consts, lane_total,
@@ -27,6 +27,7 @@ use crate::functions::{
 use crate::lanes::{chunk, group_width, rounds, stride};
 use crate::philox::{block_words, key_of};
 use crate::real::Real;
+use crate::variant::ThesisVariant;
 
 const FULL: u32 = 0xffff_ffff;
 
@@ -369,6 +370,7 @@ impl<T: LaneReal> Setup<T> {
         np: u32,
         f: T,
         cr: T,
+        variant: u32,
     ) -> Self {
         // Unknown codes cannot come from the host's validated jobs; fall back rather
         // than trap.
@@ -382,6 +384,7 @@ impl<T: LaneReal> Setup<T> {
                 f,
                 cr,
                 dim,
+                variant: ThesisVariant::from_bits(variant).unwrap_or(ThesisVariant::DEFAULT),
             },
             np,
             stride: stride(dim),
@@ -510,7 +513,7 @@ unsafe fn trial_one<T: LaneReal>(
         let mut v = [T::ZERO; 4];
         if n > 0 {
             let off = j0 as usize;
-            let u = block_words(key, sub, block(g, COMPONENT_SLOT + j0 / 4));
+            let u = s.tp.variant.lambda_words(key, sub, g, j0);
             // SAFETY: every row pointer addresses a row of `stride ≥ j0 + 4` values.
             let (xi, best, l4, h4) = unsafe {
                 (
@@ -610,7 +613,7 @@ impl DrawCache {
         let jdim = if s.tp.strategy.crosses() { s.tp.dim } else { 0 };
         if slot == 0 {
             let i = individual_of_pass(pass + gr.lane).min(s.np - 1);
-            self.pre = draw_indices(key, pstream, i, g, s.np, ndraw, jdim);
+            self.pre = s.tp.variant.draws(key, pstream, i, g, s.np, ndraw, jdim);
             // SAFETY: i and the drawn indices are < np, the flags' length.
             unsafe {
                 let mut k = 0;
@@ -1235,7 +1238,7 @@ unsafe fn persistent<T: LaneReal>(
 }
 
 macro_rules! kernels {
-    ($t:ty, $func:expr, $thesis:expr, $batch:ident, $step:ident, $grid:ident) => {
+    ($t:ty, $func:expr, $thesis:expr, $variants:expr, $batch:ident, $step:ident, $grid:ident) => {
         /// One block per population; see [`batch`].
         ///
         /// # Safety
@@ -1268,6 +1271,7 @@ macro_rules! kernels {
             gens_done: *mut u32,
             hist: *mut $t,
             formula: u32,
+            variant: u32,
         ) {
             // The thesis variants fix the strategy (and init-only bounds) at compile time.
             let (strategy, bounds) = if $thesis {
@@ -1275,6 +1279,8 @@ macro_rules! kernels {
             } else {
                 (strategy, bounds)
             };
+            // Only the thesis-variant family reads the variant: the other kernels keep
+            // the default's code (and its registers).
             let s = Setup::<$t>::new(
                 $func as u32,
                 formula,
@@ -1285,6 +1291,7 @@ macro_rules! kernels {
                 np,
                 f,
                 cr,
+                if $variants { variant } else { 0 },
             );
             // SAFETY: forwarded from this kernel's contract.
             unsafe {
@@ -1327,6 +1334,7 @@ macro_rules! kernels {
             best_f: *mut $t,
             hist: *mut $t,
             formula: u32,
+            variant: u32,
         ) {
             // The thesis variants fix the strategy (and init-only bounds) at compile time.
             let (strategy, bounds) = if $thesis {
@@ -1334,6 +1342,8 @@ macro_rules! kernels {
             } else {
                 (strategy, bounds)
             };
+            // Only the thesis-variant family reads the variant: the other kernels keep
+            // the default's code (and its registers).
             let s = Setup::<$t>::new(
                 $func as u32,
                 formula,
@@ -1344,6 +1354,7 @@ macro_rules! kernels {
                 np,
                 f,
                 cr,
+                if $variants { variant } else { 0 },
             );
             // SAFETY: forwarded from this kernel's contract.
             unsafe {
@@ -1404,12 +1415,15 @@ macro_rules! kernels {
             best_f: *mut $t,
             hist: *mut $t,
             formula: u32,
+            variant: u32,
         ) {
             let (strategy, bounds) = if $thesis {
                 (Strategy::Thesis as u32, BoundPolicy::InitOnly as u32)
             } else {
                 (strategy, bounds)
             };
+            // Only the thesis-variant family reads the variant: the other kernels keep
+            // the default's code (and its registers).
             let s = Setup::<$t>::new(
                 $func as u32,
                 formula,
@@ -1420,6 +1434,7 @@ macro_rules! kernels {
                 np,
                 f,
                 cr,
+                if $variants { variant } else { 0 },
             );
             // SAFETY: forwarded from this kernel's contract.
             unsafe {
@@ -1433,20 +1448,29 @@ macro_rules! kernels {
 }
 
 /// Every kernel of the registry's functions ([`crate::registry`]): per function and
-/// precision, the classic and the thesis family's batch, step and grid kernels, named
-/// as [`crate::registry::KernelKey`] names them (the build script checks the names).
+/// precision, the classic, the thesis and the thesis-variant family's batch, step and
+/// grid kernels, named as [`crate::registry::KernelKey`] names them (the build script
+/// checks the names).
 macro_rules! all_kernels {
     ($($(#[$doc:meta])* $variant:ident = $num:literal, $key:ident, $name:literal,
         $formula:literal, ($lo:expr, $hi:expr), $argmin:expr, $min:expr, $min_dim:literal;)*) => {
         $(
-            kernels!(f32, Function::$variant, false, ${concat(de_batch_f32_, $key)},
+            kernels!(f32, Function::$variant, false, false, ${concat(de_batch_f32_, $key)},
                 ${concat(de_step_f32_, $key)}, ${concat(de_grid_f32_, $key)});
-            kernels!(f32, Function::$variant, true, ${concat(de_batch_f32_, $key, _thesis)},
+            kernels!(f32, Function::$variant, true, false, ${concat(de_batch_f32_, $key, _thesis)},
                 ${concat(de_step_f32_, $key, _thesis)}, ${concat(de_grid_f32_, $key, _thesis)});
-            kernels!(f64, Function::$variant, false, ${concat(de_batch_f64_, $key)},
+            kernels!(f32, Function::$variant, true, true,
+                ${concat(de_batch_f32_, $key, _thesis_variant)},
+                ${concat(de_step_f32_, $key, _thesis_variant)},
+                ${concat(de_grid_f32_, $key, _thesis_variant)});
+            kernels!(f64, Function::$variant, false, false, ${concat(de_batch_f64_, $key)},
                 ${concat(de_step_f64_, $key)}, ${concat(de_grid_f64_, $key)});
-            kernels!(f64, Function::$variant, true, ${concat(de_batch_f64_, $key, _thesis)},
+            kernels!(f64, Function::$variant, true, false, ${concat(de_batch_f64_, $key, _thesis)},
                 ${concat(de_step_f64_, $key, _thesis)}, ${concat(de_grid_f64_, $key, _thesis)});
+            kernels!(f64, Function::$variant, true, true,
+                ${concat(de_batch_f64_, $key, _thesis_variant)},
+                ${concat(de_step_f64_, $key, _thesis_variant)},
+                ${concat(de_grid_f64_, $key, _thesis_variant)});
         )*
     };
 }

@@ -97,16 +97,17 @@ pub struct CudaEngine {
 }
 
 /// The name of a job's kernel in `layout` ([`KernelKey`]): the thesis strategy with
-/// init-only bounds has its own specialised family.
+/// init-only bounds has its own specialised family, and one more for the alternatives of
+/// a [`gpude_device::ThesisVariant`] that change the trials.
 fn kernel_name<T: Real>(layout: Layout, job: &Job) -> String {
     let thesis = job.strategy() == gpude_device::Strategy::Thesis
         && job.bounds() == gpude_device::BoundPolicy::InitOnly;
     let key = KernelKey {
         layout,
-        family: if thesis {
-            Family::Thesis
-        } else {
-            Family::Classic
+        family: match (thesis, job.thesis_variant().changes_trials()) {
+            (true, false) => Family::Thesis,
+            (true, true) => Family::ThesisVariant,
+            (false, _) => Family::Classic,
         },
         function: job.function().key(),
         precision: if T::NAME == "f32" {
@@ -445,6 +446,8 @@ impl CudaEngine {
         );
         let (dim_u, np_u) = (dim, np as u32);
         let null: u64 = 0;
+        // Only the thesis-variant family reads it.
+        let variant = job.thesis_variant().bits();
         // Every buffer above is sized for `p` populations of `np` rows of `st` values,
         // as the kernel indexes them.
         debug_assert_eq!(pop_a.len(), p * np * st);
@@ -484,6 +487,7 @@ impl CudaEngine {
             None => b.arg(&null),
         };
         b.arg(&formula);
+        b.arg(&variant);
         // SAFETY: the argument list matches the kernel's signature in the device crate
         // (order and types), every buffer has the length the kernel indexes (checked
         // above), and the launch shape is within the function's limits.
@@ -599,6 +603,8 @@ impl CudaEngine {
         let (dim_u, np_u) = (dim, np as u32);
         let (seed, pstream) = (job.seed(), job.stream());
         let null: u64 = 0;
+        // Only the thesis-variant family reads it.
+        let variant = job.thesis_variant().bits();
         let cfg = LaunchConfig {
             grid_dim: (nblocks as u32, 1, 1),
             block_dim: (threads, 1, 1),
@@ -639,6 +645,7 @@ impl CudaEngine {
                 None => b.arg(&null),
             };
             b.arg(&formula);
+            b.arg(&variant);
             // SAFETY: the arguments match the kernel's signature in the device crate;
             // flags hold 2·np words, the partials and scratch cover every block, the state
             // STATE_WORDS words and the history gens + 1 values, as the kernel indexes.
@@ -714,6 +721,8 @@ impl CudaEngine {
         let (dim_u, np_u) = (dim, np as u32);
         let (seed, pstream) = (job.seed(), job.stream());
         let null: u64 = 0;
+        // Only the thesis-variant family reads it.
+        let variant = job.thesis_variant().bits();
         let cfg = LaunchConfig {
             grid_dim: (nblocks as u32, 1, 1),
             block_dim: (threads, 1, 1),
@@ -750,6 +759,7 @@ impl CudaEngine {
             None => b.arg(&null),
         };
         b.arg(&formula);
+        b.arg(&variant);
         // SAFETY: the arguments match the kernel's signature in the device crate; flags
         // hold 2·np words, the partials 2·nblocks, scratch 32·nblocks, the state
         // STATE_WORDS words and the history gens + 1 values, as the kernel indexes; the
