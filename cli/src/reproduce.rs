@@ -150,6 +150,12 @@ pub struct ThesisArgs {
     /// Leave out Table 5.6 (the original DE runs).
     #[arg(long)]
     pub no_table56: bool,
+
+    /// Run the EDCP cases with an alternative to details of the thesis strategy, a comma
+    /// list of key=value as `run --thesis-variant` takes it (e.g.
+    /// indices=rejection,mutation=fma) [default: default].
+    #[arg(long, value_name = "LIST")]
+    pub thesis_variant: Option<String>,
 }
 
 pub fn run(args: Args) -> Result<String> {
@@ -340,6 +346,9 @@ fn thesis(args: ThesisArgs) -> Result<String> {
         options.functions = Options::parse_functions(list)?;
     }
     options.arithmetics = reproduce::Arithmetic::parse_list(&args.arithmetic)?;
+    if let Some(v) = &args.thesis_variant {
+        options.variant = gpude::host::config::parse_variant(v)?;
+    }
     options.validate()?;
 
     // A folder that cannot be made or written should not cost the runs.
@@ -355,8 +364,16 @@ fn thesis(args: ThesisArgs) -> Result<String> {
     let mut progress = |case: &Case, result: Option<&CaseResult>| match result {
         None => {
             done += 1;
+            let variant = if case.variant.is_default() {
+                String::new()
+            } else {
+                format!(
+                    ", variant {}",
+                    gpude::host::config::variant_name(case.variant)
+                )
+            };
             eprintln!(
-                "reproduce: [{done}/{cases}] {} (D = {}, g_max = {}, {} runs) …",
+                "reproduce: [{done}/{cases}] {} (D = {}, g_max = {}, {} runs{variant}) …",
                 case.id(),
                 case.dim,
                 case.g_max,
