@@ -121,6 +121,11 @@ pub struct ThesisArgs {
     #[arg(long, value_name = "LIST")]
     pub functions: Option<String>,
 
+    /// Only these population sizes of the functions' cases, a comma list such as 2048
+    /// [default: all; Table 5.6 keeps its own size].
+    #[arg(long, value_name = "LIST")]
+    pub sizes: Option<String>,
+
     /// The arithmetics every case runs in, a comma list of textbook-f32 (the formulas as
     /// printed in single precision, as the thesis), exact-f32, f64 (exact formulas) and
     /// textbook-f64, or all.
@@ -346,6 +351,9 @@ fn thesis(args: ThesisArgs) -> Result<String> {
         options.functions = Options::parse_functions(list)?;
     }
     options.arithmetics = reproduce::Arithmetic::parse_list(&args.arithmetic)?;
+    if let Some(list) = &args.sizes {
+        options.only_sizes = Some(Options::parse_sizes(list)?);
+    }
     if let Some(v) = &args.thesis_variant {
         options.variant = gpude::host::config::parse_variant(v)?;
     }

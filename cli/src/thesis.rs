@@ -353,6 +353,8 @@ pub struct Options {
     pub table56: bool,
     /// How the EDCP cases compute their trials (the original DE is not affected).
     pub variant: ThesisVariant,
+    /// Only these population sizes of the EDCP cases (`None`: every size).
+    pub only_sizes: Option<Vec<u32>>,
 }
 
 impl Options {
@@ -367,6 +369,7 @@ impl Options {
             quick: false,
             table56: true,
             variant: ThesisVariant::DEFAULT,
+            only_sizes: None,
         }
     }
 
@@ -430,6 +433,51 @@ impl Options {
                 allowed: "at least one of textbook-f32, exact-f32, f64, textbook-f64".into(),
             });
         }
+        if let Some(only) = &self.only_sizes {
+            let mut known: Vec<u32> = self
+                .experiments()
+                .iter()
+                .flat_map(|e| self.all_sizes(e))
+                .collect();
+            known.sort_unstable();
+            known.dedup();
+            if let Some(bad) = only.iter().find(|np| !known.contains(np)) {
+                return Err(Error::InvalidParameter {
+                    name: "sizes",
+                    value: bad.to_string(),
+                    allowed: format!(
+                        "population sizes of the chosen functions{}: {}",
+                        if self.quick { " in quick mode" } else { "" },
+                        known
+                            .iter()
+                            .map(u32::to_string)
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                });
+            }
+            for e in self.experiments() {
+                if self.sizes(e).is_empty() {
+                    return Err(Error::InvalidParameter {
+                        name: "sizes",
+                        value: only
+                            .iter()
+                            .map(u32::to_string)
+                            .collect::<Vec<_>>()
+                            .join(","),
+                        allowed: format!(
+                            "at least one size of every chosen function: {} has {}",
+                            FunctionInfo::of(e.function).name,
+                            self.all_sizes(e)
+                                .iter()
+                                .map(u32::to_string)
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ),
+                    });
+                }
+            }
+        }
         Ok(())
     }
 
@@ -450,13 +498,46 @@ impl Options {
             .collect()
     }
 
-    /// The population sizes of an experiment.
+    /// The population sizes of an experiment's EDCP cases.
     pub fn sizes(&self, e: &published::Experiment) -> Vec<u32> {
+        let mut all = self.all_sizes(e);
+        if let Some(only) = &self.only_sizes {
+            all.retain(|np| only.contains(np));
+        }
+        all
+    }
+
+    /// Every population size of an experiment (in quick mode, the quick ones).
+    fn all_sizes(&self, e: &published::Experiment) -> Vec<u32> {
         if self.quick {
             QUICK_NP.to_vec()
         } else {
             e.cases.iter().map(|c| c.np).collect()
         }
+    }
+
+    /// Parses a comma list of population sizes (checked against the functions by
+    /// [`Options::validate`]).
+    pub fn parse_sizes(list: &str) -> Result<Vec<u32>> {
+        let mut out = Vec::new();
+        for item in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            let np = item.parse::<u32>().map_err(|_| Error::InvalidParameter {
+                name: "sizes",
+                value: format!("{item:?}"),
+                allowed: "a comma list of population sizes, such as 2048,4096".into(),
+            })?;
+            if !out.contains(&np) {
+                out.push(np);
+            }
+        }
+        if out.is_empty() {
+            return Err(Error::InvalidParameter {
+                name: "sizes",
+                value: format!("{list:?}"),
+                allowed: "a comma list of population sizes, such as 2048,4096".into(),
+            });
+        }
+        Ok(out)
     }
 
     /// The generations of an experiment.

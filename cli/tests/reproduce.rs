@@ -455,7 +455,9 @@ fn a_thesis_variant_reruns_the_edcp_cases_and_marks_the_report() {
             "--arithmetic",
             "exact-f32",
             "--runs",
-            "2",
+            "3",
+            "--sizes",
+            "64",
         ];
         if let Some(v) = variant {
             f.extend(["--thesis-variant", v]);
@@ -499,7 +501,7 @@ fn a_thesis_variant_reruns_the_edcp_cases_and_marks_the_report() {
             assert_eq!(c["evaluations"].as_u64(), Some(np * (g_max + 1)), "{c}");
         }
     }
-    assert!(edcp >= 2, "{edcp}");
+    assert_eq!(edcp, 1, "--sizes 64 leaves one EDCP case");
     let mut changed = 0;
     for (r, b) in runs["runs"]
         .as_array()
@@ -536,6 +538,11 @@ fn bad_options_fail_cleanly() {
             &["--thesis-variant", "indices=random"][..],
             "unknown value of indices \"random\"",
         ),
+        (
+            &["--sizes", "2048"][..],
+            "sizes = 2048 is not allowed: population sizes of the chosen functions in quick mode: 64, 128",
+        ),
+        (&["--sizes", "64,x"][..], "sizes = \"x\" is not allowed"),
     ] {
         let mut args = vec!["reproduce", "thesis", "--quick", "--out", out];
         args.extend_from_slice(flags);
