@@ -9,7 +9,7 @@ use gpude::host::cpu::{self, Control, Flow, Population};
 use gpude::host::cuda::FinalPopulation;
 use gpude::{
     BoundPolicy, Crossover, CudaEngine, Error, Formula, Function, Job, Mode, Objective, Precision,
-    RunResult, Strategy, Termination,
+    RunResult, Strategy, Termination, ThesisVariant,
 };
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Mutex;
@@ -80,6 +80,14 @@ fn main() {
         (
             "expressions_agree_with_the_builtins_on_the_gpu",
             expressions_agree_with_builtins,
+        ),
+        (
+            "thesis_variants_match_cpu_bit_for_bit",
+            thesis_variants_match_cpu,
+        ),
+        (
+            "batch_of_thesis_variants_matches_cpu_runs",
+            thesis_variant_batch_matches_cpu,
         ),
     ];
     let filter: Vec<String> = std::env::args()
@@ -1318,4 +1326,122 @@ fn p_round(v: f64, p: Precision) -> f64 {
         Precision::F32 => v as f32 as f64,
         Precision::F64 => v,
     }
+}
+
+/// A thesis job with variant `v` (Np = 64).
+fn variant_job(f: Function, dim: u32, gens: u32, p: Precision, v: ThesisVariant, seed: u64) -> Job {
+    Job::builder(f, dim)
+        .pop(64)
+        .generations(gens)
+        .precision(p)
+        .seed(seed)
+        .history(true)
+        .thesis_variant(v)
+        .build()
+        .expect("valid job")
+}
+
+/// Every thesis variant (all 64 combinations of its fields) in every layout: the final
+/// population, its values and the run's generation count are the CPU engine's, bit for
+/// bit. Two problems: Rosenbrock D = 30 in f32 (one round of chunks) and Griewank
+/// D = 130 in f64 (several rounds, a partial chunk); the single alternatives also on
+/// Rosenbrock D = 128 in f64 and Ackley D = 64 in f32.
+fn thesis_variants_match_cpu(e: &CudaEngine) {
+    let mut cases = Vec::new();
+    for b in 0..64u32 {
+        let v = ThesisVariant::from_bits(b).expect("a variant");
+        cases.push((v, Function::Rosenbrock, 30, Precision::F32));
+        cases.push((v, Function::Griewank, 130, Precision::F64));
+        if b.count_ones() == 1 || b == 3 << 3 {
+            cases.push((v, Function::Rosenbrock, 128, Precision::F64));
+            cases.push((v, Function::Ackley, 64, Precision::F32));
+        }
+    }
+    for (k, &(v, f, dim, p)) in cases.iter().enumerate() {
+        let j = variant_job(f, dim, 6, p, v, 500 + k as u64);
+        let what = format!(
+            "{} {f:?} D={dim} {p:?}",
+            gpude::host::config::variant_name(v)
+        );
+        let cpu_pop = cpu_population(&j);
+        let c = match p {
+            Precision::F32 => cpu::run::<f32>(&j, None).expect("cpu run"),
+            Precision::F64 => cpu::run::<f64>(&j, None).expect("cpu run"),
+        };
+        assert_eq!(c.generations, 6 + v.extra_generations(), "{what}");
+        for mode in [Mode::Batch, Mode::Grid, Mode::Steps] {
+            let (r, gpu) = e.run_with_population(&j, mode).expect("gpu run");
+            let (wx, sx) = compare(&gpu.x, &cpu_pop.x);
+            let (wf, sf) = compare(&gpu.fit, &cpu_pop.fit);
+            assert!(
+                sx == gpu.x.len() && sf == gpu.fit.len(),
+                "{what} {mode:?}: {sx}/{} components and {sf}/{} values equal (worst rel {wx:e}, {wf:e})",
+                gpu.x.len(),
+                gpu.fit.len()
+            );
+            assert_eq!(r.generations, c.generations, "{what} {mode:?}");
+            assert_eq!(r.best_f.to_bits(), c.best_f.to_bits(), "{what} {mode:?}");
+            assert_eq!(r.best_x, c.best_x, "{what} {mode:?}");
+            assert_eq!(r.history, c.history, "{what} {mode:?}");
+        }
+    }
+    println!(
+        "  {} variant cases × 3 layouts equal bit for bit",
+        cases.len()
+    );
+}
+
+/// Jobs of several variants (and the default) in one batch: each launch group keeps its
+/// own variant, and every run is the CPU engine's.
+fn thesis_variant_batch_matches_cpu(e: &CudaEngine) {
+    let names = [
+        "default",
+        "indices=rejection",
+        "lambda=closed-open",
+        "lambda-draw=per-individual",
+        "mutation=fma",
+        "mutation=fma-inner",
+        "mutation=from-best",
+        "generations=plus-one",
+    ];
+    let mut jobs = Vec::new();
+    for name in names {
+        let v = gpude::host::config::parse_variant(name).expect("a variant");
+        for stream in 0..3 {
+            jobs.push(
+                variant_job(Function::Rosenbrock, 40, 25, Precision::F32, v, 77)
+                    .with_stream(stream),
+            );
+        }
+    }
+    let gpu = e.run_batch(&jobs).expect("gpu batch");
+    assert_eq!(gpu.len(), jobs.len());
+    for (j, g) in jobs.iter().zip(&gpu) {
+        let c = cpu::run::<f32>(j, None).expect("cpu run");
+        let what = format!(
+            "{} stream {}",
+            gpude::host::config::variant_name(j.thesis_variant()),
+            j.stream()
+        );
+        assert_eq!(g.best_f.to_bits(), c.best_f.to_bits(), "{what}");
+        assert_eq!(g.best_x, c.best_x, "{what}");
+        assert_eq!(g.generations, c.generations, "{what}");
+        assert_eq!(g.history, c.history, "{what}");
+    }
+    // Variants that change the trials give other runs than the default on the same
+    // stream (jobs 0 … 2).
+    let mut differ = 0;
+    for (j, g) in jobs.iter().zip(&gpu).skip(3) {
+        if j.thesis_variant().changes_trials() {
+            let base = &gpu[j.stream() as usize];
+            assert_ne!(
+                g.best_f.to_bits(),
+                base.best_f.to_bits(),
+                "{:?}",
+                j.thesis_variant()
+            );
+            differ += 1;
+        }
+    }
+    assert_eq!(differ, 18);
 }

@@ -24,6 +24,9 @@ pub struct Run<T> {
     pub cr: T,
     pub target: T,
     pub formula: u32,
+    /// A [`ThesisVariant`](crate::variant::ThesisVariant)'s bits: read by the
+    /// thesis-variant family only, 0 (the default) for every other kernel.
+    pub variant: u32,
 }
 
 /// One field of a parameter struct: its name, offset and size on this target.

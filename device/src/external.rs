@@ -603,6 +603,7 @@ de_kernels!(
     f32,
     Function::Sphere,
     false,
+    false,
     de_batch_f32_external,
     de_step_f32_external,
     de_grid_f32_external
@@ -611,6 +612,7 @@ de_kernels!(
     f32,
     Function::Sphere,
     true,
+    false,
     de_batch_f32_external_thesis,
     de_step_f32_external_thesis,
     de_grid_f32_external_thesis
@@ -618,6 +620,7 @@ de_kernels!(
 de_kernels!(
     f64,
     Function::Sphere,
+    false,
     false,
     de_batch_f64_external,
     de_step_f64_external,
@@ -627,6 +630,7 @@ de_kernels!(
     f64,
     Function::Sphere,
     true,
+    false,
     de_batch_f64_external_thesis,
     de_step_f64_external_thesis,
     de_grid_f64_external_thesis

@@ -22,7 +22,7 @@ use crate::abi::{BatchParams, EvalParams, GridParams, Run, StepParams};
 use crate::control::{self, COMMAND, PROGRESS_HI, PROGRESS_LO, SLOT_WORDS, STOP};
 use crate::de::{
     BoundPolicy, COMPONENT_SLOT, Crossover, Draws, RESAMPLE_SLOT, Strategy, TrialParams, accepts,
-    better, block, draw_indices, first_exceeding, init_chunk, run_length, subsequence, trial_chunk,
+    better, block, first_exceeding, init_chunk, run_length, subsequence, trial_chunk,
 };
 use crate::functions::{
     Acc, Formula, Function, LaneIn, accumulate, finish, lane_consts, lane_total,
@@ -30,6 +30,7 @@ use crate::functions::{
 use crate::lanes::{chunk, group_width, rounds, stride};
 use crate::philox::{block_words, key_of};
 use crate::real::Real;
+use crate::variant::ThesisVariant;
 
 const FULL: u32 = 0xffff_ffff;
 
@@ -462,6 +463,7 @@ impl<T: LaneReal> Setup<T> {
         np: u32,
         f: T,
         cr: T,
+        variant: u32,
     ) -> Self {
         // Unknown codes cannot come from the host's validated jobs; fall back rather
         // than trap.
@@ -475,6 +477,7 @@ impl<T: LaneReal> Setup<T> {
                 f,
                 cr,
                 dim,
+                variant: ThesisVariant::from_bits(variant).unwrap_or(ThesisVariant::DEFAULT),
             },
             np,
             stride: stride(dim),
@@ -603,7 +606,7 @@ unsafe fn trial_one<T: LaneReal>(
         let mut v = [T::ZERO; 4];
         if n > 0 {
             let off = j0 as usize;
-            let u = block_words(key, sub, block(g, COMPONENT_SLOT + j0 / 4));
+            let u = s.tp.variant.lambda_words(key, sub, g, j0);
             // SAFETY: every row pointer addresses a row of `stride ≥ j0 + 4` values.
             let (xi, best, l4, h4) = unsafe {
                 (
@@ -703,7 +706,7 @@ impl DrawCache {
         let jdim = if s.tp.strategy.crosses() { s.tp.dim } else { 0 };
         if slot == 0 {
             let i = individual_of_pass(pass + gr.lane).min(s.np - 1);
-            self.pre = draw_indices(key, pstream, i, g, s.np, ndraw, jdim);
+            self.pre = s.tp.variant.draws(key, pstream, i, g, s.np, ndraw, jdim);
             // SAFETY: i and the drawn indices are < np, the flags' length.
             unsafe {
                 let mut k = 0;
@@ -1515,7 +1518,7 @@ pub(crate) unsafe fn persistent_with<T: LaneReal, E: Passes<T>>(s: Setup<T>, p: 
 /// parameters are the fields of its parameter struct, as the field list gives them
 /// (see [`crate::abi`]); it rebuilds the struct and passes it on.
 macro_rules! de_entry {
-    ($(#[$doc:meta])* $name:ident, $body:ident, $func:expr, $thesis:expr;
+    ($(#[$doc:meta])* $name:ident, $body:ident, $func:expr, $thesis:expr, $variants:expr;
      $params:ident<$t:ty> { $($f:ident: $ty:ty,)* }) => {
         $(#[$doc])*
         #[unsafe(no_mangle)]
@@ -1530,6 +1533,7 @@ macro_rules! de_entry {
                 np,
                 f,
                 cr,
+                variant,
                 ..
             } = p.run;
             // The thesis variants fix the strategy (and init-only bounds) at compile time.
@@ -1548,6 +1552,9 @@ macro_rules! de_entry {
                 np,
                 f,
                 cr,
+                // Only the thesis-variant family reads the variant: the other kernels
+                // keep the default's code (and its registers).
+                if $variants { variant } else { 0 },
             );
             // SAFETY: forwarded from this kernel's contract.
             unsafe { $body(s, p) }
@@ -1556,7 +1563,7 @@ macro_rules! de_entry {
 }
 
 macro_rules! kernels {
-    ($t:ty, $func:expr, $thesis:expr, $batch:ident, $step:ident, $grid:ident) => {
+    ($t:ty, $func:expr, $thesis:expr, $variants:expr, $batch:ident, $step:ident, $grid:ident) => {
         crate::batch_params!(
             de_entry!(
                 /// One block per population; see [`batch`].
@@ -1566,7 +1573,8 @@ macro_rules! kernels {
                 $batch,
                 batch,
                 $func,
-                $thesis
+                $thesis,
+                $variants
             ),
             $t
         );
@@ -1580,7 +1588,8 @@ macro_rules! kernels {
                 $step,
                 step,
                 $func,
-                $thesis
+                $thesis,
+                $variants
             ),
             $t
         );
@@ -1595,7 +1604,8 @@ macro_rules! kernels {
                 $grid,
                 persistent,
                 $func,
-                $thesis
+                $thesis,
+                $variants
             ),
             $t
         );
@@ -1603,20 +1613,29 @@ macro_rules! kernels {
 }
 
 /// Every kernel of the registry's functions ([`crate::registry`]): per function and
-/// precision, the classic and the thesis family's batch, step and grid kernels, named
-/// as [`crate::registry::KernelKey`] names them (the build script checks the names).
+/// precision, the classic, the thesis and the thesis-variant family's batch, step and
+/// grid kernels, named as [`crate::registry::KernelKey`] names them (the build script
+/// checks the names).
 macro_rules! all_kernels {
     ($($(#[$doc:meta])* $variant:ident = $num:literal, $key:ident, $name:literal,
         $formula:literal, ($lo:expr, $hi:expr), $argmin:expr, $min:expr, $min_dim:literal;)*) => {
         $(
-            kernels!(f32, Function::$variant, false, ${concat(de_batch_f32_, $key)},
+            kernels!(f32, Function::$variant, false, false, ${concat(de_batch_f32_, $key)},
                 ${concat(de_step_f32_, $key)}, ${concat(de_grid_f32_, $key)});
-            kernels!(f32, Function::$variant, true, ${concat(de_batch_f32_, $key, _thesis)},
+            kernels!(f32, Function::$variant, true, false, ${concat(de_batch_f32_, $key, _thesis)},
                 ${concat(de_step_f32_, $key, _thesis)}, ${concat(de_grid_f32_, $key, _thesis)});
-            kernels!(f64, Function::$variant, false, ${concat(de_batch_f64_, $key)},
+            kernels!(f32, Function::$variant, true, true,
+                ${concat(de_batch_f32_, $key, _thesis_variant)},
+                ${concat(de_step_f32_, $key, _thesis_variant)},
+                ${concat(de_grid_f32_, $key, _thesis_variant)});
+            kernels!(f64, Function::$variant, false, false, ${concat(de_batch_f64_, $key)},
                 ${concat(de_step_f64_, $key)}, ${concat(de_grid_f64_, $key)});
-            kernels!(f64, Function::$variant, true, ${concat(de_batch_f64_, $key, _thesis)},
+            kernels!(f64, Function::$variant, true, false, ${concat(de_batch_f64_, $key, _thesis)},
                 ${concat(de_step_f64_, $key, _thesis)}, ${concat(de_grid_f64_, $key, _thesis)});
+            kernels!(f64, Function::$variant, true, true,
+                ${concat(de_batch_f64_, $key, _thesis_variant)},
+                ${concat(de_step_f64_, $key, _thesis_variant)},
+                ${concat(de_grid_f64_, $key, _thesis_variant)});
         )*
     };
 }

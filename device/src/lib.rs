@@ -72,6 +72,7 @@ pub mod real;
 ///
 /// This file is also `include!`d by the build script: it uses nothing outside `core`.
 pub mod registry;
+pub mod variant;
 
 #[cfg(target_arch = "nvptx64")]
 pub mod kernels;
@@ -83,6 +84,7 @@ pub use de::{BoundPolicy, Crossover, Strategy};
 pub use functions::{Formula, Function};
 pub use philox::{Philox4x32, philox4x32_10};
 pub use real::Real;
+pub use variant::ThesisVariant;
 
 #[cfg(target_arch = "nvptx64")]
 #[panic_handler]

@@ -103,16 +103,17 @@ pub struct CudaEngine {
 }
 
 /// The name of a job's kernel in `layout` ([`KernelKey`]): the thesis strategy with
-/// init-only bounds has its own specialised family.
+/// init-only bounds has its own specialised family, and one more for the alternatives of
+/// a [`gpude_device::ThesisVariant`] that change the trials.
 fn kernel_name<T: Real>(layout: Layout, job: &Job) -> String {
     let thesis = job.strategy() == gpude_device::Strategy::Thesis
         && job.bounds() == gpude_device::BoundPolicy::InitOnly;
     let key = KernelKey {
         layout,
-        family: if thesis {
-            Family::Thesis
-        } else {
-            Family::Classic
+        family: match (thesis, job.thesis_variant().changes_trials()) {
+            (true, false) => Family::Thesis,
+            (true, true) => Family::ThesisVariant,
+            (false, _) => Family::Classic,
         },
         // Objectives other than built-ins run in the external family (linked in).
         function: job
@@ -147,6 +148,7 @@ fn run_params<T: GpuReal>(job: &Job) -> Run<T> {
         dim: job.dim(),
         np: job.pop(),
         gens: job.generations(),
+        variant: job.thesis_variant().bits(),
     }
 }
 

@@ -22,7 +22,7 @@ pub use adaptive::Adaptive;
 pub use config::{Job, JobBuilder, Precision};
 pub use cuda::{CudaEngine, FinalPopulation, Mode};
 pub use error::{Error, Result};
-pub use gpude_device::{BoundPolicy, Crossover, Formula, Function, Strategy};
+pub use gpude_device::{BoundPolicy, Crossover, Formula, Function, Strategy, ThesisVariant};
 pub use islands::{
     Algorithm, Archipelago, ArchipelagoBuilder, ArchipelagoResult, Emigrants, Replacement, Topology,
 };

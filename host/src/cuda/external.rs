@@ -33,7 +33,16 @@ const LOG_BYTES: usize = 4096;
 /// every layout; other objectives not at all.
 pub fn check_objective(job: &Job) -> Result<()> {
     let what = match job.objective() {
-        Objective::Builtin(_) | Objective::Expr(_) => return Ok(()),
+        Objective::Builtin(_) => return Ok(()),
+        // The thesis-variant family exists for the built-in functions only.
+        Objective::Expr(_) if job.thesis_variant().changes_trials() => {
+            return Err(Error::invalid(
+                "thesis variant",
+                crate::config::variant_name(job.thesis_variant()),
+                "thesis variants that change the trials run with built-in functions on the GPU; use --backend cpu for an expression",
+            ));
+        }
+        Objective::Expr(_) => return Ok(()),
         Objective::Cec2017(_) => "CEC 2017",
         Objective::Callback(_) => "callback",
     };
