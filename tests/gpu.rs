@@ -1428,18 +1428,15 @@ fn thesis_variant_batch_matches_cpu(e: &CudaEngine) {
         assert_eq!(g.generations, c.generations, "{what}");
         assert_eq!(g.history, c.history, "{what}");
     }
-    // Variants that change the trials give other runs than the default on the same
+    // Variants that change the trials end at other points than the default on the same
     // stream (jobs 0 … 2).
     let mut differ = 0;
     for (j, g) in jobs.iter().zip(&gpu).skip(3) {
         if j.thesis_variant().changes_trials() {
             let base = &gpu[j.stream() as usize];
-            assert_ne!(
-                g.best_f.to_bits(),
-                base.best_f.to_bits(),
-                "{:?}",
-                j.thesis_variant()
-            );
+            // The best points, not their values: two runs can end on equal f32 values
+            // at different points (mutation=fma-inner and from-best do on stream 0).
+            assert_ne!(g.best_x, base.best_x, "{:?}", j.thesis_variant());
             differ += 1;
         }
     }
