@@ -153,7 +153,8 @@ impl Checkpoint {
     }
 
     /// Raises or lowers the generation limit (a resumed run then goes on to it); an
-    /// evaluation budget becomes this generation count.
+    /// evaluation budget becomes this generation count. It is a g_max: under
+    /// `generations=plus-one` the run goes on to one generation more.
     pub fn set_generations(&mut self, generations: u32) -> Result<()> {
         set_limit(&mut self.job, generations)
     }
