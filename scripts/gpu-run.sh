@@ -2,7 +2,7 @@
 # Runs on the GPU machine from the repository root, with gpu-bundle/ carried along
 # (scripts/gpu-bundle.sh builds it): GPU tests, sanitizers, the CLI on CUDA for every
 # strategy, function and precision, a batch file, and the benchmarks. Logs under $OUT;
-# a short summary last.  usage: gpu-run.sh [all|tests|sanitize|cli|bench|peers|reproduce]...
+# a short summary last.  usage: gpu-run.sh [all|tests|sanitize|cli|control|bench|peers|reproduce]...
 # (several steps may be named; `all` is every step but `reproduce`). The peers need
 # ../shared/peers copied to gpu-bundle/peers before the bundle is carried.
 set -uo pipefail
@@ -24,8 +24,11 @@ fi
 
 if want sanitize; then
   echo "== compute-sanitizer"
-  for tool in memcheck racecheck synccheck; do
-    compute-sanitizer --tool $tool --error-exitcode 9 $B/gpu-tests history target mixed > "$OUT/sanitizer-$tool.log" 2>&1
+  # SANITIZE_TESTS narrows the tests (names containing any of the words) when one call
+  # cannot hold them all; the default takes every kernel family and the control tests.
+  for tool in memcheck racecheck synccheck initcheck; do
+    # shellcheck disable=SC2086
+    compute-sanitizer --tool $tool --error-exitcode 9 $B/gpu-tests ${SANITIZE_TESTS:-history target mixed control checkpoint} > "$OUT/sanitizer-$tool.log" 2>&1
     rc=$?
     tail -3 "$OUT/sanitizer-$tool.log"
     note "sanitizer $tool: exit $rc, $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/sanitizer-$tool.log" | tail -1)"
@@ -91,6 +94,37 @@ if want cli; then
   note "batch file on cuda: exit ${PIPESTATUS[0]}"
   $B/gpude run --backend cuda --function sphere --dim 4096 --pop 16000000 --gens 1 > "$OUT/too-large.txt" 2>&1
   note "16e6 x 4096 job: exit $?, $(tail -1 "$OUT/too-large.txt")"
+fi
+
+if want control; then
+  echo "== SIGINT on CUDA: stop, save, resume on either engine"
+  run=(--function rastrigin --dim 16 --pop 64 --seed 7)
+  $B/gpude run --backend cuda "${run[@]}" --gens 100000000 --checkpoint "$OUT/int.ckpt" --json \
+    > "$OUT/int.json" 2> "$OUT/int.err" &
+  pid=$!
+  sleep 3
+  kill -INT $pid
+  wait $pid
+  rc=$?
+  cat "$OUT/int.err"
+  g=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["results"][0]["generations"])' "$OUT/int.json")
+  total=$((g + 500))
+  cp "$OUT/int.ckpt" "$OUT/int-cpu.ckpt"
+  $B/gpude resume "$OUT/int.ckpt" --backend cuda --gens $total --json > "$OUT/resumed-cuda.json"
+  $B/gpude resume "$OUT/int-cpu.ckpt" --backend cpu --gens $total --json > "$OUT/resumed-cpu.json"
+  $B/gpude run --backend cuda "${run[@]}" --gens $total --json > "$OUT/whole.json"
+  same=$(python3 - "$OUT"/whole.json "$OUT"/resumed-cuda.json "$OUT"/resumed-cpu.json <<'PY'
+import json, sys
+def res(p):
+    rs = json.load(open(p))["results"]
+    for r in rs:
+        r.pop("elapsed"); r.pop("backend")
+    return rs
+w, c, p = (res(a) for a in sys.argv[1:4])
+print(f"resumed on cuda == whole: {c == w}; resumed on cpu == whole: {p == w}")
+PY
+)
+  note "sigint on cuda: exit $rc at generation $g (130 expected); $same"
 fi
 
 if want bench; then

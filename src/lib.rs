@@ -19,12 +19,13 @@ pub use gpude_host as host;
 pub use gpude_host::cec2017;
 pub use gpude_host::checkpoint;
 pub use gpude_host::cpu;
+pub use gpude_host::cuda_control;
 pub use gpude_host::objective;
 pub use gpude_host::split;
 pub use gpude_host::{
     Adaptive, Backend, BatchObjective, BoundPolicy, Crossover, CudaEngine, Error, FUNCTIONS,
     Formula, Function, FunctionInfo, Job, JobBuilder, Mode, Objective, Precision, Problem, Result,
-    RunResult, SolverOptions, Strategy, Termination,
+    RunResult, SolverOptions, Strategy, Termination, ThesisVariant,
 };
 pub use gpude_host::{
     Algorithm, Archipelago, ArchipelagoBuilder, ArchipelagoResult, Emigrants, Pso, Replacement,
@@ -65,11 +66,43 @@ impl Solver {
         self.0.cuda()
     }
 
-    /// Runs one job. The observer sees every generation on the CPU engine and may stop
-    /// the run there ([`cpu::Flow::Stop`]); for stop flags and checkpoints, see
-    /// [`cpu::run_controlled`] and [`cpu::resume`].
+    /// Runs one job. The observer sees the generations and may stop the run there
+    /// ([`cpu::Flow::Stop`]): every generation on the CPU engine, the reported ones on
+    /// the GPU ([`Solver::set_reporting`]); for stop flags and checkpoints, see
+    /// [`Solver::run_controlled`] and [`Solver::resume`].
     pub fn run(&self, job: &Job, observer: Option<cpu::Observer>) -> Result<RunResult> {
         self.0.run(job, observer)
+    }
+
+    /// How often the GPU's persistent kernels report under control, and whether they
+    /// wait for the observer ([`cuda_control::Reporting`]).
+    pub fn set_reporting(&mut self, reporting: cuda_control::Reporting) -> Result<()> {
+        self.0.set_reporting(reporting)
+    }
+
+    /// Runs one job under a [`cpu::Control`] (observer, stop flag, checkpoints) on
+    /// either engine; the outcome holds the result and the final state.
+    pub fn run_controlled(&self, job: &Job, control: &mut cpu::Control) -> Result<cpu::Outcome> {
+        self.0.run_controlled(job, control)
+    }
+
+    /// Goes on from a checkpoint (of either engine: they compute the same bits) under
+    /// `control`.
+    pub fn resume(
+        &self,
+        from: checkpoint::Checkpoint,
+        control: &mut cpu::Control,
+    ) -> Result<cpu::Outcome> {
+        self.0.resume(from, control)
+    }
+
+    /// Runs (or goes on with) a list of runs under a [`cuda_control::Watch`].
+    pub fn run_entries(
+        &self,
+        entries: Vec<checkpoint::Entry>,
+        watch: &mut cuda_control::Watch,
+    ) -> Result<Vec<cuda_control::Ran>> {
+        self.0.run_entries(entries, watch)
     }
 
     /// Runs an archipelago: islands with migration, DE or PSO. The CPU engine only for

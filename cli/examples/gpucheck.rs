@@ -1,8 +1,11 @@
 //! Runs the benchmark cases (optionally for several register caps of the kernels) and
 //! prints JSON lines and a table per cap.
 //!
-//! usage: gpucheck [--quick] [--caps 0,64,96] [--only SUBSTRING]
-//! (cap 0: no cap; 1: the engine's default)
+//! usage: gpucheck [--quick] [--caps 0,64,96] [--only SUBSTRING] [--ptx-dir DIR]
+//! (cap 0: no cap; 1: the engine's default). `--ptx-dir` runs the kernel modules
+//! `DIR/kernel_*.ptx` of another build (its build script's output folder) instead of
+//! the embedded ones, so that two builds' kernels are timed on the same machine; their
+//! parameters must be a prefix of this build's (the driver reads only those).
 fn main() -> gpude::Result<()> {
     let args: Vec<String> = std::env::args().collect();
     let quick = args.iter().any(|a| a == "--quick");
@@ -24,7 +27,10 @@ fn main() -> gpude::Result<()> {
         } else {
             unsafe_env::set("GPUDE_MAXNREG", &cap.to_string());
         }
-        let engine = gpude::cuda_engine(0, 4).ok();
+        let engine = match opt("--ptx-dir") {
+            Some(dir) => Some(engine_from(&dir)?),
+            None => gpude::cuda_engine(0, 4).ok(),
+        };
         let mut recs = Vec::new();
         for c in gpude_cli::bench_cases::standard_cases(engine.is_some(), quick) {
             if only.as_deref().is_some_and(|o| !c.name.contains(o))
@@ -48,6 +54,28 @@ fn main() -> gpude::Result<()> {
     }
     print!("{tables}");
     Ok(())
+}
+
+/// An engine with the kernel modules of `dir` (`kernel_NAME.ptx`, one per kernel).
+fn engine_from(dir: &str) -> gpude::Result<gpude::CudaEngine> {
+    let mut kernels: Vec<(&'static str, &'static str)> = Vec::new();
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        let file = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if let Some(name) = file
+            .strip_prefix("kernel_")
+            .and_then(|n| n.strip_suffix(".ptx"))
+        {
+            let ptx = std::fs::read_to_string(&path)?;
+            // The engine keeps the modules for the whole run, as it does the embedded ones.
+            kernels.push((
+                Box::leak(name.to_string().into_boxed_str()),
+                Box::leak(ptx.into_boxed_str()),
+            ));
+        }
+    }
+    eprintln!("gpucheck: {} kernel modules from {dir}", kernels.len());
+    gpude::host::CudaEngine::new(Box::leak(kernels.into_boxed_slice()), 0, 4)
 }
 
 mod unsafe_env {

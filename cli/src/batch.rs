@@ -239,7 +239,7 @@ pub(crate) fn parse(text: &str, path: &Path) -> Result<Vec<JobSpec>> {
 }
 
 /// The keys of a job and the type each needs.
-const KEYS: [(&str, &str); 33] = [
+const KEYS: [(&str, &str); 34] = [
     ("function", "a function name"),
     ("expr", "an expression (a string)"),
     ("objective_ptx", "the path of a PTX file (a string)"),
@@ -261,6 +261,10 @@ const KEYS: [(&str, &str); 33] = [
     ("seed", WHOLE64),
     ("precision", "f32 or f64"),
     ("formula", "exact or textbook"),
+    (
+        "thesis_variant",
+        "a thesis variant such as indices=rejection,mutation=fma",
+    ),
     ("repetitions", WHOLE32),
     ("runs", WHOLE32),
     ("algorithm", "de or pso"),

@@ -4,7 +4,7 @@
 use super::{CliError, Result, input};
 use gpude::host::config::{
     bounds_name, crossover_name, formula_name, parse_bounds, parse_crossover, parse_formula,
-    parse_strategy, strategy_name,
+    parse_strategy, parse_variant, strategy_name, variant_name,
 };
 use gpude::{
     Backend, FunctionInfo, Job, Mode, Objective, Precision, RunResult, Solver, SolverOptions,
@@ -122,6 +122,14 @@ pub struct JobArgs {
     /// Objective formulas: exact or textbook (as printed) [default: exact].
     #[arg(long, value_name = "FORMULA")]
     pub formula: Option<String>,
+
+    /// Alternatives to details of the thesis strategy, a comma list of key=value:
+    /// indices=free|rejection, lambda=open-closed|closed-open,
+    /// lambda-draw=per-component|per-individual (a deviation from the thesis),
+    /// mutation=plain|fma|fma-inner|from-best, generations=gmax|plus-one
+    /// [default: default, gpude's own]. Thesis strategy with init-only bounds only.
+    #[arg(long, value_name = "LIST")]
+    pub thesis_variant: Option<String>,
     #[command(flatten)]
     pub islands: crate::islands::IslandArgs,
 }
@@ -157,6 +165,7 @@ impl JobArgs {
             seed: self.seed,
             precision: self.precision.clone(),
             formula: self.formula.clone(),
+            thesis_variant: self.thesis_variant.clone(),
             repetitions: Some(repetitions),
             ..Default::default()
         }
@@ -380,6 +389,9 @@ pub struct JobSpec {
     pub precision: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub formula: Option<String>,
+    /// A thesis variant (`indices=rejection,mutation=fma`, …; see `run --help`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thesis_variant: Option<String>,
     #[serde(default, alias = "runs", skip_serializing_if = "Option::is_none")]
     pub repetitions: Option<u32>,
     // Islands and PSO (see `islands.rs`).
@@ -494,6 +506,9 @@ impl JobSpec {
         }
         if let Some(f) = &self.formula {
             b = b.formula(parse_formula(f)?);
+        }
+        if let Some(v) = &self.thesis_variant {
+            b = b.thesis_variant(parse_variant(v)?);
         }
         if let Some(v) = self.pop {
             b = b.pop(v);
@@ -611,7 +626,7 @@ impl JobSpec {
             lower: Some(lower),
             upper: Some(upper),
             pop: Some(job.pop()),
-            generations: (!job.budget_from_evaluations()).then_some(job.generations()),
+            generations: (!job.budget_from_evaluations()).then_some(job.g_max()),
             max_evals: match job.adaptive() {
                 Some(a) => Some(a.max_evaluations),
                 None => job
@@ -627,6 +642,8 @@ impl JobSpec {
             seed: Some(job.seed()),
             precision: Some(job.precision().name().to_string()),
             formula: Some(formula_name(job.formula()).to_string()),
+            thesis_variant: (!job.thesis_variant().is_default())
+                .then(|| variant_name(job.thesis_variant())),
             repetitions: Some(repetitions),
             ..Default::default()
         }
@@ -657,8 +674,13 @@ pub fn describe_strategy(job: &Job) -> String {
             job.f(),
             job.cr()
         )
-    } else {
+    } else if job.thesis_variant().is_default() {
         format!("{s}, bounds {b}")
+    } else {
+        format!(
+            "{s}, bounds {b}, variant {}",
+            variant_name(job.thesis_variant())
+        )
     }
 }
 

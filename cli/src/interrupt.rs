@@ -1,10 +1,11 @@
-//! SIGINT and SIGTERM during a CPU run: the first sets a flag that the engine polls at
-//! every generation boundary (the run stops there, reports and saves); a second one
-//! ends the process at once with [`crate::EXIT_INTERRUPTED`].
+//! SIGINT and SIGTERM during a run: the first sets a flag that the engine polls (the CPU
+//! engine at every generation boundary; the CUDA engine's host loop, which passes it to
+//! the kernels through their control block), the run stops there, reports and saves; a
+//! second one ends the process at once with [`crate::EXIT_INTERRUPTED`].
 //!
 //! The handlers come from `signal-hook`, whose `flag` module does only an atomic store
 //! in the handler (async-signal-safe) and supports exiting on a repeated signal. They
-//! are installed only around CPU runs: elsewhere a signal ends gpude as usual.
+//! are installed only around runs: elsewhere a signal ends gpude as usual.
 
 use super::{CliError, EXIT_INTERRUPTED, Result};
 use signal_hook::consts::{SIGINT, SIGTERM};

@@ -131,6 +131,10 @@ pub fn check_flags(spec: &JobSpec) -> Result<()> {
         ("crossover (--crossover)", spec.crossover.is_some()),
         ("F (-F)", spec.f.is_some()),
         ("Cr (--cr)", spec.cr.is_some()),
+        (
+            "thesis variant (--thesis-variant)",
+            spec.thesis_variant.is_some(),
+        ),
     ];
     if pso && let Some((name, _)) = de_keys.iter().find(|(_, given)| *given) {
         return Err(CliError::usage(format!(

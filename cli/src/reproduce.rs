@@ -121,6 +121,11 @@ pub struct ThesisArgs {
     #[arg(long, value_name = "LIST")]
     pub functions: Option<String>,
 
+    /// Only these population sizes of the functions' cases, a comma list such as 2048
+    /// [default: all; Table 5.6 keeps its own size].
+    #[arg(long, value_name = "LIST")]
+    pub sizes: Option<String>,
+
     /// The arithmetics every case runs in, a comma list of textbook-f32 (the formulas as
     /// printed in single precision, as the thesis), exact-f32, f64 (exact formulas) and
     /// textbook-f64, or all.
@@ -150,6 +155,12 @@ pub struct ThesisArgs {
     /// Leave out Table 5.6 (the original DE runs).
     #[arg(long)]
     pub no_table56: bool,
+
+    /// Run the EDCP cases with an alternative to details of the thesis strategy, a comma
+    /// list of key=value as `run --thesis-variant` takes it (e.g.
+    /// indices=rejection,mutation=fma) [default: default].
+    #[arg(long, value_name = "LIST")]
+    pub thesis_variant: Option<String>,
 }
 
 pub fn run(args: Args) -> Result<String> {
@@ -340,6 +351,12 @@ fn thesis(args: ThesisArgs) -> Result<String> {
         options.functions = Options::parse_functions(list)?;
     }
     options.arithmetics = reproduce::Arithmetic::parse_list(&args.arithmetic)?;
+    if let Some(list) = &args.sizes {
+        options.only_sizes = Some(Options::parse_sizes(list)?);
+    }
+    if let Some(v) = &args.thesis_variant {
+        options.variant = gpude::host::config::parse_variant(v)?;
+    }
     options.validate()?;
 
     // A folder that cannot be made or written should not cost the runs.
@@ -355,8 +372,16 @@ fn thesis(args: ThesisArgs) -> Result<String> {
     let mut progress = |case: &Case, result: Option<&CaseResult>| match result {
         None => {
             done += 1;
+            let variant = if case.variant.is_default() {
+                String::new()
+            } else {
+                format!(
+                    ", variant {}",
+                    gpude::host::config::variant_name(case.variant)
+                )
+            };
             eprintln!(
-                "reproduce: [{done}/{cases}] {} (D = {}, g_max = {}, {} runs) …",
+                "reproduce: [{done}/{cases}] {} (D = {}, g_max = {}, {} runs{variant}) …",
                 case.id(),
                 case.dim,
                 case.g_max,

@@ -1,6 +1,8 @@
-//! `gpude resume FILE`: go on with the runs of a checkpoint file on the CPU engine, to
-//! the same bits as runs that never stopped.
+//! `gpude resume FILE`: go on with the runs of a checkpoint file, to the same bits as
+//! runs that never stopped, on either engine (a checkpoint holds no engine: the CPU and
+//! the GPU compute the same bits, so a run saved by one goes on in the other).
 
+use super::common::BackendArgs;
 use super::input::{self, MIB};
 use super::run::{self, SaveArgs, Where};
 use super::{CliError, Result};
@@ -37,6 +39,9 @@ pub struct Args {
     /// Also save every N generations.
     #[arg(long, value_name = "N")]
     pub checkpoint_every: Option<u32>,
+
+    #[command(flatten)]
+    pub backend: BackendArgs,
 }
 
 pub fn run(args: Args) -> Result<String> {
@@ -78,11 +83,18 @@ pub fn run(args: Args) -> Result<String> {
         Some(j) if j.budget_from_evaluations() => Some(j.evaluations(j.generations())),
         _ => None,
     };
-    let progress = run::show_progress(args.json, entries.iter().map(Entry::job));
-    let done = run::on_cpu(entries, &save, progress)?;
+    let jobs: Vec<gpude::Job> = entries.iter().map(|e| e.job().clone()).collect();
+    let solver = args.backend.open_for(&jobs)?;
+    drop(jobs);
     let at = Where {
-        backend: "cpu",
-        fallback_reason: None,
+        backend: solver.backend_name(),
+        fallback_reason: solver.fallback_reason(),
+    };
+    let progress = run::show_progress(args.json, entries.iter().map(Entry::job));
+    let done = if solver.backend_name() == "cpu" {
+        run::on_cpu(entries, &save, progress)?
+    } else {
+        run::on_cuda(&solver, entries, &save, progress)?
     };
     run::finish(done, &args.history, args.json, &at, budget, &save)
 }

@@ -11,7 +11,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 use std::io::IsTerminal;
 use std::path::PathBuf;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use crate::stats::DEFAULT_SUCCESS;
 
@@ -62,12 +62,12 @@ pub struct Args {
     pub slices: Option<u32>,
 }
 
-/// Where and how often the CPU engine saves the runs.
+/// Where and how often the runs are saved (either engine).
 #[derive(Debug, clap::Args)]
 pub struct SaveArgs {
     /// Save the state of the runs to FILE at the end, on SIGINT/SIGTERM and every
-    /// --checkpoint-every generations (CPU engine); `gpude resume FILE` goes on with
-    /// the same bits. Without it an interrupted run is saved to ./gpude.ckpt.
+    /// --checkpoint-every generations; `gpude resume FILE` goes on with the same bits
+    /// (on either engine). Without it an interrupted run is saved to ./gpude.ckpt.
     #[arg(long, value_name = "FILE")]
     pub checkpoint: Option<PathBuf>,
 
@@ -136,29 +136,9 @@ pub fn run(args: Args) -> Result<String> {
             &args.save,
         );
     }
-    if saving {
-        return Err(CliError::usage(
-            "--checkpoint needs the CPU engine (--backend cpu): GPU runs are not saved",
-        ));
-    }
-    let results = match jobs.as_slice() {
-        [one] => vec![solver.run(one, None)?],
-        _ => solver.run_batch(&jobs)?,
-    };
-    if results.len() != jobs.len() {
-        return Err(CliError::runtime(format!(
-            "the engine returned {} results for {} runs",
-            results.len(),
-            jobs.len()
-        )));
-    }
-    let done = Done {
-        first: jobs[0].clone(),
-        runs: jobs.len(),
-        results,
-        entries: Vec::new(),
-        interrupted: false,
-    };
+    let progress = show_progress(args.json, jobs.iter());
+    let entries = jobs.into_iter().map(Entry::Pending).collect();
+    let done = on_cuda(&solver, entries, &args.save, progress)?;
     finish(
         done,
         &args.history,
@@ -316,7 +296,7 @@ pub(crate) struct Done {
     pub runs: usize,
     /// The results of the runs that started (all of them unless interrupted).
     pub results: Vec<RunResult>,
-    /// Every run's state (CPU engine only); runs that ended are kept as their job alone
+    /// Every run's state; runs that ended are kept as their job alone
     /// (a rerun gives the same bits) unless `--checkpoint` asks for their state, so that
     /// many runs do not hold all their populations.
     pub entries: Vec<Entry>,
@@ -426,6 +406,101 @@ pub(crate) fn on_cpu(entries: Vec<Entry>, save: &SaveArgs, progress: bool) -> Re
         first,
         results,
         entries: done,
+        interrupted,
+    })
+}
+
+/// Runs (or goes on with) `entries` on the GPU: compatible runs share a launch, a
+/// SIGINT/SIGTERM stops them at their next reported generation (the state of each is
+/// downloaded), and `save` is honoured as on the CPU.
+pub(crate) fn on_cuda(
+    solver: &gpude::Solver,
+    entries: Vec<Entry>,
+    save: &SaveArgs,
+    progress: bool,
+) -> Result<Done> {
+    let stop = interrupt::flag()?;
+    let Some(first) = entries.first().map(|e| e.job().clone()) else {
+        return Err(CliError::usage("there is no run to do"));
+    };
+    let n = entries.len();
+    let gens: Vec<u32> = entries.iter().map(|e| e.job().generations()).collect();
+    let total: u64 = gens.iter().map(|&g| g as u64).sum();
+    let bar = progress.then(|| {
+        let bar = ProgressBar::new(total);
+        if let Ok(style) =
+            ProgressStyle::with_template("{wide_bar} {pos}/{len} gens  {msg}  eta {eta}")
+        {
+            bar.set_style(style);
+        }
+        bar
+    });
+    // Each run's generations as last reported, and the best over the runs.
+    let done_gens: Vec<AtomicU32> = entries
+        .iter()
+        .map(|e| match e {
+            Entry::Started(c) => AtomicU32::new(c.generation),
+            Entry::Pending(_) => AtomicU32::new(0),
+        })
+        .collect();
+    let best = std::sync::Mutex::new(f64::INFINITY);
+    let observe = |run: usize, g: u32, b: f64| {
+        if let Some(bar) = &bar {
+            done_gens[run].store(g, Ordering::Relaxed);
+            bar.set_position(
+                done_gens
+                    .iter()
+                    .map(|d| d.load(Ordering::Relaxed) as u64)
+                    .sum(),
+            );
+            if let Ok(mut best) = best.lock() {
+                if b < *best {
+                    *best = b;
+                }
+                bar.set_message(format!("best f {}", num(*best)));
+            }
+        }
+        Flow::Continue
+    };
+    let mut save_error: Option<CliError> = None;
+    let mut saver = |parts: &[Part]| {
+        let Some(path) = &save.checkpoint else {
+            return Flow::Continue;
+        };
+        match write_checkpoint(path, parts.iter().copied()) {
+            Ok(()) => Flow::Continue,
+            Err(e) => {
+                save_error = Some(e);
+                Flow::Stop
+            }
+        }
+    };
+    let mut watch = gpude::cuda_control::Watch {
+        observer: Some(&observe),
+        stop: Some(&stop),
+        every: save.checkpoint_every.unwrap_or(0),
+        save: Some(&mut saver),
+        keep: save.checkpoint.is_some(),
+        ..Default::default()
+    };
+    let ran = solver.run_entries(entries, &mut watch)?;
+    if let Some(e) = save_error.take() {
+        return Err(e);
+    }
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    let results: Vec<RunResult> = ran.iter().filter_map(|r| r.result.clone()).collect();
+    let interrupted = stop.load(Ordering::Relaxed)
+        && (results.len() < n
+            || results
+                .iter()
+                .any(|r| r.termination == Termination::Stopped));
+    Ok(Done {
+        runs: n,
+        first,
+        results,
+        entries: ran.into_iter().map(|r| r.entry).collect(),
         interrupted,
     })
 }

@@ -12,9 +12,10 @@
 //! `REPORT.md` and one convergence plot per function (`plot_<function>.png` and `.svg`).
 
 use crate::minima::{self, Classification, Outcome};
+use gpude::host::config::variant_name;
 use gpude::{
     BoundPolicy, Crossover, Error, Formula, Function, FunctionInfo, Job, Precision, Result,
-    RunResult, Solver, Strategy,
+    RunResult, Solver, Strategy, ThesisVariant,
 };
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -350,6 +351,10 @@ pub struct Options {
     pub quick: bool,
     /// Also run Table 5.6's original DE.
     pub table56: bool,
+    /// How the EDCP cases compute their trials (the original DE is not affected).
+    pub variant: ThesisVariant,
+    /// Only these population sizes of the EDCP cases (`None`: every size).
+    pub only_sizes: Option<Vec<u32>>,
 }
 
 impl Options {
@@ -363,6 +368,8 @@ impl Options {
             seed: 1,
             quick: false,
             table56: true,
+            variant: ThesisVariant::DEFAULT,
+            only_sizes: None,
         }
     }
 
@@ -426,6 +433,51 @@ impl Options {
                 allowed: "at least one of textbook-f32, exact-f32, f64, textbook-f64".into(),
             });
         }
+        if let Some(only) = &self.only_sizes {
+            let mut known: Vec<u32> = self
+                .experiments()
+                .iter()
+                .flat_map(|e| self.all_sizes(e))
+                .collect();
+            known.sort_unstable();
+            known.dedup();
+            if let Some(bad) = only.iter().find(|np| !known.contains(np)) {
+                return Err(Error::InvalidParameter {
+                    name: "sizes",
+                    value: bad.to_string(),
+                    allowed: format!(
+                        "population sizes of the chosen functions{}: {}",
+                        if self.quick { " in quick mode" } else { "" },
+                        known
+                            .iter()
+                            .map(u32::to_string)
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                });
+            }
+            for e in self.experiments() {
+                if self.sizes(e).is_empty() {
+                    return Err(Error::InvalidParameter {
+                        name: "sizes",
+                        value: only
+                            .iter()
+                            .map(u32::to_string)
+                            .collect::<Vec<_>>()
+                            .join(","),
+                        allowed: format!(
+                            "at least one size of every chosen function: {} has {}",
+                            FunctionInfo::of(e.function).name,
+                            self.all_sizes(e)
+                                .iter()
+                                .map(u32::to_string)
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ),
+                    });
+                }
+            }
+        }
         Ok(())
     }
 
@@ -446,13 +498,46 @@ impl Options {
             .collect()
     }
 
-    /// The population sizes of an experiment.
+    /// The population sizes of an experiment's EDCP cases.
     pub fn sizes(&self, e: &published::Experiment) -> Vec<u32> {
+        let mut all = self.all_sizes(e);
+        if let Some(only) = &self.only_sizes {
+            all.retain(|np| only.contains(np));
+        }
+        all
+    }
+
+    /// Every population size of an experiment (in quick mode, the quick ones).
+    fn all_sizes(&self, e: &published::Experiment) -> Vec<u32> {
         if self.quick {
             QUICK_NP.to_vec()
         } else {
             e.cases.iter().map(|c| c.np).collect()
         }
+    }
+
+    /// Parses a comma list of population sizes (checked against the functions by
+    /// [`Options::validate`]).
+    pub fn parse_sizes(list: &str) -> Result<Vec<u32>> {
+        let mut out = Vec::new();
+        for item in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            let np = item.parse::<u32>().map_err(|_| Error::InvalidParameter {
+                name: "sizes",
+                value: format!("{item:?}"),
+                allowed: "a comma list of population sizes, such as 2048,4096".into(),
+            })?;
+            if !out.contains(&np) {
+                out.push(np);
+            }
+        }
+        if out.is_empty() {
+            return Err(Error::InvalidParameter {
+                name: "sizes",
+                value: format!("{list:?}"),
+                allowed: "a comma list of population sizes, such as 2048,4096".into(),
+            });
+        }
+        Ok(out)
     }
 
     /// The generations of an experiment.
@@ -480,6 +565,7 @@ impl Options {
                         domain: e.domain,
                         arithmetic,
                         scheme: Scheme::Edcp,
+                        variant: self.variant,
                     });
                 }
             }
@@ -496,6 +582,7 @@ impl Options {
                         domain: e.domain,
                         arithmetic,
                         scheme: Scheme::Original,
+                        variant: ThesisVariant::DEFAULT,
                     });
                 }
             }
@@ -523,6 +610,8 @@ pub struct Case {
     pub domain: (f64, f64),
     pub arithmetic: Arithmetic,
     pub scheme: Scheme,
+    /// The thesis variant of an EDCP case (the default for the original DE).
+    pub variant: ThesisVariant,
 }
 
 impl Case {
@@ -542,9 +631,14 @@ impl Case {
         FunctionInfo::of(self.function).name
     }
 
-    /// Np + Np·g_max.
+    /// The generations a run makes: g_max, plus one under `generations=plus-one`.
+    pub fn generations(&self) -> u32 {
+        self.g_max + self.variant.extra_generations()
+    }
+
+    /// Np + Np·(the generations a run makes).
     pub fn evaluations(&self) -> u64 {
-        self.np as u64 * (1 + self.g_max as u64)
+        self.np as u64 * (1 + self.generations() as u64)
     }
 
     /// The `runs` jobs of this case: one seed, streams 0 … runs − 1, with histories.
@@ -566,7 +660,7 @@ impl Case {
             .stream(stream)
             .history(history);
         let b = match self.scheme {
-            Scheme::Edcp => b.strategy(Strategy::Thesis),
+            Scheme::Edcp => b.strategy(Strategy::Thesis).thesis_variant(self.variant),
             Scheme::Original => b
                 .strategy(Strategy::Rand1)
                 .crossover(Crossover::Binomial)
@@ -851,7 +945,7 @@ fn collect(case: &Case, results: &[RunResult], batch_wall_s: f64) -> CaseResult 
     // Statistics and success counts on the verified errors, and on the search's.
     let errors: Vec<f64> = results.iter().map(|r| r.verified_error).collect();
     let reported: Vec<f64> = results.iter().map(|r| r.error).collect();
-    let gens = sample_generations(case.g_max, HISTORY_POINTS);
+    let gens = sample_generations(case.generations(), HISTORY_POINTS);
     let histories: Vec<Vec<f64>> = results
         .iter()
         .map(|r| {
@@ -1047,6 +1141,8 @@ fn write_json<T: Serialize>(path: &Path, v: &T, pretty: bool) -> Result<()> {
 #[derive(Serialize)]
 struct CaseJson {
     case: String,
+    /// `default` or the variant's `key=value` list.
+    thesis_variant: String,
     function: &'static str,
     dim: u32,
     np: u32,
@@ -1070,6 +1166,8 @@ struct CaseJson {
 #[derive(Serialize)]
 struct RunsJson<'a> {
     context: &'a Context,
+    /// The EDCP cases' variant: `default` or its `key=value` list.
+    thesis_variant: String,
     quick: bool,
     seed: u64,
     success_error: f64,
@@ -1080,6 +1178,7 @@ struct RunsJson<'a> {
 fn runs_json(r: &Reproduction) -> RunsJson<'_> {
     RunsJson {
         context: &r.context,
+        thesis_variant: variant_name(r.options.variant),
         quick: r.options.quick,
         seed: r.options.seed,
         success_error: published::SUCCESS_ERROR,
@@ -1088,6 +1187,7 @@ fn runs_json(r: &Reproduction) -> RunsJson<'_> {
             .iter()
             .map(|c| CaseJson {
                 case: c.case.id(),
+                thesis_variant: variant_name(c.case.variant),
                 function: c.case.name(),
                 dim: c.case.dim,
                 np: c.case.np,
@@ -1525,6 +1625,22 @@ fn fmt_minimum(v: f64) -> String {
 }
 
 /// The whole of `REPORT.md`.
+/// The report header's line on the EDCP cases' variant.
+fn variant_line(v: ThesisVariant) -> String {
+    if v.is_default() {
+        return "default (gpude's own thesis strategy)".into();
+    }
+    let deviation = if v.lambda_draw == gpude::device::variant::LambdaDraw::PerIndividual {
+        "; λ per individual is a deviation from the thesis, run as a contrast"
+    } else {
+        ""
+    };
+    format!(
+        "**`{}`**: the EDCP cases run this alternative to gpude's thesis strategy (`--thesis-variant`; the original DE of Table 5.6 is not affected){deviation}",
+        variant_name(v)
+    )
+}
+
 fn report_markdown(r: &Reproduction, plots: &[Plot]) -> String {
     let o = &r.options;
     let c = &r.context;
@@ -1561,6 +1677,7 @@ fn report_markdown(r: &Reproduction, plots: &[Plot]) -> String {
     );
     kv("command", format!("`{}`", c.command));
     kv("arithmetic", arithmetics.join(", "));
+    kv("thesis variant", variant_line(o.variant));
     kv(
         "runs per case",
         format!(

@@ -2220,3 +2220,101 @@ fn batch_expression_key() {
         "`expr` must be an expression",
     );
 }
+
+#[test]
+fn run_takes_a_thesis_variant() {
+    // A small Rosenbrock run, 30 generations.
+    let run = |extra: &[&str]| {
+        let mut a = vec![
+            "run",
+            "--backend",
+            "cpu",
+            "--function",
+            "rosenbrock",
+            "--dim",
+            "6",
+            "--pop",
+            "32",
+            "--gens",
+            "30",
+        ];
+        a.extend_from_slice(extra);
+        gpude(&a)
+    };
+    let base = ok_json(run(&["--json"]));
+    let v = ok_json(run(&[
+        "--json",
+        "--thesis-variant",
+        "indices=rejection,generations=plus-one",
+    ]));
+    // Written back as given (the default is left out), g_max as asked for.
+    assert_eq!(
+        v["job"]["thesis_variant"], "indices=rejection,generations=plus-one",
+        "{v}"
+    );
+    assert_eq!(v["job"]["generations"], 30, "{v}");
+    assert!(base["job"].get("thesis_variant").is_none(), "{base}");
+    let (r, b) = (&v["results"][0], &base["results"][0]);
+    assert_eq!(r["generations"], 31, "{r}");
+    assert_eq!(r["evaluations"], 32 * 32, "{r}");
+    assert_ne!(r["best_f"], b["best_f"], "{r} {b}");
+    let human = ok(run(&["--thesis-variant", "mutation=fma"]));
+    assert!(
+        human.contains("thesis, bounds init-only, variant mutation=fma"),
+        "{human}"
+    );
+    fails(
+        run(&["--thesis-variant", "mutation=fused"]),
+        2,
+        "unknown value of mutation \"fused\"; known: plain, fma, fma-inner, from-best",
+    );
+    fails(
+        run(&["--thesis-variant", "rounding=fma"]),
+        2,
+        "unknown thesis variant key \"rounding\"",
+    );
+    fails(
+        run(&[
+            "--strategy",
+            "rand1",
+            "--thesis-variant",
+            "lambda=closed-open",
+        ]),
+        2,
+        "thesis variant = lambda=closed-open is not allowed",
+    );
+    fails(
+        run(&["--algorithm", "pso", "--thesis-variant", "mutation=fma"]),
+        2,
+        "thesis variant (--thesis-variant) applies only to DE",
+    );
+}
+
+#[test]
+fn batch_files_take_the_thesis_variant_key() {
+    let file = scratch("variant.toml");
+    std::fs::write(
+        &file,
+        "[[jobs]]\nfunction = \"rosenbrock\"\ndim = 4\npop = 16\ngenerations = 5\nthesis_variant = \"lambda=closed-open,generations=plus-one\"\n",
+    )
+    .expect("write");
+    let o = gpude(&["batch", path_str(&file), "--backend", "cpu", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: Value = serde_json::from_str(&stdout(&o)).expect("JSON");
+    let job = &v["jobs"][0];
+    assert_eq!(
+        job["job"]["thesis_variant"], "lambda=closed-open,generations=plus-one",
+        "{v}"
+    );
+    assert_eq!(job["results"][0]["generations"], 6, "{v}");
+    std::fs::write(
+        &file,
+        "[[jobs]]\nfunction = \"rosenbrock\"\ndim = 4\nthesis_variant = \"lambda=closed\"\n",
+    )
+    .expect("write");
+    fails(
+        gpude(&["batch", path_str(&file), "--backend", "cpu"]),
+        2,
+        "unknown value of lambda",
+    );
+}

@@ -447,6 +447,83 @@ fn chosen_arithmetics_choose_rows_and_plots() {
 }
 
 #[test]
+fn a_thesis_variant_reruns_the_edcp_cases_and_marks_the_report() {
+    let flags = |variant: Option<&'static str>| {
+        let mut f = vec![
+            "--functions",
+            "rosenbrock",
+            "--arithmetic",
+            "exact-f32",
+            "--runs",
+            "3",
+            "--sizes",
+            "64",
+        ];
+        if let Some(v) = variant {
+            f.extend(["--thesis-variant", v]);
+        }
+        f
+    };
+    let base_dir = scratch("variant-default");
+    let base_report = quick(&base_dir, &flags(None));
+    assert!(base_report.contains("- **thesis variant**: default (gpude's own thesis strategy)"));
+    let dir = scratch("variant");
+    let name = "indices=rejection,generations=plus-one";
+    let report = quick(&dir, &flags(Some(name)));
+    assert!(
+        report.contains(&format!(
+            "- **thesis variant**: **`{name}`**: the EDCP cases run"
+        )),
+        "{report}"
+    );
+    let (runs, base) = (runs_json(&dir), runs_json(&base_dir));
+    assert_eq!(runs["thesis_variant"], name);
+    assert_eq!(base["thesis_variant"], "default");
+    let mut edcp = 0;
+    for (c, b) in runs["cases"]
+        .as_array()
+        .expect("cases")
+        .iter()
+        .zip(base["cases"].as_array().expect("cases"))
+    {
+        assert_eq!(c["case"], b["case"]);
+        let thesis =
+            c["strategy"] == b["strategy"] && c["case"].as_str().unwrap().ends_with("-thesis");
+        let g_max = c["g_max"].as_u64().expect("g_max");
+        let np = c["np"].as_u64().expect("np");
+        if thesis {
+            edcp += 1;
+            assert_eq!(c["thesis_variant"], name, "{c}");
+            assert_eq!(c["evaluations"].as_u64(), Some(np * (g_max + 2)), "{c}");
+        } else {
+            // Table 5.6's original DE is not affected.
+            assert_eq!(c["thesis_variant"], "default", "{c}");
+            assert_eq!(c["evaluations"].as_u64(), Some(np * (g_max + 1)), "{c}");
+        }
+    }
+    assert_eq!(edcp, 1, "--sizes 64 leaves one EDCP case");
+    let mut changed = 0;
+    for (r, b) in runs["runs"]
+        .as_array()
+        .expect("runs")
+        .iter()
+        .zip(base["runs"].as_array().expect("runs"))
+    {
+        // (`check_run` expects g_max generations: plus-one runs one more.)
+        assert_eq!(r["case"], b["case"]);
+        let g_max = r["g_max"].as_u64().expect("g_max");
+        if r["case"].as_str().unwrap().ends_with("-thesis") {
+            assert_eq!(r["generations"].as_u64(), Some(g_max + 1), "{r}");
+            changed += (r["best_f"] != b["best_f"]) as usize;
+        } else {
+            assert_eq!(r["generations"].as_u64(), Some(g_max), "{r}");
+            assert_eq!(r["best_f"], b["best_f"], "{r}");
+        }
+    }
+    assert!(changed >= 3, "{changed} EDCP runs changed");
+}
+
+#[test]
 fn bad_options_fail_cleanly() {
     let dir = scratch("bad");
     let out = dir.to_str().expect("a UTF-8 path");
@@ -457,6 +534,15 @@ fn bad_options_fail_cleanly() {
         (&["--arithmetic", " , "][..], "arithmetic"),
         (&["--precision", "f32"][..], "--precision"),
         (&["--backend", "tpu"][..], "backend"),
+        (
+            &["--thesis-variant", "indices=random"][..],
+            "unknown value of indices \"random\"",
+        ),
+        (
+            &["--sizes", "2048"][..],
+            "sizes = 2048 is not allowed: population sizes of the chosen functions in quick mode: 64, 128",
+        ),
+        (&["--sizes", "64,x"][..], "sizes = \"x\" is not allowed"),
     ] {
         let mut args = vec!["reproduce", "thesis", "--quick", "--out", out];
         args.extend_from_slice(flags);

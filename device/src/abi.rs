@@ -24,6 +24,9 @@ pub struct Run<T> {
     pub cr: T,
     pub target: T,
     pub formula: u32,
+    /// A [`ThesisVariant`](crate::variant::ThesisVariant)'s bits: read by the
+    /// thesis-variant family only, 0 (the default) for every other kernel.
+    pub variant: u32,
 }
 
 /// One field of a parameter struct: its name, offset and size on this target.
@@ -121,6 +124,8 @@ macro_rules! batch_params {
             best_idx: *mut u32,
             gens_done: *mut u32,
             hist: *mut $t,
+            ctl: *mut u64,
+            report: u32,
         } }
     };
 }
@@ -173,6 +178,8 @@ macro_rules! grid_params {
             state: *mut u32,
             best_f: *mut $t,
             hist: *mut $t,
+            ctl: *mut u64,
+            report: u32,
         } }
     };
 }
@@ -200,8 +207,14 @@ declare_params! {
     /// Inputs: `seeds`, `streams` (one per population), `lo`, `hi` (one padded row
     /// each). Working buffers: `pop_a`, `pop_b` (P·np rows), `flags`, `fit`, `trial_fit`
     /// (P·np), `scratch_f`, `scratch_i` (32·P). Outputs: `best_x` (P rows), `best_f`,
-    /// `best_idx`, `gens_done` (P), and `hist` ((gens + 1)·P values, or null for no
-    /// history).
+    /// `best_idx`, and `hist` ((gens + 1)·P values, or null for no history).
+    /// `gens_done` (P) is both: each population's generations done when the launch
+    /// starts (0: a fresh run, initialised by the kernel; more: a population the
+    /// buffers hold, rows as `flags` say, values in `fit`) and when it ends.
+    ///
+    /// Control: `ctl` is null (no control) or a mapped control block of P slots, and
+    /// `report` says how often the kernel reports there and whether it waits for the
+    /// host (see [`crate::control`]).
     BatchParams, batch_params, "de_batch_"
 }
 
@@ -220,7 +233,10 @@ declare_params! {
     /// The grid kernels (`de_grid_*`): a whole run of a grid-wide population in one
     /// cooperative launch. The buffers are those of [`StepParams`], with two planes of
     /// partial bests (2·gridDim) and `sync`, the grid barrier's counter (one zeroed
-    /// word).
+    /// word). The state's generation word holds the generations done when the launch
+    /// starts (0: a fresh run; more: a population in the buffers, rows as that
+    /// generation's flags plane says, values in `fit`). `ctl` and `report` are the
+    /// control block (one slot) and its reporting, as in [`BatchParams`].
     GridParams, grid_params, "de_grid_"
 }
 
@@ -280,15 +296,15 @@ mod tests {
 
     #[test]
     fn field_tables_cover_the_structs() {
-        check::<BatchParams<f32>>("run", "hist");
-        check::<BatchParams<f64>>("run", "hist");
+        check::<BatchParams<f32>>("run", "report");
+        check::<BatchParams<f64>>("run", "report");
         check::<StepParams<f32>>("run", "hist");
         check::<StepParams<f64>>("run", "hist");
-        check::<GridParams<f32>>("run", "hist");
-        check::<GridParams<f64>>("run", "hist");
+        check::<GridParams<f32>>("run", "report");
+        check::<GridParams<f64>>("run", "report");
         check::<EvalParams<f32>>("function", "out");
         check::<EvalParams<f64>>("function", "out");
-        assert_eq!(BatchParams::<f32>::FIELDS.len(), 17);
+        assert_eq!(BatchParams::<f32>::FIELDS.len(), 19);
         assert_eq!(core::mem::size_of::<Run<f32>>(), 40);
         assert_eq!(core::mem::size_of::<Run<f64>>(), 56);
     }

@@ -10,13 +10,16 @@
 //!   word 1 for `jrand` (the component crossover always takes; exponential crossover's start);
 //! - slot `2 + q`: the per-component uniforms of components `4q .. 4q+4` (the thesis's λ,
 //!   or the crossover test);
-//! - slot `2³¹ + q`: the uniforms for resampling components `4q .. 4q+4` out of bounds.
+//! - slot `2³¹ + q`: the uniforms for resampling components `4q .. 4q+4` out of bounds;
+//! - slot `2³⁰ + k`: the thesis strategy's rejection draws, when a
+//!   [`ThesisVariant`] asks for them ([`crate::variant`]).
 //!
 //! A lane that owns the chunk of components from `4q` thus needs exactly one Philox block
 //! per round for its uniforms.
 
 use crate::philox::{below, block_words};
 use crate::real::Real;
+use crate::variant::ThesisVariant;
 
 /// Mutation strategies.
 #[repr(u32)]
@@ -259,6 +262,9 @@ pub struct TrialParams<T> {
     pub f: T,
     pub cr: T,
     pub dim: u32,
+    /// How the thesis strategy's λ and mutation are computed (the default for every
+    /// other strategy).
+    pub variant: ThesisVariant,
 }
 
 /// The mutant's component from the rows' components. For the adaptive strategies, jDE
@@ -266,12 +272,27 @@ pub struct TrialParams<T> {
 /// own F_w and the archive row are [`crate::adaptive::pbest_trial_chunk`]'s).
 #[inline(always)]
 pub fn mutate<T: Real>(s: Strategy, f: T, xi: T, r: &[T; 5], best: T, lambda: T) -> T {
+    mutate_in(ThesisVariant::DEFAULT, s, f, xi, r, best, lambda)
+}
+
+/// [`mutate`], with the thesis strategy's arithmetic of variant `v`
+/// ([`ThesisVariant::mutate`]).
+#[inline(always)]
+pub fn mutate_in<T: Real>(
+    v: ThesisVariant,
+    s: Strategy,
+    f: T,
+    xi: T,
+    r: &[T; 5],
+    best: T,
+    lambda: T,
+) -> T {
     match s {
         Strategy::Jde => r[0] + f * (r[1] - r[2]),
         Strategy::Jade | Strategy::Shade | Strategy::LShade | Strategy::Jso => {
             xi + f * (best - xi) + f * (r[0] - r[1])
         }
-        Strategy::Thesis => xi + lambda * (r[0] - r[1]) + (T::ONE - lambda) * (best - xi),
+        Strategy::Thesis => v.mutate(xi, r[0], r[1], best, lambda),
         Strategy::Rand1 => r[0] + f * (r[1] - r[2]),
         Strategy::Best1 => best + f * (r[0] - r[1]),
         Strategy::CurrentToBest1 => xi + f * (best - xi) + f * (r[0] - r[1]),
@@ -331,7 +352,9 @@ pub fn trial_chunk<T: Real>(
             let j = j0 + k as u32;
             let uk = T::uniform(u[k]);
             let rk = [r[0][k], r[1][k], r[2][k], r[3][k], r[4][k]];
-            let m = mutate(tp.strategy, tp.f, xi[k], &rk, best[k], uk);
+            // λ in the variant's range (the default's is `uk` itself).
+            let lambda = tp.variant.lambda(u[k]);
+            let m = mutate_in(tp.variant, tp.strategy, tp.f, xi[k], &rk, best[k], lambda);
             let take = if !tp.strategy.crosses() {
                 true
             } else {
@@ -508,6 +531,7 @@ mod tests {
                 f: 0.0,
                 cr: 1.0,
                 dim: 4,
+                variant: ThesisVariant::DEFAULT,
             };
             let v = trial_chunk(&tp, 0, 4, &xi, &far, &xi, &lo, &hi, &[7; 4], 0, 4, || {
                 [1 << 31; 4]
@@ -534,6 +558,7 @@ mod tests {
             f: 0.5,
             cr: 0.0,
             dim: 4,
+            variant: ThesisVariant::DEFAULT,
         };
         let r = [[1.0f64; 4]; 5];
         let v = trial_chunk(
@@ -562,6 +587,7 @@ mod tests {
             f: 0.5,
             cr: 0.5,
             dim: 4,
+            variant: ThesisVariant::DEFAULT,
         };
         let r = [[1.0f64; 4]; 5];
         let v = trial_chunk(

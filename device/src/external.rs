@@ -34,14 +34,15 @@ use core::arch::asm;
 use core::arch::nvptx::{_block_dim_x, _block_idx_x, _syncthreads, _thread_idx_x};
 
 use crate::abi::{BatchParams, GridParams, Run, StepParams};
+use crate::control::{self, SLOT_WORDS, STOP};
 use crate::de::{
     BoundPolicy, COMPONENT_SLOT, Crossover, Draws, RESAMPLE_SLOT, Strategy, accepts, better, block,
     first_exceeding, init_chunk, run_length, subsequence, trial_chunk,
 };
 use crate::functions::Function;
 use crate::kernels::{
-    DrawCache, Group, LaneReal, Passes, Setup, Sweep, block_best, de_entry, de_kernels,
-    persistent_with, row, step_with,
+    DrawCache, Group, LaneReal, Passes, Setup, Sweep, barrier_or, block_best, command, de_entry,
+    de_kernels, persistent_with, row, step_with, write_progress,
 };
 use crate::lanes::{chunk, group_width, rounds};
 use crate::philox::{block_words, key_of};
@@ -400,9 +401,12 @@ unsafe fn batch<T: ExternalReal>(s: Setup<T>, p: BatchParams<T>) {
         best_idx,
         gens_done,
         hist,
+        ctl,
+        report,
     } = p;
     // SAFETY: the host sizes every buffer for gridDim populations as for the built-in
-    // batch kernels (the same launch code), and every index below is < np.
+    // batch kernels (the same launch code), and every index below is < np; `ctl` is null
+    // or a mapped control block of gridDim slots.
     unsafe {
         let p = _block_idx_x();
         let tid = _thread_idx_x();
@@ -444,8 +448,11 @@ unsafe fn batch<T: ExternalReal>(s: Setup<T>, p: BatchParams<T>) {
             flags: [0; 6],
         };
 
-        // Initialisation: a round's rows into buffer a, then one row per lane evaluated.
-        let mut base = 0;
+        // The generations done: 0 for a fresh run, which starts with the
+        // initialisation (a round's rows into buffer a, then one row per lane evaluated);
+        // a run that goes on from generation gen0 finds its population in the buffers.
+        let gen0 = *gens_done.add(p as usize);
+        let mut base = if gen0 == 0 { 0 } else { passes };
         while base < passes {
             let mut k = 0;
             while k < g {
@@ -474,14 +481,23 @@ unsafe fn batch<T: ExternalReal>(s: Setup<T>, p: BatchParams<T>) {
             i += nthreads;
         }
         let (mut bf, mut bi) = block_best(lf, li, scratch_f, scratch_i);
-        if tid == 0 && !hist.is_null() {
-            *hist = bf;
+        // A population past this launch's limit has no slot in its history.
+        if tid == 0 && !hist.is_null() && gen0 <= gens {
+            *hist.add(gen0 as usize) = bf;
         }
 
-        let mut gn = 0;
+        let mut gn = gen0;
         // Not `bf > target`: a NaN best never counts as having reached the target.
         #[allow(clippy::neg_cmp_op_on_partial_ord)]
         while gn < gens && !(bf <= target) {
+            // Under control, as in the built-in batch kernel: thread 0 reports and reads
+            // the host's command, which the barrier after the trials hands to everyone.
+            let mut stop = false;
+            if !ctl.is_null() && tid == 0 && control::reports(report, gen0, gn) {
+                let slot = ctl.add(p as usize * SLOT_WORDS);
+                write_progress(slot, gn, bf);
+                stop = command(slot, gn, report) == STOP;
+            }
             gn += 1;
             let mut base = 0;
             while base < passes {
@@ -516,7 +532,13 @@ unsafe fn batch<T: ExternalReal>(s: Setup<T>, p: BatchParams<T>) {
                 }
                 base += g;
             }
-            _syncthreads();
+            if ctl.is_null() {
+                _syncthreads();
+            } else if barrier_or(stop) {
+                // Stopped after generation gn − 1: its trials are dropped unselected.
+                gn -= 1;
+                break;
+            }
             let mut lf = T::INFINITY;
             let mut li = u32::MAX;
             let mut i = tid;
@@ -581,6 +603,7 @@ de_kernels!(
     f32,
     Function::Sphere,
     false,
+    false,
     de_batch_f32_external,
     de_step_f32_external,
     de_grid_f32_external
@@ -589,6 +612,7 @@ de_kernels!(
     f32,
     Function::Sphere,
     true,
+    false,
     de_batch_f32_external_thesis,
     de_step_f32_external_thesis,
     de_grid_f32_external_thesis
@@ -596,6 +620,7 @@ de_kernels!(
 de_kernels!(
     f64,
     Function::Sphere,
+    false,
     false,
     de_batch_f64_external,
     de_step_f64_external,
@@ -605,6 +630,7 @@ de_kernels!(
     f64,
     Function::Sphere,
     true,
+    false,
     de_batch_f64_external_thesis,
     de_step_f64_external_thesis,
     de_grid_f64_external_thesis

@@ -16,11 +16,13 @@
 
 use core::arch::asm;
 use core::arch::nvptx::{_block_dim_x, _block_idx_x, _grid_dim_x, _syncthreads, _thread_idx_x};
+use core::ptr::{read_volatile, write_volatile};
 
 use crate::abi::{BatchParams, EvalParams, GridParams, Run, StepParams};
+use crate::control::{self, COMMAND, PROGRESS_HI, PROGRESS_LO, SLOT_WORDS, STOP};
 use crate::de::{
     BoundPolicy, COMPONENT_SLOT, Crossover, Draws, RESAMPLE_SLOT, Strategy, TrialParams, accepts,
-    better, block, draw_indices, first_exceeding, init_chunk, run_length, subsequence, trial_chunk,
+    better, block, first_exceeding, init_chunk, run_length, subsequence, trial_chunk,
 };
 use crate::functions::{
     Acc, Formula, Function, LaneIn, accumulate, finish, lane_consts, lane_total,
@@ -28,6 +30,7 @@ use crate::functions::{
 use crate::lanes::{chunk, group_width, rounds, stride};
 use crate::philox::{block_words, key_of};
 use crate::real::Real;
+use crate::variant::ThesisVariant;
 
 const FULL: u32 = 0xffff_ffff;
 
@@ -106,6 +109,96 @@ unsafe fn grid_sync(counter: *mut u64, nblocks: u32, epoch: &mut u64) {
             fence_gpu();
         }
         _syncthreads();
+    }
+}
+
+/// A block barrier that also tells every thread whether any thread passed `p`
+/// (`bar.red.or`, CUDA's `__syncthreads_or`).
+///
+/// # Safety
+/// As a block barrier: every thread of the block reaches it the same number of times.
+#[inline(always)]
+pub(crate) unsafe fn barrier_or(p: bool) -> bool {
+    let r: u32;
+    // SAFETY: the caller's contract; the predicate registers are scoped to this block.
+    unsafe {
+        asm!(
+            "{{",
+            ".reg .pred %gpude_in, %gpude_out;",
+            "setp.ne.u32 %gpude_in, {v}, 0;",
+            "bar.red.or.pred %gpude_out, 0, %gpude_in;",
+            "selp.u32 {r}, 1, 0, %gpude_out;",
+            "}}",
+            v = in(reg32) p as u32,
+            r = out(reg32) r,
+        );
+    }
+    r != 0
+}
+
+/// [`grid_sync`] that also carries a stop from block 0 to every thread of the grid:
+/// block 0's thread 0 passes `stop`, which adds [`control::HALT`] to its arrival, and
+/// every thread learns whether the counter holds it once all blocks have arrived.
+///
+/// # Safety
+/// As [`grid_sync`].
+#[inline(always)]
+unsafe fn grid_sync_or(counter: *mut u64, nblocks: u32, epoch: &mut u64, stop: bool) -> bool {
+    // SAFETY: as in `grid_sync`; the counter's arrivals stay below HALT (see `control`).
+    unsafe {
+        _syncthreads();
+        *epoch += 1;
+        let mut halted = false;
+        if _thread_idx_x() == 0 {
+            fence_gpu();
+            atomic_add_u64(counter, if stop { 1 + control::HALT } else { 1 });
+            let goal = *epoch * nblocks as u64;
+            loop {
+                let c = read_volatile(counter);
+                if control::arrivals(c) >= goal {
+                    halted = control::halted(c);
+                    break;
+                }
+            }
+            fence_gpu();
+        }
+        barrier_or(halted)
+    }
+}
+
+/// Writes the progress of generation `g` (best `bf`) to a control slot.
+///
+/// # Safety
+/// `slot` addresses the `SLOT_WORDS` words of a mapped control block.
+#[inline(always)]
+pub(crate) unsafe fn write_progress<T: LaneReal>(slot: *mut u64, g: u32, bf: T) {
+    let w = control::progress_words(g, bf.to_words());
+    // SAFETY: the caller's contract.
+    unsafe {
+        write_volatile(slot.add(PROGRESS_LO), w[0]);
+        write_volatile(slot.add(PROGRESS_HI), w[1]);
+    }
+}
+
+/// The host's command in a control slot, after waiting for the release of generation
+/// `g` in exact mode (the progress just written is flushed to the host first).
+///
+/// # Safety
+/// As [`write_progress`].
+#[inline(always)]
+pub(crate) unsafe fn command(slot: *mut u64, g: u32, report: u32) -> u64 {
+    // SAFETY: the caller's contract.
+    unsafe {
+        if control::exact(report) {
+            asm!("membar.sys;");
+            let mut c = read_volatile(slot.add(COMMAND));
+            while !control::released(c, g) {
+                c = read_volatile(slot.add(COMMAND));
+            }
+            c
+        } else {
+            read_volatile(slot.add(COMMAND))
+        }
     }
 }
 
@@ -370,6 +463,7 @@ impl<T: LaneReal> Setup<T> {
         np: u32,
         f: T,
         cr: T,
+        variant: u32,
     ) -> Self {
         // Unknown codes cannot come from the host's validated jobs; fall back rather
         // than trap.
@@ -383,6 +477,7 @@ impl<T: LaneReal> Setup<T> {
                 f,
                 cr,
                 dim,
+                variant: ThesisVariant::from_bits(variant).unwrap_or(ThesisVariant::DEFAULT),
             },
             np,
             stride: stride(dim),
@@ -511,7 +606,7 @@ unsafe fn trial_one<T: LaneReal>(
         let mut v = [T::ZERO; 4];
         if n > 0 {
             let off = j0 as usize;
-            let u = block_words(key, sub, block(g, COMPONENT_SLOT + j0 / 4));
+            let u = s.tp.variant.lambda_words(key, sub, g, j0);
             // SAFETY: every row pointer addresses a row of `stride ≥ j0 + 4` values.
             let (xi, best, l4, h4) = unsafe {
                 (
@@ -611,7 +706,7 @@ impl DrawCache {
         let jdim = if s.tp.strategy.crosses() { s.tp.dim } else { 0 };
         if slot == 0 {
             let i = individual_of_pass(pass + gr.lane).min(s.np - 1);
-            self.pre = draw_indices(key, pstream, i, g, s.np, ndraw, jdim);
+            self.pre = s.tp.variant.draws(key, pstream, i, g, s.np, ndraw, jdim);
             // SAFETY: i and the drawn indices are < np, the flags' length.
             unsafe {
                 let mut k = 0;
@@ -713,9 +808,12 @@ unsafe fn batch<T: LaneReal>(s: Setup<T>, p: BatchParams<T>) {
         best_idx,
         gens_done,
         hist,
+        ctl,
+        report,
     } = p;
     // SAFETY: the host sizes every buffer for gridDim populations (see the host's
-    // launch code, which checks the lengths before launching).
+    // launch code, which checks the lengths before launching); `ctl` is null or a
+    // mapped control block of gridDim slots.
     unsafe {
         let p = _block_idx_x();
         let tid = _thread_idx_x();
@@ -753,18 +851,23 @@ unsafe fn batch<T: LaneReal>(s: Setup<T>, p: BatchParams<T>) {
             flags: [0; 6],
         };
 
-        // Initialisation.
-        let mut pass = 0;
-        while pass < passes {
-            let i0 = pass * groups + my_group;
-            let active = i0 < np;
-            let i = if active { i0 } else { np - 1 };
-            let fx = init_one(&s, &gr, key, pstream, i, active, lo, hi, a, &kc0);
-            if active && gr.lane == 0 {
-                *fit.add(i as usize) = fx;
-                *flags.add(i as usize) = 0;
+        // The generations done: 0 for a fresh run, which starts with the
+        // initialisation; a run that goes on from generation gen0 finds its population
+        // in the buffers (rows as its flags say, values in fit).
+        let gen0 = *gens_done.add(p as usize);
+        if gen0 == 0 {
+            let mut pass = 0;
+            while pass < passes {
+                let i0 = pass * groups + my_group;
+                let active = i0 < np;
+                let i = if active { i0 } else { np - 1 };
+                let fx = init_one(&s, &gr, key, pstream, i, active, lo, hi, a, &kc0);
+                if active && gr.lane == 0 {
+                    *fit.add(i as usize) = fx;
+                    *flags.add(i as usize) = 0;
+                }
+                pass += 1;
             }
-            pass += 1;
         }
         _syncthreads();
         let mut lf = T::INFINITY;
@@ -779,14 +882,24 @@ unsafe fn batch<T: LaneReal>(s: Setup<T>, p: BatchParams<T>) {
             i += nthreads;
         }
         let (mut bf, mut bi) = block_best(lf, li, scratch_f, scratch_i);
-        if tid == 0 && !hist.is_null() {
-            *hist = bf;
+        // A population past this launch's limit (runs of a list resumed at different
+        // generations) has no slot in its history.
+        if tid == 0 && !hist.is_null() && gen0 <= gens {
+            *hist.add(gen0 as usize) = bf;
         }
 
-        let mut gn = 0;
+        let mut gn = gen0;
         // Not `bf > target`: a NaN best never counts as having reached the target.
         #[allow(clippy::neg_cmp_op_on_partial_ord)]
         while gn < gens && !(bf <= target) {
+            // Under control, thread 0 reports a reported generation gn and reads the
+            // host's command, which the barrier after the trials hands to every thread.
+            let mut stop = false;
+            if !ctl.is_null() && tid == 0 && control::reports(report, gen0, gn) {
+                let slot = ctl.add(p as usize * SLOT_WORDS);
+                write_progress(slot, gn, bf);
+                stop = command(slot, gn, report) == STOP;
+            }
             gn += 1;
             let mut pass = 0;
             while pass < passes {
@@ -813,7 +926,13 @@ unsafe fn batch<T: LaneReal>(s: Setup<T>, p: BatchParams<T>) {
                 }
                 pass += 1;
             }
-            _syncthreads();
+            if ctl.is_null() {
+                _syncthreads();
+            } else if barrier_or(stop) {
+                // Stopped after generation gn − 1: its trials are dropped unselected.
+                gn -= 1;
+                break;
+            }
             let mut lf = T::INFINITY;
             let mut li = u32::MAX;
             let mut i = tid;
@@ -1245,9 +1364,12 @@ pub(crate) unsafe fn persistent_with<T: LaneReal, E: Passes<T>>(s: Setup<T>, p: 
         state,
         best_f,
         hist,
+        ctl,
+        report,
     } = p;
     // SAFETY: the host sizes the buffers: flags 2·np, partials 2·gridDim, scratch
-    // 32·gridDim, state STATE_WORDS, hist gens + 1 (or null); all blocks are co-resident.
+    // 32·gridDim, state STATE_WORDS, hist gens + 1 (or null); all blocks are co-resident;
+    // `ctl` is null or a mapped control block of one slot.
     unsafe {
         let tid = _thread_idx_x();
         let blk = _block_idx_x();
@@ -1278,15 +1400,51 @@ pub(crate) unsafe fn persistent_with<T: LaneReal, E: Passes<T>>(s: Setup<T>, p: 
             groups,
             my_group,
         };
-        // Initialisation into buffer a, flags plane 0.
-        let (lf, li) = E::init(&s, &gr, sw, key, pstream, lo, hi, a, flags, fit, &kc0);
+        // The generations done, as the host left them in the state: 0 for a fresh run,
+        // which starts with the initialisation into buffer a (flags plane 0); a run that
+        // goes on from generation gen0 finds its population in the buffers (rows as
+        // flags plane gen0 % 2 says, values in fit) and its blocks' bests are found
+        // again, over the same individuals in the same order.
+        let gen0 = read_volatile(state.add(STATE_GEN));
+        let (lf, li) = if gen0 == 0 {
+            E::init(&s, &gr, sw, key, pstream, lo, hi, a, flags, fit, &kc0)
+        } else {
+            let (mut lf, mut li) = (T::INFINITY, u32::MAX);
+            let mut pass = 0;
+            while pass < sw.passes {
+                let (i, active) = sw.individual(pass, np);
+                let fx = *fit.add(i as usize);
+                if active && better(fx, i, lf, li) {
+                    lf = fx;
+                    li = i;
+                }
+                pass += 1;
+            }
+            (lf, li)
+        };
         let (bf0, bi0) = block_best(lf, li, sf, si);
+        let plane0 = ((gen0 % 2) * nblocks) as usize;
         if tid == 0 {
-            *part_f.add(blk as usize) = bf0;
-            *part_i.add(blk as usize) = bi0;
+            *part_f.add(plane0 + blk as usize) = bf0;
+            *part_i.add(plane0 + blk as usize) = bi0;
         }
-        grid_sync(sync, nblocks, &mut epoch);
-        let mut gn = 0u32;
+        // Under control, block 0's thread 0 reads the host's command during each
+        // reported generation (the start included) and the barrier that ends it
+        // carries a stop to every block; in exact mode the report waits for the host
+        // and one more barrier carries its answer.
+        let on = !ctl.is_null();
+        let mut halt = false;
+        if on {
+            let stop = blk == 0
+                && tid == 0
+                && !control::exact(report)
+                && control::reports(report, gen0, gen0)
+                && command(ctl, gen0, report) == STOP;
+            halt = grid_sync_or(sync, nblocks, &mut epoch, stop);
+        } else {
+            grid_sync(sync, nblocks, &mut epoch);
+        }
+        let mut gn = gen0;
         let (mut bf, mut bi);
         loop {
             // The best after generation gn, from plane gn % 2 of the partials.
@@ -1309,10 +1467,26 @@ pub(crate) unsafe fn persistent_with<T: LaneReal, E: Passes<T>>(s: Setup<T>, p: 
             if blk == 0 && tid == 0 && !hist.is_null() {
                 *hist.add(gn as usize) = bf;
             }
-            if gn >= gens || bf <= target {
+            if gn >= gens || bf <= target || halt {
                 break;
             }
+            if on && control::reports(report, gen0, gn) {
+                let mut stop = false;
+                if blk == 0 && tid == 0 {
+                    write_progress(ctl, gn, bf);
+                    stop = control::exact(report) && command(ctl, gn, report) == STOP;
+                }
+                if control::exact(report) && grid_sync_or(sync, nblocks, &mut epoch, stop) {
+                    break;
+                }
+            }
             gn += 1;
+            let stop = on
+                && blk == 0
+                && tid == 0
+                && !control::exact(report)
+                && control::reports(report, gen0, gn)
+                && command(ctl, gn, report) == STOP;
             let flags_in = flags.add((((gn + 1) % 2) * np) as usize);
             let flags_out = flags.add(((gn % 2) * np) as usize);
             let (lf, li) = E::trial(
@@ -1325,7 +1499,11 @@ pub(crate) unsafe fn persistent_with<T: LaneReal, E: Passes<T>>(s: Setup<T>, p: 
                 *part_f.add(plane + blk as usize) = pf;
                 *part_i.add(plane + blk as usize) = pi;
             }
-            grid_sync(sync, nblocks, &mut epoch);
+            if on {
+                halt = grid_sync_or(sync, nblocks, &mut epoch, stop);
+            } else {
+                grid_sync(sync, nblocks, &mut epoch);
+            }
         }
         if blk == 0 && tid == 0 {
             *best_f = bf;
@@ -1340,7 +1518,7 @@ pub(crate) unsafe fn persistent_with<T: LaneReal, E: Passes<T>>(s: Setup<T>, p: 
 /// parameters are the fields of its parameter struct, as the field list gives them
 /// (see [`crate::abi`]); it rebuilds the struct and passes it on.
 macro_rules! de_entry {
-    ($(#[$doc:meta])* $name:ident, $body:ident, $func:expr, $thesis:expr;
+    ($(#[$doc:meta])* $name:ident, $body:ident, $func:expr, $thesis:expr, $variants:expr;
      $params:ident<$t:ty> { $($f:ident: $ty:ty,)* }) => {
         $(#[$doc])*
         #[unsafe(no_mangle)]
@@ -1355,6 +1533,7 @@ macro_rules! de_entry {
                 np,
                 f,
                 cr,
+                variant,
                 ..
             } = p.run;
             // The thesis variants fix the strategy (and init-only bounds) at compile time.
@@ -1373,6 +1552,9 @@ macro_rules! de_entry {
                 np,
                 f,
                 cr,
+                // Only the thesis-variant family reads the variant: the other kernels
+                // keep the default's code (and its registers).
+                if $variants { variant } else { 0 },
             );
             // SAFETY: forwarded from this kernel's contract.
             unsafe { $body(s, p) }
@@ -1381,7 +1563,7 @@ macro_rules! de_entry {
 }
 
 macro_rules! kernels {
-    ($t:ty, $func:expr, $thesis:expr, $batch:ident, $step:ident, $grid:ident) => {
+    ($t:ty, $func:expr, $thesis:expr, $variants:expr, $batch:ident, $step:ident, $grid:ident) => {
         crate::batch_params!(
             de_entry!(
                 /// One block per population; see [`batch`].
@@ -1391,7 +1573,8 @@ macro_rules! kernels {
                 $batch,
                 batch,
                 $func,
-                $thesis
+                $thesis,
+                $variants
             ),
             $t
         );
@@ -1405,7 +1588,8 @@ macro_rules! kernels {
                 $step,
                 step,
                 $func,
-                $thesis
+                $thesis,
+                $variants
             ),
             $t
         );
@@ -1420,7 +1604,8 @@ macro_rules! kernels {
                 $grid,
                 persistent,
                 $func,
-                $thesis
+                $thesis,
+                $variants
             ),
             $t
         );
@@ -1428,20 +1613,29 @@ macro_rules! kernels {
 }
 
 /// Every kernel of the registry's functions ([`crate::registry`]): per function and
-/// precision, the classic and the thesis family's batch, step and grid kernels, named
-/// as [`crate::registry::KernelKey`] names them (the build script checks the names).
+/// precision, the classic, the thesis and the thesis-variant family's batch, step and
+/// grid kernels, named as [`crate::registry::KernelKey`] names them (the build script
+/// checks the names).
 macro_rules! all_kernels {
     ($($(#[$doc:meta])* $variant:ident = $num:literal, $key:ident, $name:literal,
         $formula:literal, ($lo:expr, $hi:expr), $argmin:expr, $min:expr, $min_dim:literal;)*) => {
         $(
-            kernels!(f32, Function::$variant, false, ${concat(de_batch_f32_, $key)},
+            kernels!(f32, Function::$variant, false, false, ${concat(de_batch_f32_, $key)},
                 ${concat(de_step_f32_, $key)}, ${concat(de_grid_f32_, $key)});
-            kernels!(f32, Function::$variant, true, ${concat(de_batch_f32_, $key, _thesis)},
+            kernels!(f32, Function::$variant, true, false, ${concat(de_batch_f32_, $key, _thesis)},
                 ${concat(de_step_f32_, $key, _thesis)}, ${concat(de_grid_f32_, $key, _thesis)});
-            kernels!(f64, Function::$variant, false, ${concat(de_batch_f64_, $key)},
+            kernels!(f32, Function::$variant, true, true,
+                ${concat(de_batch_f32_, $key, _thesis_variant)},
+                ${concat(de_step_f32_, $key, _thesis_variant)},
+                ${concat(de_grid_f32_, $key, _thesis_variant)});
+            kernels!(f64, Function::$variant, false, false, ${concat(de_batch_f64_, $key)},
                 ${concat(de_step_f64_, $key)}, ${concat(de_grid_f64_, $key)});
-            kernels!(f64, Function::$variant, true, ${concat(de_batch_f64_, $key, _thesis)},
+            kernels!(f64, Function::$variant, true, false, ${concat(de_batch_f64_, $key, _thesis)},
                 ${concat(de_step_f64_, $key, _thesis)}, ${concat(de_grid_f64_, $key, _thesis)});
+            kernels!(f64, Function::$variant, true, true,
+                ${concat(de_batch_f64_, $key, _thesis_variant)},
+                ${concat(de_step_f64_, $key, _thesis_variant)},
+                ${concat(de_grid_f64_, $key, _thesis_variant)});
         )*
     };
 }

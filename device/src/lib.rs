@@ -44,6 +44,7 @@
 pub mod abi;
 pub mod adaptive;
 pub mod cec2017;
+pub mod control;
 pub mod de;
 pub mod expr_maths;
 pub mod functions;
@@ -71,6 +72,7 @@ pub mod real;
 ///
 /// This file is also `include!`d by the build script: it uses nothing outside `core`.
 pub mod registry;
+pub mod variant;
 
 #[cfg(target_arch = "nvptx64")]
 pub mod kernels;
@@ -82,6 +84,7 @@ pub use de::{BoundPolicy, Crossover, Strategy};
 pub use functions::{Formula, Function};
 pub use philox::{Philox4x32, philox4x32_10};
 pub use real::Real;
+pub use variant::ThesisVariant;
 
 #[cfg(target_arch = "nvptx64")]
 #[panic_handler]

@@ -73,6 +73,21 @@ pub fn uniform_f64(w: u32) -> f64 {
     (w as f64) * INV + INV / 2.0
 }
 
+/// One word to a float in [0, 1): its top 24 bits times 2⁻²⁴ (exact; never 1, unlike
+/// `w·2⁻³²` rounded to f32).
+#[inline(always)]
+pub fn uniform_closed_open_f32(w: u32) -> f32 {
+    const INV: f32 = 1.0 / 16_777_216.0;
+    ((w >> 8) as f32) * INV
+}
+
+/// One word to a double in [0, 1): `w · 2⁻³²` (exact).
+#[inline(always)]
+pub fn uniform_closed_open_f64(w: u32) -> f64 {
+    const INV: f64 = 1.0 / 4_294_967_296.0;
+    (w as f64) * INV
+}
+
 /// A uniform integer in `0..n` from one word (multiply-shift; the bias is below
 /// n / 2³², negligible for population sizes).
 #[inline(always)]

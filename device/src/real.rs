@@ -38,6 +38,8 @@ pub trait Real:
     fn to_f64(self) -> f64;
     /// A uniform number in (0, 1] from one Philox word.
     fn uniform(w: u32) -> Self;
+    /// A uniform number in [0, 1) from one Philox word.
+    fn uniform_closed_open(w: u32) -> Self;
     fn sqrt(self) -> Self;
     fn cos(self) -> Self;
     fn sin(self) -> Self;
@@ -101,6 +103,10 @@ impl Real for f32 {
     #[inline(always)]
     fn uniform(w: u32) -> Self {
         crate::philox::uniform_f32(w)
+    }
+    #[inline(always)]
+    fn uniform_closed_open(w: u32) -> Self {
+        crate::philox::uniform_closed_open_f32(w)
     }
     #[inline(always)]
     fn sqrt(self) -> Self {
@@ -199,6 +205,10 @@ impl Real for f64 {
     #[inline(always)]
     fn uniform(w: u32) -> Self {
         crate::philox::uniform_f64(w)
+    }
+    #[inline(always)]
+    fn uniform_closed_open(w: u32) -> Self {
+        crate::philox::uniform_closed_open_f64(w)
     }
     #[inline(always)]
     fn sqrt(self) -> Self {

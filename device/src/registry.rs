@@ -61,6 +61,10 @@ pub enum Family {
     Classic,
     /// The thesis's variant with init-only bounds, fixed at compile time.
     Thesis,
+    /// The thesis's variant with init-only bounds and a
+    /// [`ThesisVariant`](crate::variant::ThesisVariant) chosen at run time: apart from
+    /// the thesis family, so that its alternatives cost the default's kernels nothing.
+    ThesisVariant,
 }
 
 /// The arithmetic of a kernel.
@@ -92,7 +96,14 @@ impl Layout {
 }
 
 impl Family {
-    pub const ALL: [Family; 2] = [Family::Classic, Family::Thesis];
+    pub const ALL: [Family; 3] = [Family::Classic, Family::Thesis, Family::ThesisVariant];
+    fn suffix(self) -> &'static str {
+        match self {
+            Family::Classic => "",
+            Family::Thesis => "_thesis",
+            Family::ThesisVariant => "_thesis_variant",
+        }
+    }
 }
 
 impl KernelPrecision {
@@ -120,11 +131,7 @@ impl KernelKey {
             self.precision.word(),
             "_",
             self.function,
-            if self.family == Family::Thesis {
-                "_thesis"
-            } else {
-                ""
-            },
+            self.family.suffix(),
         ];
         let mut n = 0;
         for p in parts {
@@ -196,7 +203,8 @@ pub const fn objective_symbol(p: KernelPrecision) -> &'static str {
 pub fn for_each_external_key(mut f: impl FnMut(KernelKey)) {
     for precision in KernelPrecision::ALL {
         for layout in EXTERNAL_LAYOUTS {
-            for family in Family::ALL {
+            // The thesis-variant family exists for the built-in functions only.
+            for family in [Family::Classic, Family::Thesis] {
                 f(KernelKey {
                     layout,
                     family,
@@ -232,9 +240,10 @@ mod tests {
             names.insert(key.name_into(&mut buf).to_string());
             count += 1;
         });
-        assert_eq!(count, Function::ALL.len() * 12);
+        assert_eq!(count, Function::ALL.len() * 18);
         assert_eq!(names.len(), count);
         assert!(names.contains("de_grid_f64_weierstrass_thesis"));
+        assert!(names.contains("de_grid_f64_weierstrass_thesis_variant"));
         assert!(names.contains("de_batch_f32_griewank"));
         // The external family's names are distinct from the built-ins'.
         for_each_external_key(|key| {

@@ -442,6 +442,7 @@ fn trial<T: Real>(
             f,
             cr,
             dim: d as u32,
+            variant: gpude_device::ThesisVariant::DEFAULT,
         };
         for j0 in (0..d).step_by(4) {
             let n = (d - j0).min(4);

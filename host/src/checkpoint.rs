@@ -1,13 +1,14 @@
-//! Checkpoints of CPU runs: the state of a run between two generations, from which
-//! [`crate::cpu::resume`] goes on with the same bits as a run that never stopped, and a
-//! file format for a list of runs.
+//! Checkpoints: the state of a run between two generations, from which
+//! [`crate::cpu::resume`] or [`crate::CudaEngine::resume`] goes on with the same bits as a
+//! run that never stopped, and a file format for a list of runs. The state holds no
+//! engine: both compute the same bits, so either goes on from the other's checkpoint.
 //!
 //! Every random number of a run is keyed by (seed, stream, individual) with the
 //! generation in the counter, so the population, its values and the generation count are
 //! the whole state: the best individual is found again from the values (lowest value,
 //! then lowest index, as the engines do).
 //!
-//! # File format (version 1)
+//! # File format (version 3)
 //! | bytes | content |
 //! | --- | --- |
 //! | 8 | `GPUDECKP` |
@@ -25,7 +26,7 @@ use crate::config::{Job, Precision};
 use crate::error::{Error, Result};
 use crate::result::{Ending, RunResult, Termination, termination};
 use gpude_device::de::better;
-use gpude_device::{BoundPolicy, Crossover, Formula, Function, Real, Strategy};
+use gpude_device::{BoundPolicy, Crossover, Formula, Function, Real, Strategy, ThesisVariant};
 use nalgebra::DVector;
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
@@ -33,9 +34,10 @@ use std::time::Duration;
 /// The first bytes of a checkpoint file.
 pub const MAGIC: [u8; 8] = *b"GPUDECKP";
 /// The format version this build writes and reads.
-/// Version 2 added the objective (an expression or a CEC 2017 function); version 1
-/// files (built-in functions only) are still read.
-pub const VERSION: u32 = 2;
+/// Version 2 added the objective (an expression or a CEC 2017 function), version 3 the
+/// thesis variant; files of versions 1 (built-in functions only) and 2 are still read
+/// (their jobs have the default variant).
+pub const VERSION: u32 = 3;
 /// Header bytes: magic, version, length, CRC.
 const HEADER: usize = 8 + 4 + 8 + 4;
 
@@ -348,6 +350,11 @@ impl JobRecordV2 {
     }
 
     fn job(self) -> Result<Job> {
+        self.job_with(ThesisVariant::DEFAULT)
+    }
+
+    /// The job, with thesis variant `variant`.
+    fn job_with(self, variant: ThesisVariant) -> Result<Job> {
         use crate::objective::Objective;
         let objective = match self.objective {
             ObjectiveRecord::Builtin => None,
@@ -359,7 +366,33 @@ impl JobRecordV2 {
                 Some(Objective::cec2017(&source, id, dim)?)
             }
         };
-        self.base.job_of(objective)
+        self.base.job_of(objective, variant)
+    }
+}
+
+/// A job as version 3 stores it: version 2's record, then the thesis variant
+/// ([`ThesisVariant::bits`]). The record's generations are [`Job::g_max`].
+#[derive(Serialize, Deserialize)]
+struct JobRecordV3 {
+    v2: JobRecordV2,
+    thesis_variant: u32,
+}
+
+impl JobRecordV3 {
+    fn of(job: &Job) -> JobRecordV3 {
+        JobRecordV3 {
+            v2: JobRecordV2::of(job),
+            thesis_variant: job.thesis_variant().bits(),
+        }
+    }
+
+    fn job(self) -> Result<Job> {
+        let variant =
+            ThesisVariant::from_bits(self.thesis_variant).ok_or_else(|| Error::Input {
+                what: "checkpoint".into(),
+                message: format!("unknown thesis variant bits {:#x}", self.thesis_variant),
+            })?;
+        self.v2.job_with(variant)
     }
 }
 
@@ -375,7 +408,7 @@ impl JobRecord {
             f: job.f(),
             cr: job.cr(),
             pop: job.pop(),
-            generations: job.generations(),
+            generations: job.g_max(),
             budget_from_evaluations: job.budget_from_evaluations(),
             target: job.target(),
             seed: job.seed(),
@@ -388,11 +421,16 @@ impl JobRecord {
 
     /// The job, built (and so checked) as any other.
     fn job(self) -> Result<Job> {
-        self.job_of(None)
+        self.job_of(None, ThesisVariant::DEFAULT)
     }
 
-    /// The job with `objective`, or with the built-in function of the record.
-    fn job_of(self, objective: Option<crate::objective::Objective>) -> Result<Job> {
+    /// The job with `objective`, or with the built-in function of the record, and
+    /// thesis variant `variant`.
+    fn job_of(
+        self,
+        objective: Option<crate::objective::Objective>,
+        variant: ThesisVariant,
+    ) -> Result<Job> {
         let unknown = |what: &str, v: u32| Error::Input {
             what: "checkpoint".into(),
             message: format!("unknown {what} number {v}"),
@@ -425,7 +463,8 @@ impl JobRecord {
                 Precision::F32
             })
             .formula(formula)
-            .history(self.history);
+            .history(self.history)
+            .thesis_variant(variant);
         b = if self.budget_from_evaluations {
             b.max_evaluations(self.pop as u64 * (1 + self.generations as u64))
         } else {
@@ -435,7 +474,7 @@ impl JobRecord {
             b = b.target(t);
         }
         let job = b.build()?;
-        if job.generations() != self.generations {
+        if job.g_max() != self.generations {
             return Err(Error::Input {
                 what: "checkpoint".into(),
                 message: "the job's generation limit does not read back".into(),
@@ -463,7 +502,7 @@ struct RunRecord {
 
 #[derive(Serialize)]
 struct EntryRef<'a> {
-    job: JobRecordV2,
+    job: JobRecordV3,
     run: Option<RunRef<'a>>,
 }
 
@@ -487,6 +526,11 @@ impl Stored2 for JobRecordV2 {
         self.job()
     }
 }
+impl Stored2 for JobRecordV3 {
+    fn into_job(self) -> Result<Job> {
+        self.job()
+    }
+}
 
 /// The bytes of a checkpoint file holding `entries`.
 pub fn encode(entries: &[Entry]) -> Result<Vec<u8>> {
@@ -505,7 +549,7 @@ pub fn encode_parts<'a>(parts: impl IntoIterator<Item = Part<'a>>) -> Result<Vec
     let records: Vec<EntryRef> = parts
         .into_iter()
         .map(|e| EntryRef {
-            job: JobRecordV2::of(match e {
+            job: JobRecordV3::of(match e {
                 Part::Pending(j) => j,
                 Part::Started(c) => &c.job,
             }),
@@ -551,9 +595,9 @@ pub fn decode(bytes: &[u8]) -> Result<Vec<Entry>> {
     let word =
         |at: usize| u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
     let version = word(8);
-    if version != VERSION && version != 1 {
+    if !(1..=VERSION).contains(&version) {
         return Err(bad(format!(
-            "format version {version}; this gpude reads versions 1 and {VERSION}"
+            "format version {version}; this gpude reads versions 1 to {VERSION}"
         )));
     }
     let mut len = [0u8; 8];
@@ -576,10 +620,10 @@ pub fn decode(bytes: &[u8]) -> Result<Vec<Entry>> {
     if crc32fast::hash(payload) != crc {
         return Err(bad("corrupt: the checksum does not match the data".into()));
     }
-    if version == 1 {
-        entries::<JobRecord>(payload, bad)
-    } else {
-        entries::<JobRecordV2>(payload, bad)
+    match version {
+        1 => entries::<JobRecord>(payload, bad),
+        2 => entries::<JobRecordV2>(payload, bad),
+        _ => entries::<JobRecordV3>(payload, bad),
     }
 }
 
@@ -621,4 +665,76 @@ fn entries<J: Stored2 + serde::de::DeserializeOwned>(
             })
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A file as version 2 wrote it: its job records have no variant.
+    fn version2(entries: &[Entry]) -> Vec<u8> {
+        #[derive(Serialize)]
+        struct EntryV2<'a> {
+            job: JobRecordV2,
+            run: Option<RunRef<'a>>,
+        }
+        let records: Vec<EntryV2> = entries
+            .iter()
+            .map(|e| EntryV2 {
+                job: JobRecordV2::of(e.job()),
+                run: match e {
+                    Entry::Pending(_) => None,
+                    Entry::Started(c) => Some(RunRef {
+                        generation: c.generation,
+                        state: &c.state,
+                        history: c.history.as_deref(),
+                        elapsed: c.elapsed,
+                    }),
+                },
+            })
+            .collect();
+        let payload = postcard::to_allocvec(&records).unwrap();
+        let mut out = MAGIC.to_vec();
+        out.extend_from_slice(&2u32.to_le_bytes());
+        out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+        out.extend_from_slice(&crc32fast::hash(&payload).to_le_bytes());
+        out.extend_from_slice(&payload);
+        out
+    }
+
+    #[test]
+    fn version_2_files_are_read_with_the_default_variant() {
+        let job = Job::builder(Function::Rosenbrock, 6)
+            .pop(12)
+            .generations(9)
+            .seed(3)
+            .history(true)
+            .build()
+            .unwrap();
+        let done = crate::cpu::run_controlled(&job, &mut crate::cpu::Control::default());
+        let entries = vec![
+            Entry::Started(done.checkpoint),
+            Entry::Pending(job.clone().with_stream(4)),
+        ];
+        let old = decode(&version2(&entries)).unwrap();
+        assert_eq!(old, entries);
+        assert!(old.iter().all(|e| e.job().thesis_variant().is_default()));
+        // This build writes version 3, which reads back the same.
+        let new = encode(&entries).unwrap();
+        assert_eq!(u32::from_le_bytes([new[8], new[9], new[10], new[11]]), 3);
+        assert_eq!(decode(&new).unwrap(), entries);
+    }
+
+    #[test]
+    fn unknown_variant_bits_are_refused() {
+        let job = Job::builder(Function::Sphere, 4).pop(8).build().unwrap();
+        let mut record = JobRecordV3::of(&job);
+        record.thesis_variant = 1 << 20;
+        match record.job() {
+            Err(Error::Input { message, .. }) => {
+                assert_eq!(message, "unknown thesis variant bits 0x100000")
+            }
+            other => panic!("not refused: {other:?}"),
+        }
+    }
 }

@@ -3,6 +3,9 @@
 use crate::error::{Error, Result, num};
 use crate::objective::Objective;
 use crate::problem::{FunctionInfo, MAX_DIM, Problem, check_dim_of};
+use gpude_device::variant::{
+    GenerationCount, IndexDraw, LambdaDraw, LambdaRange, MutationForm, ThesisVariant,
+};
 use gpude_device::{BoundPolicy, Crossover, Formula, Function, Strategy};
 
 /// The arithmetic a run uses on every backend.
@@ -159,6 +162,7 @@ pub struct Job {
     formula: Formula,
     history: bool,
     adaptive: Option<crate::adaptive::Adaptive>,
+    thesis_variant: ThesisVariant,
 }
 
 impl Job {
@@ -192,6 +196,7 @@ impl Job {
             formula: Formula::Exact,
             history: false,
             adaptive: Default::default(),
+            thesis_variant: ThesisVariant::DEFAULT,
         }
     }
 
@@ -269,9 +274,17 @@ impl Job {
         self.pop
     }
 
-    /// The most generations (after the initial population).
+    /// The most generations (after the initial population) the engines run: the limit
+    /// asked for, plus one under [`GenerationCount::PlusOne`] (see
+    /// [`Job::thesis_variant`]).
     pub fn generations(&self) -> u32 {
         self.generations
+    }
+
+    /// The generation limit as asked for: [`Job::generations`] without the thesis
+    /// variant's extra generation.
+    pub fn g_max(&self) -> u32 {
+        self.generations - self.thesis_variant.extra_generations()
     }
 
     /// True when `generations` came from an evaluation budget.
@@ -306,6 +319,12 @@ impl Job {
     /// How the objective is computed (exact, the default, or as printed).
     pub fn formula(&self) -> Formula {
         self.formula
+    }
+
+    /// How the thesis strategy computes its trials ([`ThesisVariant::DEFAULT`]: gpude's
+    /// own; any other only with the thesis strategy and init-only bounds).
+    pub fn thesis_variant(&self) -> ThesisVariant {
+        self.thesis_variant
     }
 
     /// The settings of an adaptive strategy (`None` for the classic ones).
@@ -346,9 +365,10 @@ impl Job {
     }
 
     /// The same job with a generation limit of `generations` (an evaluation budget
-    /// becomes this count); below `u32::MAX`.
+    /// becomes this count), plus the thesis variant's extra generation if it has one;
+    /// the sum below `u32::MAX`.
     pub(crate) fn with_generation_limit(mut self, generations: u32) -> Job {
-        self.generations = generations;
+        self.generations = generations.saturating_add(self.thesis_variant.extra_generations());
         self.budget_from_evaluations = false;
         self
     }
@@ -462,6 +482,44 @@ impl Job {
                 format!("at most {}", u32::MAX - 1),
             ));
         }
+        self.check_variant()
+    }
+
+    /// A thesis variant other than the default only where it means something.
+    fn check_variant(&self) -> Result<()> {
+        let v = self.thesis_variant;
+        if v.is_default() {
+            return Ok(());
+        }
+        if self.strategy != Strategy::Thesis || self.bounds != BoundPolicy::InitOnly {
+            return Err(Error::invalid(
+                "thesis variant",
+                variant_name(v),
+                format!(
+                    "default, unless the strategy is thesis with init-only bounds (this job: {} with {} bounds)",
+                    strategy_name(self.strategy),
+                    bounds_name(self.bounds)
+                ),
+            ));
+        }
+        if v.extra_generations() > 0 && self.budget_from_evaluations {
+            return Err(Error::invalid(
+                "thesis variant",
+                variant_name(v),
+                "a generation limit with generations=plus-one, not an evaluation budget (one more generation would spend more than the budget)",
+            ));
+        }
+        if v.extra_generations() > self.generations {
+            return Err(Error::invalid(
+                "generations",
+                self.generations,
+                format!(
+                    "at least {} with the thesis variant {}",
+                    v.extra_generations(),
+                    variant_name(v)
+                ),
+            ));
+        }
         Ok(())
     }
 }
@@ -506,6 +564,7 @@ pub struct JobBuilder {
     formula: Formula,
     history: bool,
     pub(crate) adaptive: crate::adaptive::AdaptiveOptions,
+    thesis_variant: ThesisVariant,
 }
 
 /// The largest population: individual indices and Philox subsequences are 32-bit, and
@@ -588,6 +647,13 @@ impl JobBuilder {
         self.history = h;
         self
     }
+    /// How the thesis strategy computes its trials (see [`ThesisVariant`]); anything
+    /// but the default needs the thesis strategy with init-only bounds, and
+    /// [`GenerationCount::PlusOne`] a generation limit rather than an evaluation budget.
+    pub fn thesis_variant(mut self, v: ThesisVariant) -> Self {
+        self.thesis_variant = v;
+        self
+    }
 
     /// The job, after checking every value (see [`Job::check`]).
     pub fn build(self) -> Result<Job> {
@@ -656,6 +722,8 @@ impl JobBuilder {
             // Their own loop spends the budget exactly; generations only add a limit.
             (generations, from_evals) = a.limits(pop, self.generations);
         }
+        // The variant's extra generation (refused with a budget by `check`).
+        generations = generations.saturating_add(self.thesis_variant.extra_generations());
         let job = Job {
             problem,
             strategy: self.strategy,
@@ -677,8 +745,135 @@ impl JobBuilder {
             formula: self.formula,
             history: self.history,
             adaptive,
+            thesis_variant: self.thesis_variant,
         };
         job.check()?;
         Ok(job)
     }
+}
+
+/// The keys and values of a thesis variant's names, the default's first.
+pub const VARIANT_KEYS: [(&str, &[&str]); 5] = [
+    ("indices", &["free", "rejection"]),
+    ("lambda", &["open-closed", "closed-open"]),
+    ("lambda-draw", &["per-component", "per-individual"]),
+    ("mutation", &["plain", "fma", "fma-inner", "from-best"]),
+    ("generations", &["gmax", "plus-one"]),
+];
+
+/// The `key=value` names of a variant's fields that differ from the default, joined
+/// by commas (`default` for the default), as [`parse_variant`] reads them.
+pub fn variant_name(v: ThesisVariant) -> String {
+    let d = ThesisVariant::DEFAULT;
+    let values = [
+        (v.indices != d.indices).then_some(v.indices as usize),
+        (v.lambda != d.lambda).then_some(v.lambda as usize),
+        (v.lambda_draw != d.lambda_draw).then_some(v.lambda_draw as usize),
+        (v.mutation != d.mutation).then_some(v.mutation as usize),
+        (v.generations != d.generations).then_some(v.generations as usize),
+    ];
+    let parts: Vec<String> = VARIANT_KEYS
+        .iter()
+        .zip(values)
+        .filter_map(|((k, names), n)| n.map(|n| format!("{k}={}", names[n])))
+        .collect();
+    if parts.is_empty() {
+        "default".into()
+    } else {
+        parts.join(",")
+    }
+}
+
+/// Parses a thesis variant: `default`, or a comma list of `key=value` (keys and values in
+/// [`VARIANT_KEYS`]; a key given twice is an error), such as
+/// `indices=rejection,lambda=closed-open,mutation=fma,generations=plus-one`.
+pub fn parse_variant(list: &str) -> Result<ThesisVariant> {
+    let mut v = ThesisVariant::DEFAULT;
+    let trimmed = list.trim();
+    if trimmed.eq_ignore_ascii_case("default") {
+        return Ok(v);
+    }
+    let keys = || {
+        VARIANT_KEYS
+            .iter()
+            .map(|(k, names)| format!("{k}={}", names.join("|")))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut seen = [false; VARIANT_KEYS.len()];
+    let mut any = false;
+    for item in trimmed.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        any = true;
+        let Some((key, value)) = item.split_once('=') else {
+            return Err(Error::invalid(
+                "thesis variant",
+                crate::error::clip(item),
+                format!(
+                    "key=value items separated by commas, or default; the keys: {}",
+                    keys()
+                ),
+            ));
+        };
+        let (key, value) = (
+            key.trim().to_ascii_lowercase(),
+            value.trim().to_ascii_lowercase(),
+        );
+        let Some(k) = VARIANT_KEYS.iter().position(|(name, _)| *name == key) else {
+            return Err(Error::UnknownName {
+                kind: "thesis variant key",
+                name: crate::error::clip(&key),
+                known: VARIANT_KEYS
+                    .iter()
+                    .map(|(k, _)| *k)
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            });
+        };
+        if std::mem::replace(&mut seen[k], true) {
+            return Err(Error::invalid(
+                "thesis variant",
+                crate::error::clip(trimmed),
+                format!("each key once (\"{key}\" is given twice)"),
+            ));
+        }
+        let names = VARIANT_KEYS[k].1;
+        let Some(n) = names.iter().position(|name| *name == value) else {
+            return Err(Error::UnknownName {
+                kind: match k {
+                    0 => "value of indices",
+                    1 => "value of lambda",
+                    2 => "value of lambda-draw",
+                    3 => "value of mutation",
+                    _ => "value of generations",
+                },
+                name: crate::error::clip(&value),
+                known: names.join(", "),
+            });
+        };
+        match k {
+            0 => v.indices = [IndexDraw::Free, IndexDraw::Rejection][n],
+            1 => v.lambda = [LambdaRange::OpenClosed, LambdaRange::ClosedOpen][n],
+            2 => v.lambda_draw = [LambdaDraw::PerComponent, LambdaDraw::PerIndividual][n],
+            3 => {
+                v.mutation = [
+                    MutationForm::Plain,
+                    MutationForm::Fma,
+                    MutationForm::FmaInner,
+                    MutationForm::FromBest,
+                ][n]
+            }
+            _ => v.generations = [GenerationCount::GMax, GenerationCount::PlusOne][n],
+        }
+    }
+    if !any {
+        return Err(Error::invalid(
+            "thesis variant",
+            format!("{list:?}"),
+            format!(
+                "default, or key=value items separated by commas; the keys: {}",
+                keys()
+            ),
+        ));
+    }
+    Ok(v)
 }

@@ -11,8 +11,8 @@ use crate::config::{Job, Precision};
 use crate::error::{Error, Result};
 use crate::result::RunResult;
 use gpude_device::de::{
-    COMPONENT_SLOT, Crossover, RESAMPLE_SLOT, TrialParams, accepts, block, draw_indices,
-    first_exceeding, init_chunk, run_length, subsequence, trial_chunk,
+    Crossover, RESAMPLE_SLOT, TrialParams, accepts, block, first_exceeding, init_chunk, run_length,
+    subsequence, trial_chunk,
 };
 use gpude_device::functions::lane_consts;
 use gpude_device::lanes::{evaluate, evaluate_with};
@@ -226,9 +226,10 @@ fn build_trial<T: Real>(
         f: T::of(job.f()),
         cr: T::of(job.cr()),
         dim: d as u32,
+        variant: job.thesis_variant(),
     };
     let jdim = if spec.strategy.crosses() { d as u32 } else { 0 };
-    let draws = draw_indices(
+    let draws = tp.variant.draws(
         key,
         job.stream(),
         i as u32,
@@ -238,7 +239,7 @@ fn build_trial<T: Real>(
         jdim,
     );
     let sub = subsequence(job.stream(), i as u32);
-    let words = |j0: usize| block_words(key, sub, block(g, COMPONENT_SLOT + (j0 / 4) as u32));
+    let words = |j0: usize| tp.variant.lambda_words(key, sub, g, j0 as u32);
     let mut run = d as u32;
     if spec.strategy.crosses() && job.crossover() == Crossover::Exponential {
         let mut first = u32::MAX;

@@ -7,7 +7,7 @@
 
 use crate::config::Job;
 use crate::error::{Error, Result};
-use crate::result::{Ending, RunResult, termination};
+use crate::result::{Ending, RunResult};
 use cudarc::driver::sys::CUfunction_attribute_enum;
 use cudarc::driver::{
     CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DeviceRepr,
@@ -35,10 +35,10 @@ pub struct FinalPopulation {
 }
 
 /// Words of the grid kernels' state (see the device crate's `STATE_*`).
-const STATE_GEN: usize = 0;
-const STATE_DONE: usize = 2;
-const STATE_BEST: usize = 3;
-const STATE_WORDS: usize = 4;
+pub(crate) const STATE_GEN: usize = 0;
+pub(crate) const STATE_DONE: usize = 2;
+pub(crate) const STATE_BEST: usize = 3;
+pub(crate) const STATE_WORDS: usize = 4;
 
 /// How a job is laid out on the GPU.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -79,7 +79,7 @@ impl Mode {
     }
 }
 
-fn cuda_err(context: impl Into<String>) -> impl FnOnce(DriverError) -> Error {
+pub(crate) fn cuda_err(context: impl Into<String>) -> impl FnOnce(DriverError) -> Error {
     let context = context.into();
     move |source| Error::Driver { context, source }
 }
@@ -103,16 +103,17 @@ pub struct CudaEngine {
 }
 
 /// The name of a job's kernel in `layout` ([`KernelKey`]): the thesis strategy with
-/// init-only bounds has its own specialised family.
+/// init-only bounds has its own specialised family, and one more for the alternatives of
+/// a [`gpude_device::ThesisVariant`] that change the trials.
 fn kernel_name<T: Real>(layout: Layout, job: &Job) -> String {
     let thesis = job.strategy() == gpude_device::Strategy::Thesis
         && job.bounds() == gpude_device::BoundPolicy::InitOnly;
     let key = KernelKey {
         layout,
-        family: if thesis {
-            Family::Thesis
-        } else {
-            Family::Classic
+        family: match (thesis, job.thesis_variant().changes_trials()) {
+            (true, false) => Family::Thesis,
+            (true, true) => Family::ThesisVariant,
+            (false, _) => Family::Classic,
         },
         // Objectives other than built-ins run in the external family (linked in).
         function: job
@@ -147,6 +148,7 @@ fn run_params<T: GpuReal>(job: &Job) -> Run<T> {
         dim: job.dim(),
         np: job.pop(),
         gens: job.generations(),
+        variant: job.thesis_variant().bits(),
     }
 }
 
@@ -258,6 +260,16 @@ impl CudaEngine {
         self.streams.len()
     }
 
+    /// The device's context (for the control blocks of [`crate::cuda_control`]).
+    pub(crate) fn context(&self) -> &Arc<CudaContext> {
+        &self.ctx
+    }
+
+    /// The stream the controlled runs use.
+    pub(crate) fn first_stream(&self) -> Arc<CudaStream> {
+        self.streams[0].clone()
+    }
+
     fn function(&self, name: &str) -> Result<CudaFunction> {
         let mut cache = self.functions.lock().expect("function cache lock");
         if let Some((_, f)) = cache.get(name) {
@@ -296,7 +308,7 @@ impl CudaEngine {
         Ok(((t as u32) / 32 * 32).clamp(32, 1024))
     }
 
-    fn check_memory(&self, needed: u64) -> Result<()> {
+    pub(crate) fn check_memory(&self, needed: u64) -> Result<()> {
         let (free, _) = self
             .ctx
             .mem_get_info()
@@ -434,6 +446,19 @@ impl CudaEngine {
         jobs: &[&Job],
         stream: Arc<CudaStream>,
     ) -> Result<BatchLaunch<T>> {
+        let mut l = self.alloc_batch::<T>(jobs, stream)?;
+        l.launch(jobs[0].generations(), 0, 0)?;
+        Ok(l)
+    }
+
+    /// The buffers and parameters of a batch launch of `jobs` (compatible: equal but
+    /// for seed and stream), after checking that they fit, with the seeds, streams and
+    /// bounds uploaded and every population's generations done at 0 (a fresh run).
+    pub(crate) fn alloc_batch<T: GpuReal>(
+        &self,
+        jobs: &[&Job],
+        stream: Arc<CudaStream>,
+    ) -> Result<BatchLaunch<T>> {
         let job = jobs[0];
         let p = jobs.len();
         let dim = job.dim();
@@ -463,6 +488,11 @@ impl CudaEngine {
                 .alloc_zeros::<T>(n.max(1))
                 .map_err(cuda_err(ctx("allocating")))
         };
+        let allocu = |n: usize| -> Result<CudaSlice<u32>> {
+            stream
+                .alloc_zeros::<u32>(n.max(1))
+                .map_err(cuda_err(ctx("allocating")))
+        };
         let seeds: Vec<u64> = jobs.iter().map(|j| j.seed()).collect();
         let streams: Vec<u32> = jobs.iter().map(|j| j.stream()).collect();
         let up = |e| cuda_err(ctx("uploading"))(e);
@@ -476,23 +506,15 @@ impl CudaEngine {
             .map_err(up)?;
         let pop_a = alloc(p * np * st)?;
         let pop_b = alloc(p * np * st)?;
-        let flags = stream
-            .alloc_zeros::<u32>(p * np)
-            .map_err(cuda_err(ctx("allocating")))?;
+        let flags = allocu(p * np)?;
         let fit = alloc(p * np)?;
         let trial_fit = alloc(p * np)?;
         let scratch_f = alloc(32 * p)?;
-        let scratch_i = stream
-            .alloc_zeros::<u32>(32 * p)
-            .map_err(cuda_err(ctx("allocating")))?;
+        let scratch_i = allocu(32 * p)?;
         let best_x = alloc(p * st)?;
         let best_f = alloc(p)?;
-        let best_idx = stream
-            .alloc_zeros::<u32>(p)
-            .map_err(cuda_err(ctx("allocating")))?;
-        let gens_done = stream
-            .alloc_zeros::<u32>(p)
-            .map_err(cuda_err(ctx("allocating")))?;
+        let best_idx = allocu(p)?;
+        let gens_done = allocu(p)?;
         let hist = if hist_len > 0 {
             Some(alloc(hist_len)?)
         } else {
@@ -520,26 +542,21 @@ impl CudaEngine {
             best_idx: dev(&best_idx, s),
             gens_done: dev(&gens_done, s),
             hist: dev_opt(hist.as_ref(), s),
+            ctl: std::ptr::null_mut(),
+            report: 0,
         };
-        let cfg = LaunchConfig {
-            grid_dim: (p as u32, 1, 1),
-            block_dim: (threads, 1, 1),
-            shared_mem_bytes: 0,
-        };
-        let start = Instant::now();
-        let mut b = stream.launch_builder(&func);
-        push_params(&mut b, &params);
-        // SAFETY: the parameters are the kernel's (the build script checks them against
-        // the PTX), every buffer has the length the kernel indexes (checked above) and
-        // lives until the results are read back, and the launch shape is within the
-        // function's limits.
-        unsafe { b.launch(cfg) }.map_err(cuda_err(ctx("launching")))?;
         Ok(BatchLaunch {
-            stream,
-            name,
-            start,
+            name: name.clone(),
+            func,
+            cfg: LaunchConfig {
+                grid_dim: (p as u32, 1, 1),
+                block_dim: (threads, 1, 1),
+                shared_mem_bytes: 0,
+            },
+            start: Instant::now(),
             p,
             st,
+            params,
             pop_a,
             pop_b,
             flags,
@@ -551,6 +568,7 @@ impl CudaEngine {
             _keep: (
                 seeds_d, streams_d, lo_d, hi_d, trial_fit, scratch_f, scratch_i, best_idx,
             ),
+            stream,
         })
     }
 
@@ -612,15 +630,11 @@ impl CudaEngine {
         })
     }
 
-    /// One grid-wide population, one launch of the step kernel per generation.
-    fn steps<T: GpuReal>(
-        &self,
-        job: &Job,
-        keep: bool,
-    ) -> Result<(RunResult, Option<FinalPopulation>)> {
+    /// The step kernel, its launch shape, buffers and parameters for a whole-GPU run of
+    /// `job` with one launch per generation, ready for the initialisation.
+    pub(crate) fn step_run<T: GpuReal>(&self, job: &Job) -> Result<StepRun<T>> {
         let dim = job.dim();
         let np = job.pop() as usize;
-        let gens = job.generations();
         let name = kernel_name::<T>(Layout::Step, job);
         let func = self.job_function::<T>(&name, job)?;
         let g = group_width(dim);
@@ -632,43 +646,50 @@ impl CudaEngine {
         let groups_needed = (np as u32).div_ceil(threads / g);
         let nblocks = groups_needed.min(per_sm * self.sm_count).max(1) as usize;
         let stream = self.streams[0].clone();
-        let ctx = |what: &str| format!("{name}: {what}");
         let bu = self.grid_buffers::<T>(&stream, job, &name, nblocks, 1, 0)?;
-        let mut params = bu.step_params(job, &stream);
-        let cfg = LaunchConfig {
-            grid_dim: (nblocks as u32, 1, 1),
-            block_dim: (threads, 1, 1),
-            shared_mem_bytes: 0,
-        };
+        let params = bu.step_params(job, &stream);
+        Ok(StepRun {
+            cfg: LaunchConfig {
+                grid_dim: (nblocks as u32, 1, 1),
+                block_dim: (threads, 1, 1),
+                shared_mem_bytes: 0,
+            },
+            func,
+            name,
+            params,
+            stream,
+            bu,
+        })
+    }
+
+    /// One grid-wide population, one launch of the step kernel per generation.
+    fn steps<T: GpuReal>(
+        &self,
+        job: &Job,
+        keep: bool,
+    ) -> Result<(RunResult, Option<FinalPopulation>)> {
+        let gens = job.generations();
+        let mut run = self.step_run::<T>(job)?;
         let start = Instant::now();
         let check_every = 64u32;
         let mut launched = 0u32;
         while launched <= gens {
-            params.init = (launched == 0) as u32;
-            let mut b = stream.launch_builder(&func);
-            push_params(&mut b, &params);
-            // SAFETY: the parameters are the kernel's (checked against the PTX at build
-            // time); flags hold 2·np words, the partials and scratch cover every block, the state
-            // STATE_WORDS words and the history gens + 1 values, as the kernel indexes.
-            unsafe { b.launch(cfg) }.map_err(cuda_err(ctx("launching")))?;
+            run.launch(launched == 0)?;
             launched += 1;
-            if job.target().is_some() && launched.is_multiple_of(check_every) {
-                let s = stream
-                    .clone_dtoh(&bu.state)
-                    .map_err(cuda_err(ctx("reading state")))?;
-                if s[STATE_DONE] != 0 {
-                    break;
-                }
+            if job.target().is_some()
+                && launched.is_multiple_of(check_every)
+                && run.state()?[STATE_DONE] != 0
+            {
+                break;
             }
         }
-        let s = stream
-            .clone_dtoh(&bu.state)
-            .map_err(cuda_err(ctx("running")))?;
+        let s = run.state()?;
         let elapsed = start.elapsed();
+        let bu = &run.bu;
         read_grid(
-            &stream,
+            &run.stream,
             job,
-            &name,
+            &run.name,
             &s,
             elapsed,
             [&bu.pop_a, &bu.pop_b],
@@ -676,16 +697,15 @@ impl CudaEngine {
             &bu.fit,
             &bu.best_f,
             bu.hist.as_ref(),
+            0,
             keep,
         )
     }
 
-    /// One grid-wide population, the whole run in one cooperative launch.
-    fn grid<T: GpuReal>(
-        &self,
-        job: &Job,
-        keep: bool,
-    ) -> Result<(RunResult, Option<FinalPopulation>)> {
+    /// The cooperative kernel, its launch shape, buffers and parameters for a whole-GPU
+    /// run of `job` in one launch, ready for the initialisation (the state's generation
+    /// 0).
+    pub(crate) fn grid_run<T: GpuReal>(&self, job: &Job) -> Result<GridRun<T>> {
         let dim = job.dim();
         let np = job.pop() as usize;
         let name = kernel_name::<T>(Layout::Grid, job);
@@ -705,35 +725,42 @@ impl CudaEngine {
         let groups_needed = (np as u32).div_ceil(threads / g);
         let nblocks = groups_needed.min(per_sm * self.sm_count).max(1) as usize;
         let stream = self.streams[0].clone();
-        let ctx = |what: &str| format!("{name}: {what}");
         let bu = self.grid_buffers::<T>(&stream, job, &name, nblocks, 2, 8)?;
         let sync = stream
             .alloc_zeros::<u64>(1)
-            .map_err(cuda_err(ctx("allocating")))?;
+            .map_err(cuda_err(format!("{name}: allocating")))?;
         let params = bu.grid_params(job, &stream, &sync);
-        let cfg = LaunchConfig {
-            grid_dim: (nblocks as u32, 1, 1),
-            block_dim: (threads, 1, 1),
-            shared_mem_bytes: 0,
-        };
+        Ok(GridRun {
+            cfg: LaunchConfig {
+                grid_dim: (nblocks as u32, 1, 1),
+                block_dim: (threads, 1, 1),
+                shared_mem_bytes: 0,
+            },
+            func,
+            name,
+            params,
+            stream,
+            bu,
+            sync,
+        })
+    }
+
+    /// One grid-wide population, the whole run in one cooperative launch.
+    fn grid<T: GpuReal>(
+        &self,
+        job: &Job,
+        keep: bool,
+    ) -> Result<(RunResult, Option<FinalPopulation>)> {
+        let mut run = self.grid_run::<T>(job)?;
         let start = Instant::now();
-        let mut b = stream.launch_builder(&func);
-        push_params(&mut b, &params);
-        // SAFETY: the parameters are the kernel's (checked against the PTX at build
-        // time), and `sync` and the buffers live until the state is read back; flags
-        // hold 2·np words, the partials 2·nblocks, scratch 32·nblocks, the state
-        // STATE_WORDS words and the history gens + 1 values, as the kernel indexes; the
-        // cooperative launch refuses a grid whose blocks cannot all be resident, which
-        // the grid barrier needs (nblocks ≤ occupancy × multiprocessors above).
-        unsafe { b.launch_cooperative(cfg) }.map_err(cuda_err(ctx("launching (cooperative)")))?;
-        let s = stream
-            .clone_dtoh(&bu.state)
-            .map_err(cuda_err(ctx("running")))?;
+        run.launch(job.generations(), 0, 0)?;
+        let s = run.state()?;
         let elapsed = start.elapsed();
+        let bu = &run.bu;
         read_grid(
-            &stream,
+            &run.stream,
             job,
-            &name,
+            &run.name,
             &s,
             elapsed,
             [&bu.pop_a, &bu.pop_b],
@@ -741,6 +768,7 @@ impl CudaEngine {
             &bu.fit,
             &bu.best_f,
             bu.hist.as_ref(),
+            0,
             keep,
         )
     }
@@ -832,21 +860,101 @@ fn with_register_cap(ptx: &str, cap: u32) -> String {
     }
 }
 
+/// A whole-GPU run in one cooperative launch (or several: each goes on from the
+/// generation the state holds), with its buffers and parameters.
+pub(crate) struct GridRun<T: GpuReal> {
+    pub(crate) stream: Arc<CudaStream>,
+    pub(crate) name: String,
+    func: CudaFunction,
+    cfg: LaunchConfig,
+    params: GridParams<T>,
+    pub(crate) bu: GridBuffers<T>,
+    /// The grid barrier's counter, zeroed before each launch.
+    sync: CudaSlice<u64>,
+}
+
+impl<T: GpuReal> GridRun<T> {
+    /// Launches the run from the generation in the state's `STATE_GEN` word (0: the
+    /// initialisation) to `end`, under the control block at device address `ctl` (0:
+    /// none) with the `report` argument of [`gpude_device::control::report`].
+    pub(crate) fn launch(&mut self, end: u32, ctl: u64, report: u32) -> Result<()> {
+        let ctx = |what: &str| format!("{}: {what}", self.name);
+        self.stream
+            .memset_zeros(&mut self.sync)
+            .map_err(cuda_err(ctx("clearing the barrier")))?;
+        self.params.run.gens = end;
+        self.params.ctl = ctl as *mut u64;
+        self.params.report = report;
+        let mut b = self.stream.launch_builder(&self.func);
+        push_params(&mut b, &self.params);
+        // SAFETY: the parameters are the kernel's (checked against the PTX at build
+        // time), and `sync` and the buffers live as long as `self`; flags hold 2·np
+        // words, the partials 2·nblocks, scratch 32·nblocks, the state STATE_WORDS
+        // words and the history gens + 1 values (end ≤ gens), as the kernel indexes;
+        // `ctl` is 0 or a mapped control block of one slot that outlives the launch; the
+        // cooperative launch refuses a grid whose blocks cannot all be resident, which
+        // the grid barrier needs (nblocks ≤ occupancy × multiprocessors).
+        unsafe { b.launch_cooperative(self.cfg) }
+            .map_err(cuda_err(ctx("launching (cooperative)")))?;
+        Ok(())
+    }
+
+    /// The state words (waits for the launch).
+    pub(crate) fn state(&self) -> Result<Vec<u32>> {
+        self.stream
+            .clone_dtoh(&self.bu.state)
+            .map_err(cuda_err(format!("{}: running", self.name)))
+    }
+}
+
+/// A whole-GPU run with one launch per generation, with its buffers and parameters.
+pub(crate) struct StepRun<T: GpuReal> {
+    pub(crate) stream: Arc<CudaStream>,
+    pub(crate) name: String,
+    func: CudaFunction,
+    cfg: LaunchConfig,
+    params: StepParams<T>,
+    pub(crate) bu: GridBuffers<T>,
+}
+
+impl<T: GpuReal> StepRun<T> {
+    /// Launches the initialisation (`init`) or the generation after the one in the
+    /// state's `STATE_GEN` word (none once the state says done).
+    pub(crate) fn launch(&mut self, init: bool) -> Result<()> {
+        self.params.init = init as u32;
+        let mut b = self.stream.launch_builder(&self.func);
+        push_params(&mut b, &self.params);
+        // SAFETY: the parameters are the kernel's (checked against the PTX at build
+        // time); flags hold 2·np words, the partials and scratch cover every block, the
+        // state STATE_WORDS words and the history gens + 1 values, as the kernel
+        // indexes, and the buffers live as long as `self`.
+        unsafe { b.launch(self.cfg) }.map_err(cuda_err(format!("{}: launching", self.name)))?;
+        Ok(())
+    }
+
+    /// The state words (waits for the launches).
+    pub(crate) fn state(&self) -> Result<Vec<u32>> {
+        self.stream
+            .clone_dtoh(&self.bu.state)
+            .map_err(cuda_err(format!("{}: reading state", self.name)))
+    }
+}
+
 /// The device buffers of a whole-GPU run (see `CudaEngine::grid_buffers`).
-struct GridBuffers<T: GpuReal> {
+pub(crate) struct GridBuffers<T: GpuReal> {
     lo: CudaSlice<T>,
     hi: CudaSlice<T>,
-    pop_a: CudaSlice<T>,
-    pop_b: CudaSlice<T>,
-    flags: CudaSlice<u32>,
-    fit: CudaSlice<T>,
+    pub(crate) pop_a: CudaSlice<T>,
+    pub(crate) pop_b: CudaSlice<T>,
+    pub(crate) flags: CudaSlice<u32>,
+    pub(crate) fit: CudaSlice<T>,
     part_f: CudaSlice<T>,
     part_i: CudaSlice<u32>,
     scratch_f: CudaSlice<T>,
     scratch_i: CudaSlice<u32>,
-    state: CudaSlice<u32>,
-    best_f: CudaSlice<T>,
-    hist: Option<CudaSlice<T>>,
+    pub(crate) state: CudaSlice<u32>,
+    pub(crate) best_f: CudaSlice<T>,
+    pub(crate) hist: Option<CudaSlice<T>>,
 }
 
 impl<T: GpuReal> GridBuffers<T> {
@@ -893,6 +1001,8 @@ impl<T: GpuReal> GridBuffers<T> {
             state: dev(&self.state, s),
             best_f: dev(&self.best_f, s),
             hist: dev_opt(self.hist.as_ref(), s),
+            ctl: std::ptr::null_mut(),
+            report: 0,
         }
     }
 }
@@ -905,9 +1015,10 @@ fn padded<T: GpuReal>(v: &[f64], st: usize) -> Vec<T> {
 }
 
 /// Reads a whole-GPU run's outcome back: the state words, the best row (from the
-/// buffer its flag names), the history and, with `keep`, the final population.
+/// buffer its flag names), the history from generation `from` on and, with `keep`, the
+/// final population.
 #[allow(clippy::too_many_arguments)]
-fn read_grid<T: GpuReal>(
+pub(crate) fn read_grid<T: GpuReal>(
     stream: &Arc<CudaStream>,
     job: &Job,
     name: &str,
@@ -918,6 +1029,7 @@ fn read_grid<T: GpuReal>(
     fit: &CudaSlice<T>,
     best_f: &CudaSlice<T>,
     hist: Option<&CudaSlice<T>>,
+    from: u32,
     keep: bool,
 ) -> Result<(RunResult, Option<FinalPopulation>)> {
     let read = |e| cuda_err(format!("{name}: reading back"))(e);
@@ -937,7 +1049,12 @@ fn read_grid<T: GpuReal>(
     let history = match hist {
         Some(h) => {
             let v = stream.clone_dtoh(h).map_err(read)?;
-            Some(v[..=gn as usize].iter().map(|x| x.to_f64()).collect())
+            Some(
+                v[from as usize..=gn as usize]
+                    .iter()
+                    .map(|x| x.to_f64())
+                    .collect(),
+            )
         }
         None => None,
     };
@@ -957,7 +1074,7 @@ fn read_grid<T: GpuReal>(
             best_f: bf,
             generations: gn,
             evaluations: job.evaluations(gn),
-            termination: termination(job, gn, bf),
+            termination: crate::cuda_control::ending(job, gn, bf),
             elapsed,
             history,
             backend: "cuda",
@@ -968,7 +1085,7 @@ fn read_grid<T: GpuReal>(
 }
 
 /// Jobs that can share a launch: equal in everything but seed and stream.
-fn compatible(a: &Job, b: &Job) -> bool {
+pub(crate) fn compatible(a: &Job, b: &Job) -> bool {
     // Clones share the bounds, so this copies no vectors.
     let strip = |j: &Job| j.clone().with_seed(0).with_stream(0);
     strip(a) == strip(b)
@@ -979,21 +1096,26 @@ enum Pending {
     F64(BatchLaunch<f64>),
 }
 
-/// A batch launch in flight, with the buffers its results come from.
-struct BatchLaunch<T: GpuReal> {
-    stream: Arc<CudaStream>,
-    name: String,
-    start: Instant,
-    p: usize,
-    st: usize,
-    pop_a: CudaSlice<T>,
-    pop_b: CudaSlice<T>,
-    flags: CudaSlice<u32>,
-    fit: CudaSlice<T>,
-    best_x: CudaSlice<T>,
-    best_f: CudaSlice<T>,
-    gens_done: CudaSlice<u32>,
-    hist: Option<CudaSlice<T>>,
+/// A batch launch (one block per population), with the buffers its results come from
+/// and its parameters. `gens_done` holds each population's generations done: 0 starts
+/// it with the initialisation, more goes on from the population in the buffers.
+pub(crate) struct BatchLaunch<T: GpuReal> {
+    pub(crate) stream: Arc<CudaStream>,
+    pub(crate) name: String,
+    func: CudaFunction,
+    cfg: LaunchConfig,
+    pub(crate) start: Instant,
+    pub(crate) p: usize,
+    pub(crate) st: usize,
+    params: BatchParams<T>,
+    pub(crate) pop_a: CudaSlice<T>,
+    pub(crate) pop_b: CudaSlice<T>,
+    pub(crate) flags: CudaSlice<u32>,
+    pub(crate) fit: CudaSlice<T>,
+    pub(crate) best_x: CudaSlice<T>,
+    pub(crate) best_f: CudaSlice<T>,
+    pub(crate) gens_done: CudaSlice<u32>,
+    pub(crate) hist: Option<CudaSlice<T>>,
     #[allow(clippy::type_complexity)]
     _keep: (
         CudaSlice<u64>,
@@ -1028,6 +1150,24 @@ fn gather<T: GpuReal>(
 }
 
 impl<T: GpuReal> BatchLaunch<T> {
+    /// Launches the kernel: every population goes from its generations done to `end`
+    /// (at most the jobs' limit), under the control block at device address `ctl` (0:
+    /// none) with the `report` argument of [`gpude_device::control::report`].
+    pub(crate) fn launch(&mut self, end: u32, ctl: u64, report: u32) -> Result<()> {
+        self.params.run.gens = end;
+        self.params.ctl = ctl as *mut u64;
+        self.params.report = report;
+        let mut b = self.stream.launch_builder(&self.func);
+        push_params(&mut b, &self.params);
+        // SAFETY: the parameters are the kernel's (the build script checks them against
+        // the PTX), every buffer has the length the kernel indexes (see `alloc_batch`;
+        // the history holds (end + 1)·p values as end ≤ the jobs' limit) and lives as
+        // long as `self`, `ctl` is 0 or a mapped control block of p slots that outlives
+        // the launch, and the launch shape is within the function's limits.
+        unsafe { b.launch(self.cfg) }.map_err(cuda_err(format!("{}: launching", self.name)))?;
+        Ok(())
+    }
+
     /// Population `k`'s final rows and values.
     fn population(&self, k: usize, job: &Job) -> Result<FinalPopulation> {
         let err = |what: &str| cuda_err(format!("{}: {what}", self.name));
@@ -1052,13 +1192,14 @@ impl<T: GpuReal> BatchLaunch<T> {
         Ok(gather(&a, &b, &fl, &f, job.dim() as usize, self.st))
     }
 
-    fn finish(self, jobs: &[&Job]) -> Result<Vec<RunResult>> {
+    /// Each population's outcome of the last launch: the generations done, the best
+    /// value and point, and the history recorded from generation `from[k]` on.
+    pub(crate) fn outcomes(&self, jobs: &[&Job], from: &[u32]) -> Result<Vec<Launched>> {
         let err = |what: &str| cuda_err(format!("{}: {what}", self.name));
         let gens_done = self
             .stream
             .clone_dtoh(&self.gens_done)
             .map_err(err("running"))?;
-        let elapsed: Duration = self.start.elapsed();
         let best_x = self
             .stream
             .clone_dtoh(&self.best_x)
@@ -1072,38 +1213,71 @@ impl<T: GpuReal> BatchLaunch<T> {
             None => None,
         };
         let dim = jobs[0].dim() as usize;
-        let hl = jobs[0].generations() as usize + 1;
+        // The history's stride is the last launch's limit + 1.
+        let hl = self.params.run.gens as usize + 1;
         Ok((0..self.p)
             .map(|k| {
-                let job = jobs[k];
                 let gn = gens_done[k];
-                let bf = best_f[k].to_f64();
-                let x = DVector::from_iterator(
-                    dim,
-                    best_x[k * self.st..k * self.st + dim]
+                Launched {
+                    generations: gn,
+                    best_f: best_f[k].to_f64(),
+                    best_x: best_x[k * self.st..k * self.st + dim]
                         .iter()
-                        .map(|v| v.to_f64()),
-                );
-                RunResult::ended(
-                    job,
-                    Ending {
-                        best_x: x,
-                        best_f: bf,
-                        generations: gn,
-                        evaluations: job.evaluations(gn),
-                        termination: termination(job, gn, bf),
-                        elapsed,
-                        history: hist.as_ref().map(|h| {
-                            h[k * hl..k * hl + gn as usize + 1]
+                        .map(|v| v.to_f64())
+                        .collect(),
+                    // Nothing for a population that started past the launch's limit.
+                    history: hist.as_ref().map(|h| {
+                        let (a, b) = (from[k] as usize, gn as usize);
+                        if b < hl {
+                            h[k * hl + a..k * hl + b + 1]
                                 .iter()
                                 .map(|v| v.to_f64())
                                 .collect()
-                        }),
-                        backend: "cuda",
-                        stream: job.stream(),
-                    },
-                )
+                        } else {
+                            Vec::new()
+                        }
+                    }),
+                }
             })
             .collect())
+    }
+
+    fn finish(self, jobs: &[&Job]) -> Result<Vec<RunResult>> {
+        let out = self.outcomes(jobs, &vec![0; self.p])?;
+        let elapsed: Duration = self.start.elapsed();
+        Ok(jobs
+            .iter()
+            .zip(out)
+            .map(|(job, o)| o.result(job, elapsed))
+            .collect())
+    }
+}
+
+/// What one population's launch ended with.
+pub(crate) struct Launched {
+    pub(crate) generations: u32,
+    pub(crate) best_f: f64,
+    pub(crate) best_x: Vec<f64>,
+    /// The best after each generation of the launch (from the one it started at).
+    pub(crate) history: Option<Vec<f64>>,
+}
+
+impl Launched {
+    /// The result of a run that started with this launch (generation 0).
+    pub(crate) fn result(self, job: &Job, elapsed: Duration) -> RunResult {
+        RunResult::ended(
+            job,
+            Ending {
+                best_x: DVector::from_vec(self.best_x),
+                best_f: self.best_f,
+                generations: self.generations,
+                evaluations: job.evaluations(self.generations),
+                termination: crate::cuda_control::ending(job, self.generations, self.best_f),
+                elapsed,
+                history: self.history,
+                backend: "cuda",
+                stream: job.stream(),
+            },
+        )
     }
 }

@@ -280,6 +280,13 @@ impl ArchipelagoBuilder {
         }
         if let Algorithm::Pso(p) = a.algorithm {
             p.validate()?;
+            if !a.template.thesis_variant().is_default() {
+                return Err(Error::invalid(
+                    "thesis variant",
+                    crate::config::variant_name(a.template.thesis_variant()),
+                    "the default with algorithm pso (the variants are the thesis DE's)",
+                ));
+            }
         }
         Ok(a)
     }

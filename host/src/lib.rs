@@ -9,6 +9,7 @@ pub mod checkpoint;
 pub mod config;
 pub mod cpu;
 pub mod cuda;
+pub mod cuda_control;
 pub mod error;
 pub mod islands;
 pub mod objective;
@@ -22,7 +23,7 @@ pub use adaptive::Adaptive;
 pub use config::{Job, JobBuilder, Precision};
 pub use cuda::{CudaEngine, FinalPopulation, Mode};
 pub use error::{Error, Result};
-pub use gpude_device::{BoundPolicy, Crossover, Formula, Function, Strategy};
+pub use gpude_device::{BoundPolicy, Crossover, Formula, Function, Strategy, ThesisVariant};
 pub use islands::{
     Algorithm, Archipelago, ArchipelagoBuilder, ArchipelagoResult, Emigrants, Replacement, Topology,
 };
@@ -60,6 +61,8 @@ impl Backend {
 pub struct Solver {
     cuda: Option<CudaEngine>,
     mode: Mode,
+    /// How the GPU's persistent kernels report to the host under control.
+    reporting: cuda_control::Reporting,
     /// Why `auto` fell back to the CPU, if it did.
     pub fallback_reason: Option<String>,
 }
@@ -122,6 +125,7 @@ impl Solver {
         let mut s = Solver {
             cuda: None,
             mode: opts.mode,
+            reporting: cuda_control::Reporting::default(),
             fallback_reason: None,
         };
         match opts.backend {
@@ -144,15 +148,86 @@ impl Solver {
         self.cuda.as_ref()
     }
 
-    /// Runs one job; the observer sees the CPU engine's generations and may stop the
-    /// run (the GPU reports only at the end and ignores it).
+    /// How the GPU reports to the host under control (see [`cuda_control::Reporting`]);
+    /// the CPU engine shows every generation whatever this says.
+    pub fn set_reporting(&mut self, reporting: cuda_control::Reporting) -> Result<()> {
+        reporting.check()?;
+        self.reporting = reporting;
+        Ok(())
+    }
+
+    pub fn reporting(&self) -> cuda_control::Reporting {
+        self.reporting
+    }
+
+    /// Runs one job. The observer sees the generations and may stop the run there
+    /// ([`cpu::Flow::Stop`]): every generation on the CPU engine; on the GPU the
+    /// generations it reports (every [`cuda_control::Reporting::every`], and the last).
+    /// Without an observer the GPU runs without a control block.
     pub fn run(&self, job: &Job, observer: Option<cpu::Observer>) -> Result<RunResult> {
-        match &self.cuda {
-            Some(e) => e.run(job, self.mode),
-            None => match job.precision() {
+        match (&self.cuda, observer) {
+            (Some(e), None) => e.run(job, self.mode),
+            (Some(e), Some(o)) => {
+                let one = move |_: usize, g: u32, best: f64| o(g, best);
+                let mut watch = cuda_control::Watch {
+                    observer: Some(&one),
+                    reporting: self.reporting,
+                    ..Default::default()
+                };
+                let ran = e.run_entries(
+                    vec![checkpoint::Entry::Pending(job.clone())],
+                    self.mode,
+                    &mut watch,
+                )?;
+                ran.into_iter()
+                    .next()
+                    .and_then(|r| r.result)
+                    .ok_or_else(|| Error::Cuda {
+                        context: "a run with an observer".into(),
+                        message: "the engine returned no result".into(),
+                    })
+            }
+            (None, _) => match job.precision() {
                 Precision::F32 => cpu::run::<f32>(job, observer),
                 Precision::F64 => cpu::run::<f64>(job, observer),
             },
+        }
+    }
+
+    /// Runs one job under `control` (observer, stop flag, checkpoints) on either engine;
+    /// the outcome holds the result and the final state, from which [`Solver::resume`]
+    /// (on either engine) goes on with the same bits.
+    pub fn run_controlled(&self, job: &Job, control: &mut cpu::Control) -> Result<cpu::Outcome> {
+        match &self.cuda {
+            Some(e) => e.run_controlled(job, self.mode, control, self.reporting),
+            None => cpu::try_run_controlled(job, control),
+        }
+    }
+
+    /// Goes on from a checkpoint of either engine under `control`.
+    pub fn resume(
+        &self,
+        from: checkpoint::Checkpoint,
+        control: &mut cpu::Control,
+    ) -> Result<cpu::Outcome> {
+        match &self.cuda {
+            Some(e) => e.resume(from, self.mode, control, self.reporting),
+            None => cpu::resume(from, control),
+        }
+    }
+
+    /// Runs (or goes on with) a list of runs under `watch`. On the GPU compatible runs
+    /// share a launch (see [`CudaEngine::run_entries`]); the CPU engine runs them one
+    /// after the other. A stop ends the run it reaches; the runs after it come back
+    /// as they were, without a result.
+    pub fn run_entries(
+        &self,
+        entries: Vec<checkpoint::Entry>,
+        watch: &mut cuda_control::Watch,
+    ) -> Result<Vec<cuda_control::Ran>> {
+        match &self.cuda {
+            Some(e) => e.run_entries(entries, self.mode, watch),
+            None => cpu_entries(entries, watch),
         }
     }
 
@@ -195,4 +270,71 @@ impl Solver {
             None => cpu::run_batch(jobs),
         }
     }
+}
+
+/// [`Solver::run_entries`] on the CPU engine: one run after the other under a
+/// [`cpu::Control`] each.
+fn cpu_entries(
+    entries: Vec<checkpoint::Entry>,
+    watch: &mut cuda_control::Watch,
+) -> Result<Vec<cuda_control::Ran>> {
+    use checkpoint::{Entry, Part};
+    use cuda_control::Ran;
+    cuda_control::check_watch(&entries, watch)?;
+    let mut ran: Vec<Ran> = entries
+        .into_iter()
+        .map(|entry| Ran {
+            result: None,
+            entry,
+        })
+        .collect();
+    for k in 0..ran.len() {
+        if k > 0
+            && watch
+                .stop
+                .is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed))
+        {
+            break;
+        }
+        let observer = watch.observer;
+        let one = move |g: u32, best: f64| match observer {
+            Some(o) => o(k, g, best),
+            None => cpu::Flow::Continue,
+        };
+        let (before, after) = ran.split_at(k);
+        let rest = &after[1..];
+        let save = &mut watch.save;
+        let mut saver = |c: &checkpoint::Checkpoint| {
+            let parts: Vec<Part> = before
+                .iter()
+                .map(|r| r.entry.part())
+                .chain([Part::Started(c)])
+                .chain(rest.iter().map(|r| r.entry.part()))
+                .collect();
+            match save.as_mut() {
+                Some(s) => s(&parts),
+                None => cpu::Flow::Continue,
+            }
+        };
+        let mut control = cpu::Control {
+            observer: Some(&one),
+            stop: watch.stop,
+            every: watch.every,
+            save: Some(&mut saver),
+        };
+        let outcome = match &after[0].entry {
+            Entry::Pending(job) => cpu::try_run_controlled(job, &mut control)?,
+            Entry::Started(c) => cpu::resume(c.clone(), &mut control)?,
+        };
+        let stopped = outcome.result.termination == Termination::Stopped;
+        ran[k] = Ran {
+            result: Some(outcome.result),
+            entry: if watch.keep || stopped {
+                Entry::Started(outcome.checkpoint)
+            } else {
+                Entry::Pending(outcome.checkpoint.job)
+            },
+        };
+    }
+    Ok(ran)
 }

@@ -54,8 +54,8 @@ use crate::cpu::{Observer, check_memory};
 use crate::error::{Error, Result};
 use crate::result::{Ending, RunResult, termination};
 use gpude_device::de::{
-    COMPONENT_SLOT, Crossover, RESAMPLE_SLOT, TrialParams, accepts, block, draw_indices,
-    first_exceeding, init_chunk, run_length, subsequence, trial_chunk,
+    COMPONENT_SLOT, Crossover, RESAMPLE_SLOT, TrialParams, accepts, block, first_exceeding,
+    init_chunk, run_length, subsequence, trial_chunk,
 };
 use gpude_device::functions::{Acc, finish, lane_consts};
 use gpude_device::lanes::partial;
@@ -498,6 +498,7 @@ fn build_trials<T: Real>(job: &Job, setup: &Setup, sl: &mut Slice<T>, g: u32) {
         f: T::of(job.f()),
         cr: T::of(job.cr()),
         dim: setup.dim,
+        variant: job.thesis_variant(),
     };
     let jdim = if strategy.crosses() { setup.dim } else { 0 };
     let nd = strategy.draws() as usize;
@@ -507,7 +508,7 @@ fn build_trials<T: Real>(job: &Job, setup: &Setup, sl: &mut Slice<T>, g: u32) {
     let this = &*sl;
     let best = this.best;
     trial.par_chunks_mut(w).enumerate().for_each(|(i, out)| {
-        let draws = draw_indices(
+        let draws = tp.variant.draws(
             setup.key,
             setup.stream,
             i as u32,
@@ -540,7 +541,7 @@ fn build_trials<T: Real>(job: &Job, setup: &Setup, sl: &mut Slice<T>, g: u32) {
                 &chunk_at(this, xb, j0),
                 &chunk_at(this, &this.lo, j0),
                 &chunk_at(this, &this.hi, j0),
-                &block_words(setup.key, sub, block(g, COMPONENT_SLOT + q)),
+                &tp.variant.lambda_words(setup.key, sub, g, j0 as u32),
                 draws.jrand,
                 run,
                 || block_words(setup.key, sub, block(g, RESAMPLE_SLOT + q)),

@@ -294,6 +294,52 @@ fn several_slices_match_the_unsplit_engine_to_rounding() {
 }
 
 #[test]
+fn thesis_variants_split_like_the_unsplit_engine() {
+    // The variants' draws and λ words are the same on every slice: one slice is the
+    // unsplit engine bit for bit, several give the same trials.
+    for name in [
+        "indices=rejection",
+        "lambda=closed-open",
+        "lambda-draw=per-individual",
+        "mutation=fma",
+        "mutation=from-best",
+        "indices=rejection,lambda-draw=per-individual,mutation=fma-inner,generations=plus-one",
+    ] {
+        let v = gpude_host::config::parse_variant(name).unwrap();
+        for p in [Precision::F32, Precision::F64] {
+            let j = Job::builder(Function::Rosenbrock, 70)
+                .pop(24)
+                .generations(12)
+                .seed(9)
+                .precision(p)
+                .history(true)
+                .thesis_variant(v)
+                .build()
+                .unwrap();
+            let (a, u) = match p {
+                Precision::F32 => (
+                    split::run::<f32>(&j, 1).unwrap(),
+                    cpu::run::<f32>(&j, None).unwrap(),
+                ),
+                Precision::F64 => (
+                    split::run::<f64>(&j, 1).unwrap(),
+                    cpu::run::<f64>(&j, None).unwrap(),
+                ),
+            };
+            let what = format!("{name} {p:?}");
+            assert_eq!(a.best_f.to_bits(), u.best_f.to_bits(), "{what}");
+            assert_eq!(a.history, u.history, "{what}");
+            assert_eq!(a.generations, 12 + v.extra_generations(), "{what}");
+            let seen = match p {
+                Precision::F32 => lockstep::<f32>(&j, 3, 6, &what),
+                Precision::F64 => lockstep::<f64>(&j, 3, 6, &what),
+            };
+            assert!(seen.lockstep_generations >= 1, "{what}: {seen:?}");
+        }
+    }
+}
+
+#[test]
 fn short_split_runs_end_with_the_unsplit_best() {
     for (f, formula) in functions() {
         for (name, s, c, b) in strategies() {

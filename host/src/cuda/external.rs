@@ -37,6 +37,14 @@ const LOG_BYTES: usize = 4096;
 /// functions and host callbacks not at all.
 pub fn check_objective(job: &Job) -> Result<()> {
     if let Some(code) = job.objective().ptx_code() {
+        // The thesis-variant family exists for the built-in functions only.
+        if job.thesis_variant().changes_trials() {
+            return Err(Error::invalid(
+                "thesis variant",
+                crate::config::variant_name(job.thesis_variant()),
+                "thesis variants that change the trials run with built-in functions on the GPU; a PTX objective runs without them",
+            ));
+        }
         let p = job.precision();
         if code.defines(p) {
             return Ok(());
@@ -57,7 +65,16 @@ pub fn check_objective(job: &Job) -> Result<()> {
         ));
     }
     let what = match job.objective() {
-        Objective::Builtin(_) | Objective::Expr(_) => return Ok(()),
+        Objective::Builtin(_) => return Ok(()),
+        // The thesis-variant family exists for the built-in functions only.
+        Objective::Expr(_) if job.thesis_variant().changes_trials() => {
+            return Err(Error::invalid(
+                "thesis variant",
+                crate::config::variant_name(job.thesis_variant()),
+                "thesis variants that change the trials run with built-in functions on the GPU; use --backend cpu for an expression",
+            ));
+        }
+        Objective::Expr(_) => return Ok(()),
         Objective::Cec2017(_) => "CEC 2017",
         Objective::Callback(_) => "callback",
     };
@@ -365,6 +382,18 @@ mod tests {
             "{err}"
         );
         assert!(objective_code(&job(Precision::F64), ExprPrecision::F64).is_err());
+        // The external kernels have no thesis variants that change the trials.
+        let v = (1..64)
+            .filter_map(gpude_device::ThesisVariant::from_bits)
+            .find(|v| v.changes_trials())
+            .expect("a variant that changes the trials");
+        let varied = Job::builder_for(o.clone(), 4)
+            .domain(-1.0, 1.0)
+            .thesis_variant(v)
+            .build()
+            .unwrap();
+        let err = check_objective(&varied).unwrap_err().to_string();
+        assert!(err.contains("thesis variant"), "{err}");
     }
 
     #[test]
