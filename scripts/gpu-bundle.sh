@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the release binaries a GPU machine needs (it has no Rust toolchain) into
-# gpu-bundle/: the CLI, the GPU test binary and the PTX.
+# gpu-bundle/: the CLI, the GPU test binary, the PTX and the example objective's PTX.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p gpu-bundle
@@ -16,5 +16,12 @@ cp "$exe" gpu-bundle/gpu-tests
 cp target/release/examples/gpucheck gpu-bundle/ 2>/dev/null || true
 strip gpu-bundle/gpude gpu-bundle/gpu-tests gpu-bundle/gpucheck 2>/dev/null || true
 rm -f gpu-bundle/gpude.ptx
+# The example objective crate's PTX (tests/gpu.rs and gpu-run.sh run it).
+(cd examples/objective-rust && RUSTFLAGS="-C target-cpu=sm_70" cargo rustc --release \
+  --target nvptx64-nvidia-cuda -Zbuild-std=core --crate-type cdylib) &&
+  cp examples/objective-rust/target/nvptx64-nvidia-cuda/release/gpude_objective_example.ptx \
+    gpu-bundle/objective-example.ptx ||
+  echo 'warning: the example objective did not build; bundling the rest'
+
 cp scripts/gpu-run.sh gpu-bundle/
 ls -la gpu-bundle

@@ -70,6 +70,24 @@ if want cli; then
     done
   done
   note "cli expression runs, cuda vs cpu: $same equal, $differ differ"
+  # The example objective crate's PTX against the expression of the same function.
+  if [[ -f $B/objective-example.ptx ]]; then
+    same=0; differ=0
+    for p in f32 f64; do
+      for m in batch grid; do
+        a=$($B/gpude run --backend cuda --mode $m --objective-ptx $B/objective-example.ptx --lower -5 --upper 5 --min 0 --dim 30 --pop 128 --gens 100 --precision $p --json 2>&1)
+        b=$($B/gpude run --backend cuda --mode $m --expr 'sum((1 - x[j-1])^2 + 100*(x - x[j-1]^2)^2)' --lower -5 --upper 5 --min 0 --dim 30 --pop 128 --gens 100 --precision $p --json 2>&1)
+        ga=$(echo "$a" | python3 -c 'import json,sys; r=json.load(sys.stdin)["results"][0]; print(r["best_f"], r["best_x"])' 2>&1)
+        gb=$(echo "$b" | python3 -c 'import json,sys; r=json.load(sys.stdin)["results"][0]; print(r["best_f"], r["best_x"])' 2>&1)
+        if [[ "$ga" == "$gb" ]]; then
+          same=$((same + 1))
+        else
+          differ=$((differ + 1)); echo "DIFFER: example objective $p $m" | tee -a "$OUT/cli-failures.txt"
+        fi
+      done
+    done
+    note "cli example objective (PTX) vs its expression on cuda: $same equal, $differ differ"
+  fi
   $B/gpude run --backend cuda --function griewank --dim 128 --pop 2048 --gens 1000 --strategy thesis --seed 1 | tee "$OUT/thesis-griewank.txt"
   printf '[[jobs]]\nfunction = "ackley"\ndim = 64\npop = 512\ngenerations = 300\nruns = 8\n[[jobs]]\nfunction = "rosenbrock"\ndim = 30\npop = 256\ngenerations = 500\nstrategy = "rand1bin"\nprecision = "f64"\nruns = 4\n' > "$OUT/jobs.toml"
   $B/gpude batch --backend cuda "$OUT/jobs.toml" | tee "$OUT/batch.txt" | tail -16

@@ -393,3 +393,40 @@ fn the_builtins_as_expressions_assemble_and_link_with_ptxas() {
         "ptxas: {linked} linked programs (external kernel + expression + maths) assemble for sm_90"
     );
 }
+
+/// The example objective crate's PTX (`examples/objective-rust`, which `.ci/run` builds)
+/// when `GPUDE_OBJECTIVE_PTX` names it: a PTX objective in both precisions that links with
+/// the external kernels (assembled with `ptxas` when `PTXAS` is set).
+#[test]
+fn the_example_objective_is_a_ptx_objective_that_links() {
+    let Some(path) = std::env::var_os("GPUDE_OBJECTIVE_PTX") else {
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED: the_example_objective_is_a_ptx_objective_that_links — set \
+             GPUDE_OBJECTIVE_PTX to the example's PTX (see examples/objective-rust/README.md)"
+        );
+        return;
+    };
+    let text = std::fs::read_to_string(&path).expect("the example's PTX");
+    let code = gpude::host::ptx_objective::PtxCode::parse(text.clone()).expect("a PTX objective");
+    assert_eq!(code.precisions(), "f32 and f64");
+    let Some(exe) = ptxas() else {
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED: linking the example — PTXAS is not set"
+        );
+        return;
+    };
+    let maths = module(EXPR_MATHS_MODULE);
+    let mut linked = 0;
+    for (name, _) in external_kernels() {
+        if !name.starts_with("de_batch_") {
+            continue;
+        }
+        let program = whole_program(&[module(&name), &text, maths]);
+        assemble(&exe, &program, &format!("example_{name}"), false)
+            .unwrap_or_else(|m| panic!("{name} with the example: {m}"));
+        linked += 1;
+    }
+    assert_eq!(linked, 4);
+}

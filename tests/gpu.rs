@@ -82,6 +82,10 @@ fn main() {
             expressions_agree_with_builtins,
         ),
         (
+            "ptx_objectives_run_as_their_expressions",
+            ptx_objectives_match_expressions,
+        ),
+        (
             "thesis_variants_match_cpu_bit_for_bit",
             thesis_variants_match_cpu,
         ),
@@ -1326,6 +1330,96 @@ fn p_round(v: f64, p: Precision) -> f64 {
         Precision::F32 => v as f32 as f64,
         Precision::F64 => v,
     }
+}
+
+/// Where the example objective's PTX is: `$GPUDE_OBJECTIVE_PTX`, else the bundle's copy.
+fn example_ptx() -> Option<String> {
+    let path = std::env::var("GPUDE_OBJECTIVE_PTX")
+        .unwrap_or_else(|_| "gpu-bundle/objective-example.ptx".into());
+    std::fs::read_to_string(path).ok()
+}
+
+/// PTX objectives: an expression's PTX given as a user's module, and the example crate's
+/// Rosenbrock (`examples/objective-rust`), run as the expression of the same function
+/// does, bit for bit, in every layout; a module that does not link, and a precision the
+/// module lacks, are clear errors.
+fn ptx_objectives_match_expressions(e: &CudaEngine) {
+    use gpude::host::ptx_objective::PtxCode;
+    let src = expression(Function::Rosenbrock);
+    let ex = Expr::parse(&src).unwrap();
+    let job = |o: Objective, p: Precision, s: Strategy| {
+        let mut b = Job::builder_for(o, 24)
+            .domain(-5.0, 5.0)
+            .strategy(s)
+            .pop(96)
+            .generations(30)
+            .precision(p)
+            .seed(21);
+        if s.crosses() {
+            b = b.bounds(BoundPolicy::Clip);
+        }
+        b.build().expect("valid job")
+    };
+    let mut modules = vec![("expression", None)];
+    match example_ptx() {
+        Some(text) => modules.push(("example", Some(text))),
+        None => println!(
+            "  SKIPPED the example crate: no gpu-bundle/objective-example.ptx and no \
+             $GPUDE_OBJECTIVE_PTX (scripts/gpu-bundle.sh builds it)"
+        ),
+    }
+    let mut runs = 0;
+    for (what, text) in &modules {
+        for p in [Precision::F32, Precision::F64] {
+            let ep = match p {
+                Precision::F32 => gpude::expr::Precision::F32,
+                Precision::F64 => gpude::expr::Precision::F64,
+            };
+            let text = text.clone().unwrap_or_else(|| ex.ptx(ep));
+            let code = PtxCode::parse(text).expect("a PTX objective");
+            for s in [Strategy::Thesis, Strategy::Rand1] {
+                let a = job(
+                    Objective::ptx(*what, Some(0.0), code.clone()).unwrap(),
+                    p,
+                    s,
+                );
+                let b = job(Objective::expr(&src, Some(0.0)).unwrap(), p, s);
+                let want = e.run(&b, Mode::Batch).expect("expression run");
+                for mode in [Mode::Batch, Mode::Grid, Mode::Steps] {
+                    let got = e.run(&a, mode).expect("PTX run");
+                    let w = format!("{what} {p:?} {s:?} {mode:?}");
+                    assert_eq!(got.best_f.to_bits(), want.best_f.to_bits(), "{w}");
+                    assert_eq!(got.best_x, want.best_x, "{w}");
+                    // Nothing on the CPU evaluates PTX alone: the search's error stands.
+                    assert_eq!(got.verified_error.to_bits(), got.error.to_bits(), "{w}");
+                    runs += 1;
+                }
+            }
+        }
+    }
+    println!("  {runs} PTX objective runs equal to the expression's bit for bit");
+    // A module calling a function nobody defines: the link fails and says what is missing.
+    let broken = Expr::parse("sum(cos(x))")
+        .unwrap()
+        .ptx(gpude::expr::Precision::F32)
+        .replace("gpude_expr_cos_f32", "gpude_expr_missing_f32");
+    let o = Objective::ptx("broken", None, PtxCode::parse(broken).unwrap()).unwrap();
+    let err = e
+        .run(&job(o, Precision::F32, Strategy::Thesis), Mode::Batch)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("linking") && err.contains("gpude_expr_missing_f32"),
+        "{err}"
+    );
+    // f32 code, an f64 job.
+    let code = PtxCode::parse(ex.ptx(gpude::expr::Precision::F32)).unwrap();
+    let o = Objective::ptx("f32 only", None, code).unwrap();
+    let err = e
+        .run(&job(o, Precision::F64, Strategy::Thesis), Mode::Batch)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("precision = f64"), "{err}");
 }
 
 /// A thesis job with variant `v` (Np = 64).

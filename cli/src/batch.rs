@@ -239,9 +239,10 @@ pub(crate) fn parse(text: &str, path: &Path) -> Result<Vec<JobSpec>> {
 }
 
 /// The keys of a job and the type each needs.
-const KEYS: [(&str, &str); 33] = [
+const KEYS: [(&str, &str); 34] = [
     ("function", "a function name"),
     ("expr", "an expression (a string)"),
+    ("objective_ptx", "the path of a PTX file (a string)"),
     ("min", "a number"),
     ("dim", WHOLE32),
     ("lower", "a number or an array of numbers"),
@@ -304,9 +305,12 @@ fn job_spec(v: Value) -> Result<JobSpec> {
             return Err(CliError::usage(format!("`{key}` must be {needs}")));
         }
     }
-    if !obj.contains_key("function") && !obj.contains_key("expr") {
+    if !["function", "expr", "objective_ptx"]
+        .iter()
+        .any(|k| obj.contains_key(*k))
+    {
         return Err(CliError::usage(
-            "`function` is missing (or give an expression: `expr`)",
+            "`function` is missing (or give an expression: `expr`, or a PTX file: `objective_ptx`)",
         ));
     }
     let aliases = [

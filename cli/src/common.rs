@@ -23,18 +23,29 @@ pub struct JobArgs {
     #[arg(
         long,
         value_name = "NAME",
-        required_unless_present = "expr",
-        conflicts_with = "expr"
+        required_unless_present_any = ["expr", "objective_ptx"],
+        conflicts_with_all = ["expr", "objective_ptx"]
     )]
     pub function: Option<String>,
 
     /// Objective written as an expression, e.g. 'sum(x^2 - 10*cos(2*pi*x)) + 10*D'
-    /// (CPU engine; needs --lower and --upper; see `gpude functions`).
-    #[arg(long, value_name = "EXPR", allow_hyphen_values = true)]
+    /// (CPU and GPU; needs --lower and --upper; see `gpude functions`).
+    #[arg(
+        long,
+        value_name = "EXPR",
+        allow_hyphen_values = true,
+        conflicts_with = "objective_ptx"
+    )]
     pub expr: Option<String>,
 
-    /// The objective's known minimum (expressions), from which errors are measured
-    /// [default: none: errors are the values themselves].
+    /// Objective compiled to PTX: a module defining gpude_objective_f32 and/or
+    /// gpude_objective_f64 (GPU only; needs --lower and --upper; see
+    /// examples/objective-rust).
+    #[arg(long, value_name = "FILE")]
+    pub objective_ptx: Option<String>,
+
+    /// The objective's known minimum (expressions and PTX objectives), from which errors
+    /// are measured [default: none: errors are the values themselves].
     #[arg(long, value_name = "F", allow_hyphen_values = true)]
     pub min: Option<f64>,
 
@@ -129,6 +140,7 @@ impl JobArgs {
         Ok(JobSpec {
             function: self.function.clone().unwrap_or_default(),
             expr: self.expr.clone(),
+            objective_ptx: self.objective_ptx.clone(),
             min: self.min,
             dim: self.dim,
             lower: self
@@ -226,10 +238,11 @@ impl BackendArgs {
     /// notice. Built-in functions and expressions run on the GPU when there is one.
     pub fn open_for(&self, jobs: &[Job]) -> Result<Solver> {
         let backend = Backend::parse(&self.backend)?;
-        // What only the CPU engine runs for now: objectives other than the built-ins and
-        // expressions, and the adaptive strategies.
+        // What only the CPU engine runs for now: objectives other than the built-ins,
+        // expressions and PTX, and the adaptive strategies.
         let cpu_only = jobs.iter().find_map(|j| {
-            if j.builtin().is_none() && j.objective().as_expr().is_none() {
+            let o = j.objective();
+            if j.builtin().is_none() && o.as_expr().is_none() && o.ptx_code().is_none() {
                 Some(format!(
                     "the objective {}",
                     input::clip(&j.objective().name())
@@ -253,7 +266,21 @@ impl BackendArgs {
             }
             return cpu.open();
         }
-        self.open()
+        let solver = self.open()?;
+        // PTX alone has nothing to run on the CPU: refuse before any work.
+        if solver.backend_name() == "cpu"
+            && let Some(j) = jobs.iter().find(|j| !j.objective().has_cpu_code())
+        {
+            return Err(CliError::usage(format!(
+                "the objective {} is PTX code: it runs on the GPU only, and {}",
+                input::clip(&j.objective().name()),
+                match solver.fallback_reason() {
+                    Some(why) => format!("there is none here ({why})"),
+                    None => "--backend cpu was asked for".to_string(),
+                }
+            )));
+        }
+        Ok(solver)
     }
 
     /// The GPU-only flags given, as typed (`--mode grid`).
@@ -322,7 +349,10 @@ pub struct JobSpec {
     /// An objective expression (instead of `function`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expr: Option<String>,
-    /// The expression's known minimum.
+    /// A PTX file defining the objective (instead of `function`; GPU only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub objective_ptx: Option<String>,
+    /// The expression's (or PTX objective's) known minimum.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -508,6 +538,36 @@ impl JobSpec {
     /// domain, if it has one.
     fn objective(&self, dim: u32) -> Result<(Objective, Option<(f64, f64)>)> {
         let name = self.function.trim();
+        if let Some(path) = &self.objective_ptx {
+            if !name.is_empty() || self.expr.is_some() {
+                return Err(CliError::usage(
+                    "give one objective: a function, an expression or a PTX file \
+                     (function, expr, objective_ptx)",
+                ));
+            }
+            if self.lower.is_none() || self.upper.is_none() {
+                return Err(CliError::usage(
+                    "a PTX objective needs both bounds: give lower and upper (--lower, --upper)",
+                ));
+            }
+            let file = std::path::Path::new(path);
+            let bytes = input::read_bytes(
+                file,
+                gpude::host::ptx_objective::MAX_PTX_BYTES as u64,
+                "a PTX objective",
+            )?;
+            let shown = input::name(file);
+            let text = String::from_utf8(bytes).map_err(|e| {
+                CliError::usage(format!(
+                    "{shown} is not PTX text (a byte that is not ASCII at offset {})",
+                    e.utf8_error().valid_up_to()
+                ))
+            })?;
+            let code = gpude::host::ptx_objective::PtxCode::parse(text)
+                .map_err(|e| CliError::usage(format!("{shown}: {e}")))?;
+            // The path as given names it, so that the job written back reads the file again.
+            return Ok((Objective::ptx(path.clone(), self.min, code)?, None));
+        }
         match &self.expr {
             Some(_) if !name.is_empty() => Err(CliError::usage(
                 "give a function or an expression (function, expr), not both",
@@ -524,7 +584,7 @@ impl JobSpec {
                 "the objective is missing: give a function (--function) or an expression (--expr)",
             )),
             None if self.min.is_some() => Err(CliError::usage(
-                "min applies to expressions only: a named function's minimum is known",
+                "min applies to expressions and PTX objectives only: a named function's minimum is known",
             )),
             None if gpude::cec2017::is_cec2017_name(name) => {
                 let id = gpude::cec2017::FunctionId::parse(name)?;
@@ -550,17 +610,18 @@ impl JobSpec {
                 Bound::Each(job.upper().to_vec()),
             ),
         };
-        let (function, expr) = match job.objective().as_expr() {
-            Some(e) => (String::new(), Some(e.source().to_string())),
-            None => (job.objective().name(), None),
+        let o = job.objective();
+        let ptx = o.ptx_code().is_some();
+        let (function, expr, objective_ptx) = match o.as_expr() {
+            Some(e) => (String::new(), Some(e.source().to_string()), None),
+            None if ptx => (String::new(), None, Some(o.name())),
+            None => (o.name(), None, None),
         };
         JobSpec {
             function,
             expr,
-            min: job
-                .objective()
-                .as_expr()
-                .and_then(|_| job.objective().min()),
+            objective_ptx,
+            min: (o.as_expr().is_some() || ptx).then(|| o.min()).flatten(),
             dim: Some(job.dim()),
             lower: Some(lower),
             upper: Some(upper),

@@ -70,12 +70,27 @@ pub fn run(args: Args) -> Result<String> {
         ));
     }
     out.push_str(
-        "\nYour own objective (CPU engine): --expr 'sum(x^2 - 10*cos(2*pi*x)) + 10*D' with \
-         --lower and --upper (and --min F when the minimum is known).\n  \
+        "\nYour own objective (CPU and GPU, the same bits): --expr 'sum(x^2 - 10*cos(2*pi*x)) + 10*D' \
+         with --lower and --upper (and --min F when the minimum is known).\n  \
          Numbers, D, pi, e; + - * / ^ and comparisons; sin cos tan exp log sqrt abs sinpi cospi \
          expm1 log1p pow min max select;\n  \
          sum(t) and prod(t) over j = 0 … D-1 with x (= x[j]), x[j-1], x[j+1] and j inside; \
-         cumsum(t) inside a sum.\n",
+         cumsum(t) inside a sum.\n\
+         The built-ins written as expressions:\n",
+    );
+    for i in &FUNCTIONS {
+        // Weierstrass's runs to a thousand characters: its start shows the pattern.
+        let e = gpude::expr::builtins::expression(i.function);
+        let shown = if e.chars().count() > 110 {
+            format!("{} …", e.chars().take(108).collect::<String>())
+        } else {
+            e
+        };
+        out.push_str(&format!("  {:<12} {shown}\n", i.name));
+    }
+    out.push_str(
+        "Or compiled to PTX (GPU only): --objective-ptx FILE, a module defining \
+         gpude_objective_f32 and/or gpude_objective_f64 (see examples/objective-rust).\n",
     );
     Ok(out)
 }

@@ -2093,6 +2093,105 @@ fn run_cec2017_function() {
     );
 }
 
+/// PTX objectives: checked when read (without repeating the file), refused on the CPU
+/// before any work, and kept by the batch files' `objective_ptx` key.
+#[test]
+fn ptx_objective_refusals() {
+    let good = scratch("objective-f64.ptx");
+    let e = gpude::expr::Expr::parse("sum(x^2)").expect("parses");
+    std::fs::write(&good, e.ptx(gpude::expr::Precision::F64)).expect("write");
+    let with = |extra: &[&str]| {
+        let mut a = vec![
+            "run",
+            "--objective-ptx",
+            path_str(&good),
+            "--dim",
+            "4",
+            "--lower",
+            "-1",
+            "--upper",
+            "1",
+        ];
+        a.extend_from_slice(extra);
+        gpude(&a)
+    };
+    fails(with(&["--backend", "cpu"]), 2, "runs on the GPU only");
+    fails(
+        gpude(&["run", "--objective-ptx", path_str(&good), "--dim", "4"]),
+        2,
+        "needs both bounds",
+    );
+    fails(with(&["--expr", "sum(x)"]), 2, "cannot be used with");
+    let bad = scratch("not-ptx.ptx");
+    std::fs::write(&bad, "private words, not PTX").expect("write");
+    let o = gpude(&[
+        "run",
+        "--objective-ptx",
+        path_str(&bad),
+        "--dim",
+        "4",
+        "--lower",
+        "-1",
+        "--upper",
+        "1",
+    ]);
+    assert!(!stderr(&o).contains("private"), "{}", stderr(&o));
+    fails(o, 2, "not a PTX module");
+    // The f32 symbol with the f64 signature: named, with what the kernels call.
+    let wrong = scratch("wrong-signature.ptx");
+    let text = e
+        .ptx(gpude::expr::Precision::F64)
+        .replace("gpude_objective_f64", "gpude_objective_f32");
+    std::fs::write(&wrong, text).expect("write");
+    fails(
+        gpude(&[
+            "run",
+            "--objective-ptx",
+            path_str(&wrong),
+            "--dim",
+            "4",
+            "--lower",
+            "-1",
+            "--upper",
+            "1",
+        ]),
+        2,
+        "gpude_objective_f32 (line",
+    );
+    let missing = scratch("no-such.ptx");
+    let _ = std::fs::remove_file(&missing);
+    fails(
+        gpude(&[
+            "run",
+            "--objective-ptx",
+            path_str(&missing),
+            "--dim",
+            "4",
+            "--lower",
+            "-1",
+            "--upper",
+            "1",
+        ]),
+        2,
+        "cannot read",
+    );
+    // A batch file names the file the same way.
+    let jobs = scratch("ptx-jobs.json");
+    std::fs::write(
+        &jobs,
+        format!(
+            r#"[{{"objective_ptx": {:?}, "dim": 4, "lower": -1, "upper": 1}}]"#,
+            path_str(&good)
+        ),
+    )
+    .expect("write");
+    fails(
+        gpude(&["batch", path_str(&jobs), "--backend", "cpu"]),
+        2,
+        "runs on the GPU only",
+    );
+}
+
 #[test]
 fn batch_expression_key() {
     let file = scratch("expr-jobs.json");

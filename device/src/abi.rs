@@ -305,7 +305,7 @@ mod tests {
         check::<EvalParams<f32>>("function", "out");
         check::<EvalParams<f64>>("function", "out");
         assert_eq!(BatchParams::<f32>::FIELDS.len(), 19);
-        assert_eq!(core::mem::size_of::<Run<f32>>(), 40);
+        assert_eq!(core::mem::size_of::<Run<f32>>(), 44);
         assert_eq!(core::mem::size_of::<Run<f64>>(), 56);
     }
 

@@ -32,6 +32,7 @@
 use crate::cec2017::{DataSource, FunctionData, FunctionId};
 use crate::error::{Error, Result};
 use crate::problem::FunctionInfo;
+use crate::ptx_objective::PtxCode;
 use gpude_device::{Function, Real};
 use gpude_expr::Expr;
 use rayon::prelude::*;
@@ -124,7 +125,10 @@ pub struct CallbackObjective {
     name: String,
     min: Option<f64>,
     min_dim: u32,
-    f: Box<dyn BatchObjective>,
+    /// The function on the CPU; `None` for PTX code alone.
+    f: Option<Box<dyn BatchObjective>>,
+    /// The same objective compiled to PTX, for the GPU.
+    gpu: Option<Arc<PtxCode>>,
     failed: AtomicBool,
     failure: Mutex<Option<String>>,
 }
@@ -140,7 +144,15 @@ impl CallbackObjective {
     /// values is an error.
     fn call(&self, xs: &[f64], dim: usize) -> std::result::Result<Vec<f64>, String> {
         let n = xs.len() / dim.max(1);
-        let out = catch_unwind(AssertUnwindSafe(|| self.f.evaluate(xs, dim))).map_err(|p| {
+        let Some(f) = &self.f else {
+            return Err(format!(
+                "the objective {:?} is PTX code without a CPU function: it runs on the GPU \
+                 only (--backend cuda); the library takes a CPU function beside the PTX \
+                 (Objective::ptx_with_cpu)",
+                crate::error::clip(&self.name)
+            ));
+        };
+        let out = catch_unwind(AssertUnwindSafe(|| f.evaluate(xs, dim))).map_err(|p| {
             let what = p
                 .downcast_ref::<&str>()
                 .map(|s| s.to_string())
@@ -259,15 +271,61 @@ impl Objective {
         min: Option<f64>,
         f: impl BatchObjective + 'static,
     ) -> Result<Objective> {
+        Self::with_code(name.into(), min, Some(Box::new(f)), None)
+    }
+
+    fn with_code(
+        name: String,
+        min: Option<f64>,
+        f: Option<Box<dyn BatchObjective>>,
+        gpu: Option<PtxCode>,
+    ) -> Result<Objective> {
         check_min(min)?;
         Ok(Objective::Callback(Arc::new(CallbackObjective {
-            name: name.into(),
+            name,
             min,
             min_dim: 1,
-            f: Box::new(f),
+            f,
+            gpu: gpu.map(Arc::new),
             failed: AtomicBool::new(false),
             failure: Mutex::new(None),
         })))
+    }
+
+    /// An objective compiled to PTX (see [`crate::ptx_objective`]), for the GPU only: the
+    /// CPU engine refuses it when it first evaluates it, and a result's verified error is
+    /// the search's own (nothing on the CPU can evaluate it again).
+    pub fn ptx(name: impl Into<String>, min: Option<f64>, code: PtxCode) -> Result<Objective> {
+        Self::with_code(name.into(), min, None, Some(code))
+    }
+
+    /// An objective compiled to PTX for the GPU with the same function for the CPU `f`
+    /// (a batch callback, see the module documentation): the CPU engine runs `f`, the
+    /// GPU the PTX, and results are verified with `f`. A Rust objective built for both
+    /// targets from one source (`examples/objective-rust`) gives both.
+    pub fn ptx_with_cpu(
+        name: impl Into<String>,
+        min: Option<f64>,
+        code: PtxCode,
+        f: impl BatchObjective + 'static,
+    ) -> Result<Objective> {
+        Self::with_code(name.into(), min, Some(Box::new(f)), Some(code))
+    }
+
+    /// The PTX code of an objective given as PTX, when it is one.
+    pub fn ptx_code(&self) -> Option<&PtxCode> {
+        match self {
+            Objective::Callback(c) => c.gpu.as_deref(),
+            _ => None,
+        }
+    }
+
+    /// False only for PTX code without a CPU function: nothing on the CPU evaluates it.
+    pub fn has_cpu_code(&self) -> bool {
+        match self {
+            Objective::Callback(c) => c.f.is_some(),
+            _ => true,
+        }
     }
 
     /// A callback of one point, called for every point of a batch on all cores.
@@ -303,7 +361,7 @@ impl Objective {
         }
     }
 
-    /// True for a host callback.
+    /// True for a host callback (also one given as PTX, with or without CPU code).
     pub fn is_callback(&self) -> bool {
         matches!(self, Objective::Callback(_))
     }
@@ -323,6 +381,11 @@ impl Objective {
         match self {
             Objective::Expr(e) => format!("expr {}", crate::error::clip(e.expr.source())),
             Objective::Cec2017(c) => format!("{} ({})", c.data.id().name(), c.data.id().title()),
+            Objective::Callback(c) if c.gpu.is_some() => format!(
+                "{} (PTX, {})",
+                crate::error::clip(&c.name),
+                c.gpu.as_ref().map_or("", |g| g.precisions())
+            ),
             o => o.name(),
         }
     }

@@ -152,8 +152,14 @@ fn ser_secs<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error>
 /// The verified error of a run's best point and whether the search's own `error`
 /// disagrees with it: `|error − verified| > tol·max(|error|, |verified|)` with
 /// `tol` = 1e-5 in f32 (≈ 80 ulps, beyond what the exact formulas' rounding gives) and
-/// 1e-12 in f64. Both engines fill their results through this one function.
+/// 1e-12 in f64. Both engines fill their results through this one function. An
+/// objective given as PTX without a CPU function is not evaluated again: its verified
+/// error is the search's.
 pub fn verify(job: &crate::Job, best_x: &DVector<f64>, error: f64) -> (f64, bool) {
+    // PTX code without a CPU function: nothing here can evaluate it again.
+    if !job.objective().has_cpu_code() {
+        return (error, false);
+    }
     let x: Vec<f64> = best_x.iter().copied().collect();
     // Built-ins with the exact formulas; expressions and CEC functions in f64; callbacks
     // called once more.

@@ -289,3 +289,37 @@ fn the_gpu_engine_check_refuses_what_it_cannot_run() {
     assert_eq!(b.builtin(), Some(Function::Sphere));
     assert_eq!(job.builtin(), None);
 }
+
+/// PTX code without a CPU function: the CPU engine stops at once with a clear error, the
+/// GPU check accepts it, and checkpoints refuse it; with a CPU function the CPU engine runs
+/// it like a callback and verifies with it.
+#[test]
+fn ptx_objectives_on_the_cpu() {
+    use gpude_host::ptx_objective::PtxCode;
+    let e = gpude_expr::Expr::parse("sum(x^2)").unwrap();
+    let code = PtxCode::parse(e.ptx(gpude_expr::Precision::F64)).unwrap();
+    let job = |o: Objective| {
+        Job::builder_for(o, 4)
+            .domain(-2.0, 2.0)
+            .pop(16)
+            .generations(5)
+            .precision(Precision::F64)
+            .build()
+            .unwrap()
+    };
+    let gpu_only = job(Objective::ptx("sq", Some(0.0), code.clone()).unwrap());
+    assert!(gpude_host::cuda::check_objective(&gpu_only).is_ok());
+    assert!(!gpu_only.objective().has_cpu_code());
+    assert!(gpu_only.objective().describe().contains("PTX, f64"));
+    let err = cpu::run::<f64>(&gpu_only, None).unwrap_err().to_string();
+    assert!(
+        err.contains("\"sq\"") && err.contains("GPU only") && err.contains("--backend cuda"),
+        "{err}"
+    );
+    assert!(checkpoint::savable(&gpu_only).is_err());
+    let with_cpu = job(Objective::ptx_with_cpu("sq", Some(0.0), code, sphere_rows).unwrap());
+    let a = cpu::run::<f64>(&with_cpu, None).unwrap();
+    let b = cpu::run::<f64>(&job(Objective::expr("sum(x^2)", Some(0.0)).unwrap()), None).unwrap();
+    assert_eq!(a.best_x, b.best_x);
+    assert_eq!(a.verified_error, a.error);
+}

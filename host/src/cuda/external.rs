@@ -15,23 +15,55 @@
 
 use super::{CudaEngine, GpuReal, cuda_err, register_cap};
 use crate::config::Job;
+use crate::config::Precision;
 use crate::error::{Error, Result};
 use crate::objective::Objective;
+use crate::ptx_objective::symbol as ptx_symbol;
 use cudarc::driver::sys::{self, CUjit_option, CUjitInputType};
 use cudarc::driver::{CudaFunction, LaunchConfig, PushKernelArg};
 use gpude_device::Real;
 use gpude_device::registry::EXPR_MATHS_MODULE;
 use gpude_expr::{Expr, Precision as ExprPrecision};
 use std::ffi::{CString, c_void};
+use std::hash::{Hash, Hasher};
 
 pub use gpude_device::registry::objective_symbol;
 
 /// How much of the JIT linker's error log an error message keeps.
 const LOG_BYTES: usize = 4096;
 
-/// Can the CUDA engine run `job`'s objective? Built-in functions and expressions run in
-/// every layout; other objectives not at all.
+/// Can the CUDA engine run `job`'s objective? Built-in functions, expressions and PTX
+/// objectives (in a precision their module defines) run in every layout; CEC 2017
+/// functions and host callbacks not at all.
 pub fn check_objective(job: &Job) -> Result<()> {
+    if let Some(code) = job.objective().ptx_code() {
+        // The thesis-variant family exists for the built-in functions only.
+        if job.thesis_variant().changes_trials() {
+            return Err(Error::invalid(
+                "thesis variant",
+                crate::config::variant_name(job.thesis_variant()),
+                "thesis variants that change the trials run with built-in functions on the GPU; a PTX objective runs without them",
+            ));
+        }
+        let p = job.precision();
+        if code.defines(p) {
+            return Ok(());
+        }
+        return Err(Error::invalid(
+            "precision",
+            p.name(),
+            format!(
+                "{} for the PTX objective {:?}: its module defines {} only",
+                code.precisions(),
+                crate::error::clip(&job.objective().name()),
+                ptx_symbol(if p == Precision::F32 {
+                    Precision::F64
+                } else {
+                    Precision::F32
+                })
+            ),
+        ));
+    }
     let what = match job.objective() {
         Objective::Builtin(_) => return Ok(()),
         // The thesis-variant family exists for the built-in functions only.
@@ -56,6 +88,14 @@ pub fn check_objective(job: &Job) -> Result<()> {
 /// The PTX that defines `job`'s objective in precision `p`, and the key it is cached
 /// under (`None` for a built-in function, which needs no linking).
 fn objective_code(job: &Job, p: ExprPrecision) -> Result<Option<(String, String)>> {
+    if let Some(code) = job.objective().ptx_code() {
+        check_objective(job)?;
+        // Keyed by the text itself: two objectives with the same module share a link.
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        code.text().hash(&mut h);
+        let key = format!("ptx {} {:016x}", code.text().len(), h.finish());
+        return Ok(Some((key, code.text().to_string())));
+    }
     match job.objective() {
         Objective::Builtin(_) => Ok(None),
         Objective::Expr(e) => Ok(Some((
@@ -315,6 +355,45 @@ mod tests {
             err.contains("callback objectives run on the CPU engine only"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn a_ptx_objective_runs_in_the_precisions_its_module_defines() {
+        let e = gpude_expr::Expr::parse("sum(x^2)").unwrap();
+        let code = crate::ptx_objective::PtxCode::parse(e.ptx(ExprPrecision::F32)).unwrap();
+        let o = Objective::ptx("sq", Some(0.0), code).unwrap();
+        let job = |p| {
+            Job::builder_for(o.clone(), 4)
+                .domain(-1.0, 1.0)
+                .precision(p)
+                .build()
+                .unwrap()
+        };
+        assert!(check_objective(&job(Precision::F32)).is_ok());
+        let (key, text) = objective_code(&job(Precision::F32), ExprPrecision::F32)
+            .unwrap()
+            .unwrap();
+        assert!(key.starts_with("ptx ") && text.contains("gpude_objective_f32"));
+        let err = check_objective(&job(Precision::F64))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("precision = f64") && err.contains("gpude_objective_f32 only"),
+            "{err}"
+        );
+        assert!(objective_code(&job(Precision::F64), ExprPrecision::F64).is_err());
+        // The external kernels have no thesis variants that change the trials.
+        let v = (1..64)
+            .filter_map(gpude_device::ThesisVariant::from_bits)
+            .find(|v| v.changes_trials())
+            .expect("a variant that changes the trials");
+        let varied = Job::builder_for(o.clone(), 4)
+            .domain(-1.0, 1.0)
+            .thesis_variant(v)
+            .build()
+            .unwrap();
+        let err = check_objective(&varied).unwrap_err().to_string();
+        assert!(err.contains("thesis variant"), "{err}");
     }
 
     #[test]
