@@ -694,7 +694,49 @@ fn standing(job: &Job, g: u32, bf: f64, end: u32, told: bool) -> Standing {
     }
 }
 
+/// A control block lent to a run: given back to the engine (for the next run) when
+/// dropped.
+struct Lease<'e> {
+    engine: &'e CudaEngine,
+    block: Option<MappedBlock>,
+}
+
+impl std::ops::Deref for Lease<'_> {
+    type Target = MappedBlock;
+    fn deref(&self) -> &MappedBlock {
+        self.block.as_ref().expect("a leased block until dropped")
+    }
+}
+
+impl Drop for Lease<'_> {
+    fn drop(&mut self) {
+        if let (Some(b), Ok(mut kept)) = (self.block.take(), self.engine.blocks.lock()) {
+            // The larger of the two stays.
+            if kept.as_ref().is_none_or(|k| k.slots() < b.slots()) {
+                *kept = Some(b);
+            }
+        }
+    }
+}
+
 impl CudaEngine {
+    /// A zeroed control block of at least `slots` slots: the engine's kept one when it
+    /// is free and large enough, else a new one.
+    fn lease_block(&self, slots: usize) -> Result<Lease<'_>> {
+        let kept = self.blocks.lock().ok().and_then(|mut k| k.take());
+        let block = match kept {
+            Some(b) if b.slots() >= slots => {
+                b.clear();
+                b
+            }
+            _ => MappedBlock::new(self.context(), slots)?,
+        };
+        Ok(Lease {
+            engine: self,
+            block: Some(block),
+        })
+    }
+
     /// Runs (or goes on with) a list of runs under `watch`: fresh jobs
     /// ([`Entry::Pending`]) and saved runs ([`Entry::Started`], from either engine).
     /// In the batch layout compatible runs share a launch; the grid and step layouts
@@ -870,7 +912,7 @@ impl CudaEngine {
             }
         }
         stream.memcpy_htod(&gens, &mut l.gens_done).map_err(up)?;
-        let block = MappedBlock::new(self.context(), p)?;
+        let block = self.lease_block(p)?;
         let mut seen: Vec<Option<u32>> = vec![None; p];
         let mut stand = vec![Standing::Running; p];
         let mut last = Vec::new();
@@ -888,7 +930,7 @@ impl CudaEngine {
                 group.to_vec(),
                 seen.clone(),
             );
-            monitor.adopt(&block);
+            monitor.adopt(&*block);
             l.launch(end, block.device_ptr(), watch.reporting.arg())?;
             watch_launch(&stream, &name, &block, &mut monitor, watch)?;
             seen = monitor.seen().to_vec();
@@ -974,14 +1016,14 @@ impl CudaEngine {
             upload_grid(&stream, &name, &mut run.bu, &s, false)?;
             g = s.generation;
         }
-        let block = MappedBlock::new(self.context(), 1)?;
+        let block = self.lease_block(1)?;
         let mut seen = vec![None];
         let start = std::time::Instant::now();
         let (stand, state) = loop {
             let from = g;
             let end = segment_end(g, limit, watch.every);
             let mut monitor = Monitor::new(job.precision(), watch.reporting, vec![e], seen);
-            monitor.adopt(&block);
+            monitor.adopt(&*block);
             run.launch(end, block.device_ptr(), watch.reporting.arg())?;
             watch_launch(&stream, &name, &block, &mut monitor, watch)?;
             seen = monitor.seen().to_vec();
