@@ -37,7 +37,6 @@ use crate::cuda::{
 use crate::error::{Error, Result};
 use crate::result::{RunResult, Termination};
 use cudarc::driver::{CudaContext, CudaStream, PinnedHostSlice};
-use gpude_device::Real;
 use gpude_device::control::{self, COMMAND, PROGRESS_HI, PROGRESS_LO, SLOT_WORDS, STOP};
 use gpude_device::lanes::stride;
 use std::sync::Arc;
@@ -413,11 +412,6 @@ pub fn join_history(before: Option<Vec<f64>>, launch: &[f64]) -> Vec<f64> {
     }
 }
 
-/// The time of the run so far: what a checkpoint had spent, and this launch's.
-pub fn spent(before: Duration, launch: Duration) -> Duration {
-    before + launch
-}
-
 /// How long the host waits between two looks at a running launch: at once in exact
 /// mode (the kernel is waiting), else a short sleep.
 pub fn pause(reporting: Reporting) {
@@ -503,11 +497,6 @@ pub fn check_watch(entries: &[Entry], watch: &Watch) -> Result<()> {
         }
     }
     Ok(())
-}
-
-/// The value a run's best has in its precision (for the observer at the end).
-pub fn best_value<T: Real>(fit: &[T]) -> f64 {
-    fit[crate::checkpoint::best_index(fit)].to_f64()
 }
 
 /// A precision the CUDA engine runs and a checkpoint stores.
