@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the release binaries a GPU machine needs (it has no Rust toolchain) into
-# gpu-bundle/: the CLI, the GPU test binary, the PTX and the example objective's PTX.
+# gpu-bundle/, gzip-packed: the CLI, the GPU test binary and gpucheck; and the example
+# objective's PTX.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p gpu-bundle
@@ -15,6 +16,12 @@ cp target/release/gpude gpu-bundle/ 2>/dev/null || true
 cp "$exe" gpu-bundle/gpu-tests
 cp target/release/examples/gpucheck gpu-bundle/ 2>/dev/null || true
 strip gpu-bundle/gpude gpu-bundle/gpu-tests gpu-bundle/gpucheck 2>/dev/null || true
+# The embedded PTX modules make each binary tens of MB (about a fifth of that packed):
+# packed, the bundle stays within what one call to the GPU machine carries.
+# gpu-run.sh unpacks them there.
+for f in gpude gpu-tests gpucheck; do
+  [[ -f gpu-bundle/$f ]] && gzip -f -6 "gpu-bundle/$f"
+done
 rm -f gpu-bundle/gpude.ptx
 # The example objective crate's PTX (tests/gpu.rs and gpu-run.sh run it).
 (cd examples/objective-rust && RUSTFLAGS="-C target-cpu=sm_70" cargo rustc --release \

@@ -9,6 +9,11 @@ set -uo pipefail
 B=gpu-bundle
 OUT=${OUT:-/tmp/gpude-out}
 mkdir -p "$OUT"
+# gpu-bundle.sh packs the binaries (see there): unpack them beside their packs.
+for z in "$B"/*.gz; do
+  [[ -e $z ]] || continue
+  gunzip -kf "$z" && chmod +x "${z%.gz}"
+done
 steps=" ${*:-all} "
 want() { [[ $steps == *" all "* && $1 != reproduce ]] || [[ $steps == *" $1 "* ]]; }
 summary=()

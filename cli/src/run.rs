@@ -603,8 +603,8 @@ pub(crate) fn finish(
     Err(CliError::interrupted(message, out))
 }
 
-/// Should a progress bar be drawn? Only for people watching a long run on the CPU
-/// engine (which reports its generations).
+/// Should a progress bar be drawn? Only for people watching a long run (the CPU engine
+/// reports every generation, the GPU every reported one).
 pub(crate) fn show_progress<'a>(json: bool, jobs: impl Iterator<Item = &'a Job>) -> bool {
     let work: f64 = jobs
         .map(|j| j.pop() as f64 * j.dim() as f64 * j.generations() as f64)

@@ -382,7 +382,7 @@ impl<T: ExternalReal> Passes<T> for External {
 /// One block evolves one population through all generations (the built-in kernels'
 /// `batch` with the objective linked in; see the module documentation for the rounds).
 #[inline(always)]
-unsafe fn batch<T: ExternalReal>(s: Setup<T>, p: BatchParams<T>) {
+unsafe fn batch_entry<T: ExternalReal>(s: Setup<T>, p: BatchParams<T>) {
     let BatchParams {
         run: Run { gens, target, .. },
         seeds,
@@ -591,9 +591,15 @@ unsafe fn step<T: ExternalReal>(s: Setup<T>, p: StepParams<T>) {
 /// A whole grid-wide run with the objective linked in (the built-in `persistent` with
 /// [`External`]'s passes).
 #[inline(always)]
-unsafe fn persistent<T: ExternalReal>(s: Setup<T>, p: GridParams<T>) {
+unsafe fn persistent_entry<T: ExternalReal>(s: Setup<T>, p: GridParams<T>) {
     // SAFETY: forwarded from the kernel's contract.
-    unsafe { persistent_with::<T, External>(s, p) }
+    unsafe {
+        if p.ctl.is_null() {
+            persistent_with::<T, External, false>(s, p)
+        } else {
+            persistent_with::<T, External, true>(s, p)
+        }
+    }
 }
 
 // The entry points, by the built-in family's macro (its `batch`, `step` and `persistent`

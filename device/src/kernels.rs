@@ -787,9 +787,39 @@ pub(crate) unsafe fn block_best<T: LaneReal>(
     }
 }
 
-/// One block evolves one population through all generations.
+/// [`batch`] without a control block (the code of a plain launch, with no trace of the
+/// control paths) or with one.
+///
+/// # Safety
+/// As [`batch`].
 #[inline(always)]
-unsafe fn batch<T: LaneReal>(s: Setup<T>, p: BatchParams<T>) {
+unsafe fn batch_entry<T: LaneReal>(s: Setup<T>, p: BatchParams<T>) {
+    // SAFETY: forwarded.
+    unsafe {
+        if p.ctl.is_null() {
+            batch::<T, false>(s, p)
+        } else {
+            batch_controlled(s, p)
+        }
+    }
+}
+
+/// [`batch`] under a control block, out of line: inlined beside the plain loop, its
+/// copy of the loop changed the registers ptxas gave the plain one (measured slower).
+///
+/// # Safety
+/// As [`batch`].
+#[inline(never)]
+unsafe fn batch_controlled<T: LaneReal>(s: Setup<T>, p: BatchParams<T>) {
+    // SAFETY: forwarded.
+    unsafe { batch::<T, true>(s, p) }
+}
+
+/// One block evolves one population through all generations; with `CTL`, under the
+/// control block `p.ctl` (see [`crate::control`]) and from the generations done that
+/// `gens_done` holds.
+#[inline(always)]
+unsafe fn batch<T: LaneReal, const CTL: bool>(s: Setup<T>, p: BatchParams<T>) {
     let BatchParams {
         run: Run { gens, target, .. },
         seeds,
@@ -854,7 +884,7 @@ unsafe fn batch<T: LaneReal>(s: Setup<T>, p: BatchParams<T>) {
         // The generations done: 0 for a fresh run, which starts with the
         // initialisation; a run that goes on from generation gen0 finds its population
         // in the buffers (rows as its flags say, values in fit).
-        let gen0 = *gens_done.add(p as usize);
+        let gen0 = if CTL { *gens_done.add(p as usize) } else { 0 };
         if gen0 == 0 {
             let mut pass = 0;
             while pass < passes {
@@ -895,7 +925,7 @@ unsafe fn batch<T: LaneReal>(s: Setup<T>, p: BatchParams<T>) {
             // Under control, thread 0 reports a reported generation gn and reads the
             // host's command, which the barrier after the trials hands to every thread.
             let mut stop = false;
-            if !ctl.is_null() && tid == 0 && control::reports(report, gen0, gn) {
+            if CTL && tid == 0 && control::reports(report, gen0, gn) {
                 let slot = ctl.add(p as usize * SLOT_WORDS);
                 write_progress(slot, gn, bf);
                 stop = command(slot, gn, report) == STOP;
@@ -926,7 +956,7 @@ unsafe fn batch<T: LaneReal>(s: Setup<T>, p: BatchParams<T>) {
                 }
                 pass += 1;
             }
-            if ctl.is_null() {
+            if !CTL {
                 _syncthreads();
             } else if barrier_or(stop) {
                 // Stopped after generation gn − 1: its trials are dropped unselected.
@@ -1333,19 +1363,34 @@ pub(crate) unsafe fn step_with<T: LaneReal, E: Passes<T>>(s: Setup<T>, p: StepPa
     }
 }
 
-/// [`persistent_with`] with the built-in functions' passes.
+/// [`persistent_with`] with the built-in functions' passes, without a control block (the
+/// code of a plain launch) or with one.
+///
+/// # Safety
+/// As [`persistent_with`].
 #[inline(always)]
-unsafe fn persistent<T: LaneReal>(s: Setup<T>, p: GridParams<T>) {
+unsafe fn persistent_entry<T: LaneReal>(s: Setup<T>, p: GridParams<T>) {
     // SAFETY: forwarded.
-    unsafe { persistent_with::<T, Builtin>(s, p) }
+    unsafe {
+        if p.ctl.is_null() {
+            persistent_with::<T, Builtin, false>(s, p)
+        } else {
+            persistent_with::<T, Builtin, true>(s, p)
+        }
+    }
 }
 
 /// One population over the whole grid, all generations in one cooperative launch; a
 /// grid barrier ends each generation. The blocks' bests of generation g sit in plane
 /// g % 2 of the partials, so every block can reduce them after the barrier while the
-/// next generation writes the other plane. The passes of `E` serve the individuals.
+/// next generation writes the other plane. The passes of `E` serve the individuals. With
+/// `CTL`, under the control block `p.ctl` and from the generations done that the state
+/// holds.
 #[inline(always)]
-pub(crate) unsafe fn persistent_with<T: LaneReal, E: Passes<T>>(s: Setup<T>, p: GridParams<T>) {
+pub(crate) unsafe fn persistent_with<T: LaneReal, E: Passes<T>, const CTL: bool>(
+    s: Setup<T>,
+    p: GridParams<T>,
+) {
     let GridParams {
         run: Run { gens, target, .. },
         seed,
@@ -1405,7 +1450,11 @@ pub(crate) unsafe fn persistent_with<T: LaneReal, E: Passes<T>>(s: Setup<T>, p: 
         // goes on from generation gen0 finds its population in the buffers (rows as
         // flags plane gen0 % 2 says, values in fit) and its blocks' bests are found
         // again, over the same individuals in the same order.
-        let gen0 = read_volatile(state.add(STATE_GEN));
+        let gen0 = if CTL {
+            read_volatile(state.add(STATE_GEN))
+        } else {
+            0
+        };
         let (lf, li) = if gen0 == 0 {
             E::init(&s, &gr, sw, key, pstream, lo, hi, a, flags, fit, &kc0)
         } else {
@@ -1432,7 +1481,7 @@ pub(crate) unsafe fn persistent_with<T: LaneReal, E: Passes<T>>(s: Setup<T>, p: 
         // reported generation (the start included) and the barrier that ends it
         // carries a stop to every block; in exact mode the report waits for the host
         // and one more barrier carries its answer.
-        let on = !ctl.is_null();
+        let on = CTL;
         let mut halt = false;
         if on {
             let stop = blk == 0
@@ -1571,7 +1620,7 @@ macro_rules! kernels {
                 /// # Safety
                 /// Launched by the host with buffers sized as [`BatchParams`] says.
                 $batch,
-                batch,
+                batch_entry,
                 $func,
                 $thesis,
                 $variants
@@ -1602,7 +1651,7 @@ macro_rules! kernels {
                 /// Launched cooperatively by the host with buffers sized as [`GridParams`]
                 /// says.
                 $grid,
-                persistent,
+                persistent_entry,
                 $func,
                 $thesis,
                 $variants

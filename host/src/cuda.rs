@@ -97,6 +97,8 @@ pub struct CudaEngine {
     kernels: HashMap<&'static str, &'static str>,
     streams: Vec<Arc<CudaStream>>,
     functions: Mutex<HashMap<String, (Arc<CudaModule>, CudaFunction)>>,
+    /// A control block kept between controlled runs (pinned allocations are slow).
+    pub(crate) blocks: Mutex<Option<crate::cuda_control::MappedBlock>>,
     sm_count: u32,
     name: String,
     capability: (i32, i32),
@@ -241,6 +243,7 @@ impl CudaEngine {
             kernels: kernels.iter().copied().collect(),
             streams: ss,
             functions: Mutex::new(HashMap::new()),
+            blocks: Mutex::new(None),
             sm_count,
             name,
             capability,

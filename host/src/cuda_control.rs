@@ -37,7 +37,6 @@ use crate::cuda::{
 use crate::error::{Error, Result};
 use crate::result::{RunResult, Termination};
 use cudarc::driver::{CudaContext, CudaStream, PinnedHostSlice};
-use gpude_device::Real;
 use gpude_device::control::{self, COMMAND, PROGRESS_HI, PROGRESS_LO, SLOT_WORDS, STOP};
 use gpude_device::lanes::stride;
 use std::sync::Arc;
@@ -413,11 +412,6 @@ pub fn join_history(before: Option<Vec<f64>>, launch: &[f64]) -> Vec<f64> {
     }
 }
 
-/// The time of the run so far: what a checkpoint had spent, and this launch's.
-pub fn spent(before: Duration, launch: Duration) -> Duration {
-    before + launch
-}
-
 /// How long the host waits between two looks at a running launch: at once in exact
 /// mode (the kernel is waiting), else a short sleep.
 pub fn pause(reporting: Reporting) {
@@ -503,11 +497,6 @@ pub fn check_watch(entries: &[Entry], watch: &Watch) -> Result<()> {
         }
     }
     Ok(())
-}
-
-/// The value a run's best has in its precision (for the observer at the end).
-pub fn best_value<T: Real>(fit: &[T]) -> f64 {
-    fit[crate::checkpoint::best_index(fit)].to_f64()
 }
 
 /// A precision the CUDA engine runs and a checkpoint stores.
@@ -694,7 +683,49 @@ fn standing(job: &Job, g: u32, bf: f64, end: u32, told: bool) -> Standing {
     }
 }
 
+/// A control block lent to a run: given back to the engine (for the next run) when
+/// dropped.
+struct Lease<'e> {
+    engine: &'e CudaEngine,
+    block: Option<MappedBlock>,
+}
+
+impl std::ops::Deref for Lease<'_> {
+    type Target = MappedBlock;
+    fn deref(&self) -> &MappedBlock {
+        self.block.as_ref().expect("a leased block until dropped")
+    }
+}
+
+impl Drop for Lease<'_> {
+    fn drop(&mut self) {
+        if let (Some(b), Ok(mut kept)) = (self.block.take(), self.engine.blocks.lock()) {
+            // The larger of the two stays.
+            if kept.as_ref().is_none_or(|k| k.slots() < b.slots()) {
+                *kept = Some(b);
+            }
+        }
+    }
+}
+
 impl CudaEngine {
+    /// A zeroed control block of at least `slots` slots: the engine's kept one when it
+    /// is free and large enough, else a new one.
+    fn lease_block(&self, slots: usize) -> Result<Lease<'_>> {
+        let kept = self.blocks.lock().ok().and_then(|mut k| k.take());
+        let block = match kept {
+            Some(b) if b.slots() >= slots => {
+                b.clear();
+                b
+            }
+            _ => MappedBlock::new(self.context(), slots)?,
+        };
+        Ok(Lease {
+            engine: self,
+            block: Some(block),
+        })
+    }
+
     /// Runs (or goes on with) a list of runs under `watch`: fresh jobs
     /// ([`Entry::Pending`]) and saved runs ([`Entry::Started`], from either engine).
     /// In the batch layout compatible runs share a launch; the grid and step layouts
@@ -870,7 +901,7 @@ impl CudaEngine {
             }
         }
         stream.memcpy_htod(&gens, &mut l.gens_done).map_err(up)?;
-        let block = MappedBlock::new(self.context(), p)?;
+        let block = self.lease_block(p)?;
         let mut seen: Vec<Option<u32>> = vec![None; p];
         let mut stand = vec![Standing::Running; p];
         let mut last = Vec::new();
@@ -888,7 +919,7 @@ impl CudaEngine {
                 group.to_vec(),
                 seen.clone(),
             );
-            monitor.adopt(&block);
+            monitor.adopt(&*block);
             l.launch(end, block.device_ptr(), watch.reporting.arg())?;
             watch_launch(&stream, &name, &block, &mut monitor, watch)?;
             seen = monitor.seen().to_vec();
@@ -974,14 +1005,14 @@ impl CudaEngine {
             upload_grid(&stream, &name, &mut run.bu, &s, false)?;
             g = s.generation;
         }
-        let block = MappedBlock::new(self.context(), 1)?;
+        let block = self.lease_block(1)?;
         let mut seen = vec![None];
         let start = std::time::Instant::now();
         let (stand, state) = loop {
             let from = g;
             let end = segment_end(g, limit, watch.every);
             let mut monitor = Monitor::new(job.precision(), watch.reporting, vec![e], seen);
-            monitor.adopt(&block);
+            monitor.adopt(&*block);
             run.launch(end, block.device_ptr(), watch.reporting.arg())?;
             watch_launch(&stream, &name, &block, &mut monitor, watch)?;
             seen = monitor.seen().to_vec();

@@ -338,3 +338,121 @@ fn cpu_entries(
     }
     Ok(ran)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use checkpoint::{Entry, Part};
+    use std::sync::Mutex;
+
+    fn jobs() -> Vec<Job> {
+        (0..2)
+            .map(|k| {
+                Job::builder(Function::Sphere, 4)
+                    .pop(8)
+                    .generations(30)
+                    .seed(3)
+                    .stream(k)
+                    .build()
+                    .unwrap()
+            })
+            .collect()
+    }
+
+    fn cpu_solver() -> Solver {
+        Solver::new(
+            &[],
+            &SolverOptions {
+                backend: Backend::Cpu,
+                ..SolverOptions::default()
+            },
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn run_entries_on_the_cpu_saves_every_run_and_matches_single_runs() {
+        let seen = Mutex::new(Vec::new());
+        let observe = |run: usize, g: u32, _: f64| {
+            seen.lock().unwrap().push((run, g));
+            cpu::Flow::Continue
+        };
+        let saves = Mutex::new(Vec::new());
+        let mut save = |parts: &[Part]| {
+            let gens: Vec<Option<u32>> = parts
+                .iter()
+                .map(|p| match p {
+                    Part::Started(c) => Some(c.generation),
+                    Part::Pending(_) => None,
+                })
+                .collect();
+            saves.lock().unwrap().push(gens);
+            cpu::Flow::Continue
+        };
+        let mut watch = cuda_control::Watch {
+            observer: Some(&observe),
+            every: 10,
+            save: Some(&mut save),
+            keep: true,
+            ..Default::default()
+        };
+        let entries = jobs().into_iter().map(Entry::Pending).collect();
+        let ran = cpu_solver().run_entries(entries, &mut watch).unwrap();
+        for (r, job) in ran.iter().zip(jobs()) {
+            let alone = cpu::run_controlled(&job, &mut cpu::Control::default());
+            let got = r.result.as_ref().unwrap();
+            assert_eq!(got.best_f.to_bits(), alone.result.best_f.to_bits());
+            assert_eq!(got.best_x, alone.result.best_x);
+            match &r.entry {
+                Entry::Started(c) => {
+                    let a = &alone.checkpoint;
+                    assert_eq!(
+                        (c.generation, &c.state, &c.history),
+                        (a.generation, &a.state, &a.history)
+                    );
+                }
+                Entry::Pending(_) => panic!("keep asked for the state"),
+            }
+        }
+        let saves = saves.into_inner().unwrap();
+        assert_eq!(
+            saves,
+            [
+                vec![Some(10), None],
+                vec![Some(20), None],
+                vec![Some(30), Some(10)],
+                vec![Some(30), Some(20)],
+            ]
+        );
+        let seen = seen.into_inner().unwrap();
+        assert_eq!(seen.len(), 62, "31 generations of each run");
+        assert!(seen[..31].iter().all(|s| s.0 == 0) && seen[31..].iter().all(|s| s.0 == 1));
+    }
+
+    #[test]
+    fn an_observer_stop_ends_its_run_only() {
+        let observe = |run: usize, g: u32, _: f64| {
+            if run == 0 && g >= 5 {
+                cpu::Flow::Stop
+            } else {
+                cpu::Flow::Continue
+            }
+        };
+        let mut watch = cuda_control::Watch {
+            observer: Some(&observe),
+            ..Default::default()
+        };
+        let entries = jobs().into_iter().map(Entry::Pending).collect();
+        let ran = cpu_solver().run_entries(entries, &mut watch).unwrap();
+        let r0 = ran[0].result.as_ref().unwrap();
+        let r1 = ran[1].result.as_ref().unwrap();
+        assert_eq!((r0.generations, r0.termination), (5, Termination::Stopped));
+        assert_eq!(
+            (r1.generations, r1.termination),
+            (30, Termination::MaxGenerations)
+        );
+        // A stopped run keeps its state even without `keep`; one that ended, its job.
+        assert!(matches!(&ran[0].entry, Entry::Started(c) if c.generation == 5));
+        assert!(matches!(&ran[1].entry, Entry::Pending(_)));
+    }
+}
