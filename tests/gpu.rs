@@ -64,7 +64,10 @@ fn main() {
             "cpu_checkpoint_resumes_on_gpu",
             cpu_checkpoint_resumes_on_gpu,
         ),
-        ("mapped_block_cost_is_small", mapped_block_cost_is_small),
+        (
+            "controlled_runs_equal_plain_runs",
+            controlled_runs_equal_plain_runs,
+        ),
         (
             "expression_values_match_cpu_bit_for_bit",
             expression_values_match_cpu,
@@ -895,13 +898,12 @@ fn cpu_checkpoint_resumes_on_gpu(e: &CudaEngine) {
     }
 }
 
-/// The control block's cost: the same runs without it (`run`, `run_batch`) and with it
-/// (reports every 32 generations, no observer work), a batch of 64 populations and one
-/// population over the grid, for 300 and 3000 generations (the difference of the two
-/// is the cost per generation, without the fixed costs of a controlled run: the pinned
-/// block and the host's 0.2 ms polling). The results are the same bits; the times are
-/// printed, and the long controlled runs may not take more than 1.5 times as long.
-fn mapped_block_cost_is_small(e: &CudaEngine) {
+/// Runs under the control block (reports every 32 generations, no observer work) give the
+/// same bits as plain ones (`run`, `run_batch`): a batch of 64 populations and one
+/// population over the grid, for 300 and 3000 generations. The times of both are printed
+/// (the difference is the control block's cost, the pinned block and the host's 0.2 ms
+/// polling included); they are not asserted.
+fn controlled_runs_equal_plain_runs(e: &CudaEngine) {
     let median = |mut v: Vec<f64>| {
         v.sort_by(f64::total_cmp);
         v[v.len() / 2]
@@ -961,10 +963,8 @@ fn mapped_block_cost_is_small(e: &CudaEngine) {
             c * 1e3,
             (c / p - 1.0) * 100.0
         );
-        // The bound is on the long runs, where the cost per generation dominates.
-        if gens >= 3000 {
-            assert!(c < 1.5 * p, "{mode:?}: controlled {c} s, plain {p} s");
-        }
+        // Times are printed, not asserted: what the control block costs is measured by
+        // the benchmarks (docs/PERFORMANCE.md), not by a test.
     }
 }
 
