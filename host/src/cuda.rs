@@ -633,6 +633,35 @@ impl CudaEngine {
         })
     }
 
+    /// The launch shape of a whole-GPU kernel for `np` individuals of dimension `dim`:
+    /// threads per block (at most 256) and blocks (no more than the groups need, nor than
+    /// fit on the GPU at once). With `resident`, a kernel no block of which fits is an
+    /// error (the grid barrier needs every block resident); without, one block per
+    /// multiprocessor is assumed.
+    fn grid_shape(
+        &self,
+        func: &CudaFunction,
+        name: &str,
+        np: usize,
+        dim: u32,
+        resident: bool,
+    ) -> Result<(u32, usize)> {
+        let g = group_width(dim);
+        let threads = self.max_threads(func, name)?.min(256);
+        let per_sm = func
+            .occupancy_max_active_blocks_per_multiprocessor(threads, 0, None)
+            .map_err(cuda_err(format!("{name}: occupancy")))?;
+        if per_sm == 0 && resident {
+            return Err(Error::Cuda {
+                context: name.to_string(),
+                message: format!("no block of {threads} threads fits on a multiprocessor"),
+            });
+        }
+        let groups_needed = (np as u32).div_ceil(threads / g);
+        let nblocks = groups_needed.min(per_sm.max(1) * self.sm_count).max(1) as usize;
+        Ok((threads, nblocks))
+    }
+
     /// The step kernel, its launch shape, buffers and parameters for a whole-GPU run of
     /// `job` with one launch per generation, ready for the initialisation.
     pub(crate) fn step_run<T: GpuReal>(&self, job: &Job) -> Result<StepRun<T>> {
@@ -640,14 +669,7 @@ impl CudaEngine {
         let np = job.pop() as usize;
         let name = kernel_name::<T>(Layout::Step, job);
         let func = self.job_function::<T>(&name, job)?;
-        let g = group_width(dim);
-        let threads = self.max_threads(&func, &name)?.min(256);
-        let per_sm = func
-            .occupancy_max_active_blocks_per_multiprocessor(threads, 0, None)
-            .map_err(cuda_err(format!("{name}: occupancy")))?
-            .max(1);
-        let groups_needed = (np as u32).div_ceil(threads / g);
-        let nblocks = groups_needed.min(per_sm * self.sm_count).max(1) as usize;
+        let (threads, nblocks) = self.grid_shape(&func, &name, np, dim, false)?;
         let stream = self.streams[0].clone();
         let bu = self.grid_buffers::<T>(&stream, job, &name, nblocks, 1, 0)?;
         let params = bu.step_params(job, &stream);
@@ -713,20 +735,8 @@ impl CudaEngine {
         let np = job.pop() as usize;
         let name = kernel_name::<T>(Layout::Grid, job);
         let func = self.job_function::<T>(&name, job)?;
-        let g = group_width(dim);
-        let threads = self.max_threads(&func, &name)?.min(256);
-        let per_sm = func
-            .occupancy_max_active_blocks_per_multiprocessor(threads, 0, None)
-            .map_err(cuda_err(format!("{name}: occupancy")))?;
-        if per_sm == 0 {
-            return Err(Error::Cuda {
-                context: name,
-                message: format!("no block of {threads} threads fits on a multiprocessor"),
-            });
-        }
         // Every block must be resident at once (the grid barrier waits for all of them).
-        let groups_needed = (np as u32).div_ceil(threads / g);
-        let nblocks = groups_needed.min(per_sm * self.sm_count).max(1) as usize;
+        let (threads, nblocks) = self.grid_shape(&func, &name, np, dim, true)?;
         let stream = self.streams[0].clone();
         let bu = self.grid_buffers::<T>(&stream, job, &name, nblocks, 2, 8)?;
         let sync = stream
