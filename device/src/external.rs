@@ -379,8 +379,33 @@ impl<T: ExternalReal> Passes<T> for External {
     }
 }
 
+/// The plain batch entry points' code: [`batch_entry`], which reads the control block
+/// only where `p.ctl` is not null.
+///
+/// # Safety
+/// As [`batch_entry`].
+#[inline(always)]
+unsafe fn batch_plain<T: ExternalReal>(s: Setup<T>, p: BatchParams<T>) {
+    // SAFETY: forwarded.
+    unsafe { batch_entry(s, p) }
+}
+
+/// The controlled batch entry points' code (`…_ctl`, as the built-in families have):
+/// the same [`batch_entry`].
+///
+/// # Safety
+/// As [`batch_entry`].
+#[inline(always)]
+unsafe fn batch_controlled<T: ExternalReal>(s: Setup<T>, p: BatchParams<T>) {
+    // SAFETY: forwarded.
+    unsafe { batch_entry(s, p) }
+}
+
 /// One block evolves one population through all generations (the built-in kernels'
 /// `batch` with the objective linked in; see the module documentation for the rounds).
+///
+/// # Safety
+/// The host sizes every buffer as for the built-in batch kernels.
 #[inline(always)]
 unsafe fn batch_entry<T: ExternalReal>(s: Setup<T>, p: BatchParams<T>) {
     let BatchParams {
@@ -611,6 +636,7 @@ de_kernels!(
     false,
     false,
     de_batch_f32_external,
+    de_batch_f32_external_ctl,
     de_step_f32_external,
     de_grid_f32_external
 );
@@ -620,6 +646,7 @@ de_kernels!(
     true,
     false,
     de_batch_f32_external_thesis,
+    de_batch_f32_external_thesis_ctl,
     de_step_f32_external_thesis,
     de_grid_f32_external_thesis
 );
@@ -629,6 +656,7 @@ de_kernels!(
     false,
     false,
     de_batch_f64_external,
+    de_batch_f64_external_ctl,
     de_step_f64_external,
     de_grid_f64_external
 );
@@ -638,6 +666,7 @@ de_kernels!(
     true,
     false,
     de_batch_f64_external_thesis,
+    de_batch_f64_external_thesis_ctl,
     de_step_f64_external_thesis,
     de_grid_f64_external_thesis
 );

@@ -787,29 +787,23 @@ pub(crate) unsafe fn block_best<T: LaneReal>(
     }
 }
 
-/// [`batch`] without a control block (the code of a plain launch, with no trace of the
-/// control paths) or with one.
+/// [`batch`] without a control block: the plain entry points' code.
 ///
 /// # Safety
 /// As [`batch`].
 #[inline(always)]
-unsafe fn batch_entry<T: LaneReal>(s: Setup<T>, p: BatchParams<T>) {
+unsafe fn batch_plain<T: LaneReal>(s: Setup<T>, p: BatchParams<T>) {
     // SAFETY: forwarded.
-    unsafe {
-        if p.ctl.is_null() {
-            batch::<T, false>(s, p)
-        } else {
-            batch_controlled(s, p)
-        }
-    }
+    unsafe { batch::<T, false>(s, p) }
 }
 
-/// [`batch`] under a control block, out of line: inlined beside the plain loop, its
-/// copy of the loop changed the registers ptxas gave the plain one (measured slower).
+/// [`batch`] under the control block `p.ctl`: the `…_ctl` entry points' code. They are
+/// entry points of their own because a controlled loop beside the plain one (inlined
+/// or called) changed how ptxas compiled the plain one, and a called one was slow.
 ///
 /// # Safety
 /// As [`batch`].
-#[inline(never)]
+#[inline(always)]
 unsafe fn batch_controlled<T: LaneReal>(s: Setup<T>, p: BatchParams<T>) {
     // SAFETY: forwarded.
     unsafe { batch::<T, true>(s, p) }
@@ -1612,7 +1606,8 @@ macro_rules! de_entry {
 }
 
 macro_rules! kernels {
-    ($t:ty, $func:expr, $thesis:expr, $variants:expr, $batch:ident, $step:ident, $grid:ident) => {
+    ($t:ty, $func:expr, $thesis:expr, $variants:expr, $batch:ident, $batch_ctl:ident,
+        $step:ident, $grid:ident) => {
         crate::batch_params!(
             de_entry!(
                 /// One block per population; see [`batch`].
@@ -1620,7 +1615,22 @@ macro_rules! kernels {
                 /// # Safety
                 /// Launched by the host with buffers sized as [`BatchParams`] says.
                 $batch,
-                batch_entry,
+                batch_plain,
+                $func,
+                $thesis,
+                $variants
+            ),
+            $t
+        );
+        crate::batch_params!(
+            de_entry!(
+                /// One block per population under a control block; see [`batch`].
+                ///
+                /// # Safety
+                /// Launched by the host with buffers sized as [`BatchParams`] says and
+                /// `ctl` a mapped control block of one slot per block.
+                $batch_ctl,
+                batch_controlled,
                 $func,
                 $thesis,
                 $variants
@@ -1670,19 +1680,25 @@ macro_rules! all_kernels {
         $formula:literal, ($lo:expr, $hi:expr), $argmin:expr, $min:expr, $min_dim:literal;)*) => {
         $(
             kernels!(f32, Function::$variant, false, false, ${concat(de_batch_f32_, $key)},
+                ${concat(de_batch_f32_, $key, _ctl)},
                 ${concat(de_step_f32_, $key)}, ${concat(de_grid_f32_, $key)});
             kernels!(f32, Function::$variant, true, false, ${concat(de_batch_f32_, $key, _thesis)},
+                ${concat(de_batch_f32_, $key, _thesis_ctl)},
                 ${concat(de_step_f32_, $key, _thesis)}, ${concat(de_grid_f32_, $key, _thesis)});
             kernels!(f32, Function::$variant, true, true,
                 ${concat(de_batch_f32_, $key, _thesis_variant)},
+                ${concat(de_batch_f32_, $key, _thesis_variant_ctl)},
                 ${concat(de_step_f32_, $key, _thesis_variant)},
                 ${concat(de_grid_f32_, $key, _thesis_variant)});
             kernels!(f64, Function::$variant, false, false, ${concat(de_batch_f64_, $key)},
+                ${concat(de_batch_f64_, $key, _ctl)},
                 ${concat(de_step_f64_, $key)}, ${concat(de_grid_f64_, $key)});
             kernels!(f64, Function::$variant, true, false, ${concat(de_batch_f64_, $key, _thesis)},
+                ${concat(de_batch_f64_, $key, _thesis_ctl)},
                 ${concat(de_step_f64_, $key, _thesis)}, ${concat(de_grid_f64_, $key, _thesis)});
             kernels!(f64, Function::$variant, true, true,
                 ${concat(de_batch_f64_, $key, _thesis_variant)},
+                ${concat(de_batch_f64_, $key, _thesis_variant_ctl)},
                 ${concat(de_step_f64_, $key, _thesis_variant)},
                 ${concat(de_grid_f64_, $key, _thesis_variant)});
         )*

@@ -48,6 +48,9 @@ macro_rules! builtin_functions {
 pub enum Layout {
     /// One block per population, every generation in one launch.
     Batch,
+    /// The batch layout under a control block (`device/src/control.rs`): its own entry
+    /// points (`…_ctl`), so that the plain ones carry no control code.
+    BatchControlled,
     /// One population over the whole GPU, one launch per generation.
     Step,
     /// One population over the whole GPU, one cooperative launch for the run.
@@ -85,12 +88,24 @@ pub struct KernelKey {
 }
 
 impl Layout {
-    pub const ALL: [Layout; 3] = [Layout::Batch, Layout::Step, Layout::Grid];
+    pub const ALL: [Layout; 4] = [
+        Layout::Batch,
+        Layout::BatchControlled,
+        Layout::Step,
+        Layout::Grid,
+    ];
     fn word(self) -> &'static str {
         match self {
-            Layout::Batch => "batch",
+            Layout::Batch | Layout::BatchControlled => "batch",
             Layout::Step => "step",
             Layout::Grid => "grid",
+        }
+    }
+    /// The end of the entry point's name.
+    fn suffix(self) -> &'static str {
+        match self {
+            Layout::BatchControlled => "_ctl",
+            _ => "",
         }
     }
 }
@@ -120,7 +135,8 @@ impl KernelPrecision {
 pub const KERNEL_NAME_MAX: usize = 48;
 
 impl KernelKey {
-    /// Writes the entry point's name (`de_batch_f32_griewank_thesis`) into `buf` and
+    /// Writes the entry point's name (`de_batch_f32_griewank_thesis`,
+    /// `de_batch_f32_griewank_thesis_ctl` under control) into `buf` and
     /// returns its length. The one place that names kernels: `kernels.rs` defines the
     /// entry points under these names, checked by the build script.
     pub fn write_name(&self, buf: &mut [u8; KERNEL_NAME_MAX]) -> usize {
@@ -132,6 +148,7 @@ impl KernelKey {
             "_",
             self.function,
             self.family.suffix(),
+            self.layout.suffix(),
         ];
         let mut n = 0;
         for p in parts {
@@ -187,7 +204,7 @@ pub const EXTERNAL: &str = "external";
 pub const EXPR_MATHS_MODULE: &str = "gpude_expr_maths";
 
 /// The layouts the external family has kernels for.
-pub const EXTERNAL_LAYOUTS: [Layout; 3] = Layout::ALL;
+pub const EXTERNAL_LAYOUTS: [Layout; 4] = Layout::ALL;
 
 /// The symbol the external family's kernels call for the objective, with the signature
 /// `.func (.param .bN r) sym(.param .b64 x, .param .b32 d)`: `x` a generic pointer to
@@ -240,11 +257,15 @@ mod tests {
             names.insert(key.name_into(&mut buf).to_string());
             count += 1;
         });
-        assert_eq!(count, Function::ALL.len() * 18);
+        // Four layouts (batch, batch under control, step, grid) × three families × two
+        // precisions.
+        assert_eq!(count, Function::ALL.len() * 24);
         assert_eq!(names.len(), count);
         assert!(names.contains("de_grid_f64_weierstrass_thesis"));
         assert!(names.contains("de_grid_f64_weierstrass_thesis_variant"));
         assert!(names.contains("de_batch_f32_griewank"));
+        assert!(names.contains("de_batch_f32_griewank_ctl"));
+        assert!(names.contains("de_batch_f64_sphere_thesis_variant_ctl"));
         // The external family's names are distinct from the built-ins'.
         for_each_external_key(|key| {
             let mut buf = [0u8; KERNEL_NAME_MAX];
@@ -253,5 +274,6 @@ mod tests {
             assert!(names.insert(key.name_into(&mut buf).to_string()), "{key:?}");
         });
         assert!(names.contains("de_batch_f64_external_thesis"));
+        assert!(names.contains("de_batch_f64_external_thesis_ctl"));
     }
 }

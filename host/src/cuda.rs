@@ -449,18 +449,20 @@ impl CudaEngine {
         jobs: &[&Job],
         stream: Arc<CudaStream>,
     ) -> Result<BatchLaunch<T>> {
-        let mut l = self.alloc_batch::<T>(jobs, stream)?;
+        let mut l = self.alloc_batch::<T>(jobs, stream, false)?;
         l.launch(jobs[0].generations(), 0, 0)?;
         Ok(l)
     }
 
     /// The buffers and parameters of a batch launch of `jobs` (compatible: equal but
     /// for seed and stream), after checking that they fit, with the seeds, streams and
-    /// bounds uploaded and every population's generations done at 0 (a fresh run).
+    /// bounds uploaded and every population's generations done at 0 (a fresh run); with
+    /// `controlled`, for the entry points that take a control block.
     pub(crate) fn alloc_batch<T: GpuReal>(
         &self,
         jobs: &[&Job],
         stream: Arc<CudaStream>,
+        controlled: bool,
     ) -> Result<BatchLaunch<T>> {
         let job = jobs[0];
         let p = jobs.len();
@@ -479,7 +481,12 @@ impl CudaEngine {
             + 4 * (p * np + 32 * p + 2 * p) as u64
             + 12 * p as u64;
         self.check_memory(needed)?;
-        let name = kernel_name::<T>(Layout::Batch, job);
+        let layout = if controlled {
+            Layout::BatchControlled
+        } else {
+            Layout::Batch
+        };
+        let name = kernel_name::<T>(layout, job);
         let func = self.job_function::<T>(&name, job)?;
         let g = group_width(dim);
         let threads = self
