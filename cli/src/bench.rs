@@ -27,6 +27,10 @@ pub struct Args {
     #[arg(long)]
     pub json: bool,
 
+    /// Also measure the GPU's ceilings first: HBM and L2 copy bandwidth, FMA issue rate.
+    #[arg(long)]
+    pub ceilings: bool,
+
     /// Also write the JSON to this file (checked before the cases run, written at the end).
     #[arg(long, value_name = "FILE")]
     pub out: Option<std::path::PathBuf>,
@@ -40,6 +44,8 @@ struct Report<'a> {
     multiprocessors: Option<u32>,
     cpu_threads: usize,
     command: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ceilings: Option<gpude::Ceilings>,
     records: &'a [crate::bench_cases::Record],
 }
 
@@ -73,6 +79,20 @@ pub fn run(args: Args) -> Result<String> {
             args.only.unwrap_or_default()
         )));
     }
+    let ceilings = match (&engine, args.ceilings) {
+        (Some(e), true) => {
+            if !args.json {
+                eprintln!("bench: ceilings …");
+            }
+            Some(e.ceilings()?)
+        }
+        (None, true) => {
+            return Err(CliError::usage(
+                "--ceilings measures the GPU, and no GPU was found (or --backend cpu was given)",
+            ));
+        }
+        (_, false) => None,
+    };
     let mut records = Vec::new();
     for c in &cases {
         if !args.json {
@@ -91,6 +111,7 @@ pub fn run(args: Args) -> Result<String> {
         multiprocessors: engine.as_ref().map(|e| e.multiprocessors()),
         cpu_threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
         command: std::env::args().collect::<Vec<_>>().join(" "),
+        ceilings,
         records: &records,
     };
     let json = serde_json::to_string_pretty(&report)
@@ -102,10 +123,21 @@ pub fn run(args: Args) -> Result<String> {
     if args.json {
         Ok(json + "\n")
     } else {
-        let head = match &report.device {
+        let mut head = match &report.device {
             Some(d) => format!("device: {d}\n"),
             None => "device: none (CPU cases only)\n".to_string(),
         };
+        if let Some(c) = &report.ceilings {
+            head += &format!(
+                "ceilings: HBM copy {:.0} GB/s, L2 copy {:.0} GB/s, FMA f32 {:.2} T/s \
+                 ({:.0} G warp instructions/s), FMA f64 {:.2} T/s\n",
+                c.hbm_gb_per_s,
+                c.l2_gb_per_s,
+                c.fma_f32_per_s / 1e12,
+                c.warp_fma_f32_per_s / 1e9,
+                c.fma_f64_per_s / 1e12
+            );
+        }
         Ok(head + &crate::bench_cases::table(&records))
     }
 }

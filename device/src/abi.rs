@@ -240,6 +240,26 @@ declare_params! {
     GridParams, grid_params, "de_grid_"
 }
 
+/// The fields of [`CeilingParams`] (see [`batch_params!`](crate::batch_params)).
+#[macro_export]
+macro_rules! ceiling_params {
+    ($callback:ident!($($args:tt)*), $t:ty) => {
+        $callback! { $($args)*; CeilingParams<$t> {
+            iters: u32,
+            seed: $t,
+            out: *mut $t,
+        } }
+    };
+}
+
+declare_params! {
+    /// The arithmetic-ceiling kernels (`ceiling_fma_f32`, `ceiling_fma_f64`, measured by
+    /// `gpude bench --ceilings`): every thread runs [`crate::ceiling::CHAINS`]
+    /// independent chains of `iters` fused multiply-adds from `seed` and writes their
+    /// sum to `out` (one value per thread of the grid).
+    CeilingParams, ceiling_params, "ceiling_fma_"
+}
+
 declare_params! {
     /// The evaluation kernels (`evaluate_f32`, `evaluate_f64`): `n` rows of
     /// `stride(dim)` values in `x`, their values into `out` (`n`); `function` and
@@ -262,6 +282,8 @@ pub fn for_each_params(mut f: impl FnMut([&'static str; 2], &'static [Field])) {
     one::<GridParams<f64>>(&mut f);
     one::<EvalParams<f32>>(&mut f);
     one::<EvalParams<f64>>(&mut f);
+    one::<CeilingParams<f32>>(&mut f);
+    one::<CeilingParams<f64>>(&mut f);
 }
 
 // Device pointers are 64-bit on nvptx64; the host must agree.
@@ -304,6 +326,8 @@ mod tests {
         check::<GridParams<f64>>("run", "report");
         check::<EvalParams<f32>>("function", "out");
         check::<EvalParams<f64>>("function", "out");
+        check::<CeilingParams<f32>>("iters", "out");
+        check::<CeilingParams<f64>>("iters", "out");
         assert_eq!(BatchParams::<f32>::FIELDS.len(), 19);
         assert_eq!(core::mem::size_of::<Run<f32>>(), 44);
         assert_eq!(core::mem::size_of::<Run<f64>>(), 56);
@@ -313,7 +337,7 @@ mod tests {
     fn kernel_names_follow_the_registry() {
         let mut names = Vec::new();
         for_each_params(|[family, precision], _| names.push(format!("{family}{precision}")));
-        assert_eq!(names.len(), 8);
+        assert_eq!(names.len(), 10);
         let key = crate::registry::KernelKey {
             layout: crate::registry::Layout::Grid,
             family: crate::registry::Family::Thesis,

@@ -44,6 +44,7 @@
 pub mod abi;
 pub mod adaptive;
 pub mod cec2017;
+pub mod ceiling;
 pub mod control;
 pub mod de;
 pub mod expr_maths;

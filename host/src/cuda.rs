@@ -24,7 +24,9 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+mod ceilings;
 mod external;
+pub use ceilings::Ceilings;
 pub use external::{check_objective, objective_symbol};
 
 /// A final population read back from the GPU: rows (`dim` values each) and values.
