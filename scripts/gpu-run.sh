@@ -2,8 +2,8 @@
 # Runs on the GPU machine from the repository root, with gpu-bundle/ carried along
 # (scripts/gpu-bundle.sh builds it): GPU tests, sanitizers, the CLI on CUDA for every
 # strategy, function and precision, a batch file, and the benchmarks. Logs under $OUT;
-# a short summary last.  usage: gpu-run.sh [all|tests|sanitize|cli|control|bench|peers|reproduce]...
-# (several steps may be named; `all` is every step but `reproduce`). The peers need
+# a short summary last.  usage: gpu-run.sh [all|tests|sanitize|cli|control|bench|peers|reproduce|cec]...
+# (several steps may be named; `all` is every step but `reproduce` and `cec`). The peers need
 # ../shared/peers copied to gpu-bundle/peers before the bundle is carried.
 set -uo pipefail
 B=gpu-bundle
@@ -15,7 +15,7 @@ for z in "$B"/*.gz; do
   gunzip -kf "$z" && chmod +x "${z%.gz}"
 done
 steps=" ${*:-all} "
-want() { [[ $steps == *" all "* && $1 != reproduce ]] || [[ $steps == *" $1 "* ]]; }
+want() { [[ $steps == *" all "* && $1 != reproduce && $1 != cec ]] || [[ $steps == *" $1 "* ]]; }
 summary=()
 # Each summary line also goes to $OUT/summary.txt at once, so a run cut short keeps its lines.
 note() { summary+=("$1"); echo "$1" >> "$OUT/summary.txt"; }
@@ -134,11 +134,17 @@ fi
 
 if want bench; then
   echo "== bench"
-  $B/gpude bench --json --out "$OUT/bench.json" > /dev/null 2> "$OUT/bench.err"
+  # BENCH_ARGS narrows the cases (e.g. "--only batch") when one call cannot hold them all.
+  # shellcheck disable=SC2086
+  $B/gpude bench --ceilings --json --out "$OUT/bench.json" ${BENCH_ARGS:-} > /dev/null 2> "$OUT/bench.err"
   python3 - "$OUT/bench.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 print(f"device: {r['device']}")
+c = r.get("ceilings")
+if c:
+    print(f"ceilings: HBM copy {c['hbm_gb_per_s']:.0f} GB/s, L2 copy {c['l2_gb_per_s']:.0f} GB/s, "
+          f"FMA f32 {c['fma_f32_per_s']/1e12:.2f} T/s, f64 {c['fma_f64_per_s']/1e12:.2f} T/s")
 print(f"{'case':30} {'us/gen':>10} {'G elem-gens/s':>14}")
 for x in r["records"]:
     print(f"{x['name']:30} {x['us_per_gen']:10.2f} {x['element_gens_per_s']/1e9:14.2f}")
@@ -160,6 +166,17 @@ if want reproduce; then
   rc=$?
   tail -5 "$OUT/reproduce.log"
   note "reproduce thesis: exit $rc in $(( $(date +%s) - start )) s"
+fi
+
+if want cec; then
+  echo "== reproduce cec2017 on cuda"
+  start=$(date +%s)
+  # CEC_ARGS chooses dimensions and strategies (default: D = 10 and 30, jSO and L-SHADE).
+  # shellcheck disable=SC2086
+  $B/gpude reproduce cec2017 --backend cuda --out "$OUT/cec2017" ${CEC_ARGS:---dims 10,30 --strategies jso,lshade} > "$OUT/cec.log" 2>&1
+  rc=$?
+  tail -5 "$OUT/cec.log"
+  note "reproduce cec2017: exit $rc in $(( $(date +%s) - start )) s"
 fi
 
 echo "== summary"
