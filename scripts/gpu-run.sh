@@ -2,8 +2,8 @@
 # Runs on the GPU machine from the repository root, with gpu-bundle/ carried along
 # (scripts/gpu-bundle.sh builds it): GPU tests, sanitizers, the CLI on CUDA for every
 # strategy, function and precision, a batch file, and the benchmarks. Logs under $OUT;
-# a short summary last.  usage: gpu-run.sh [all|tests|sanitize|cli|control|bench|peers|reproduce|cec]...
-# (several steps may be named; `all` is every step but `reproduce` and `cec`). The peers need
+# a short summary last.  usage: gpu-run.sh [all|tests|sanitize|cli|control|bench|peers|profile|reproduce|cec]...
+# (several steps may be named; `all` is every step but `profile`, `reproduce` and `cec`). The peers need
 # ../shared/peers copied to gpu-bundle/peers before the bundle is carried.
 set -uo pipefail
 B=gpu-bundle
@@ -15,7 +15,7 @@ for z in "$B"/*.gz; do
   gunzip -kf "$z" && chmod +x "${z%.gz}"
 done
 steps=" ${*:-all} "
-want() { [[ $steps == *" all "* && $1 != reproduce && $1 != cec ]] || [[ $steps == *" $1 "* ]]; }
+want() { [[ $steps == *" all "* && $1 != reproduce && $1 != cec && $1 != profile ]] || [[ $steps == *" $1 "* ]]; }
 summary=()
 # Each summary line also goes to $OUT/summary.txt at once, so a run cut short keeps its lines.
 note() { summary+=("$1"); echo "$1" >> "$OUT/summary.txt"; }
@@ -166,6 +166,20 @@ if want reproduce; then
   rc=$?
   tail -5 "$OUT/reproduce.log"
   note "reproduce thesis: exit $rc in $(( $(date +%s) - start )) s"
+fi
+
+if want profile; then
+  echo "== ncu: where the time of the standard cases goes"
+  # One kernel launch each, the full section set; the reports and their text go to $OUT.
+  prof() {
+    local tag=$1; shift
+    ncu --set full --launch-count 1 --launch-skip 2 -k "regex:$1" -f -o "$OUT/ncu-$tag" "${@:2}" > "$OUT/ncu-$tag.log" 2>&1
+    ncu --import "$OUT/ncu-$tag.ncu-rep" --page details > "$OUT/ncu-$tag.txt" 2>&1
+    note "ncu $tag: $(grep -E 'Duration|Achieved Occupancy|Registers Per' "$OUT/ncu-$tag.txt" | tr -s ' ' | head -3 | tr '\n' ';')"
+  }
+  prof grid8192 'de_grid_f32_griewank_thesis$' $B/gpude bench --quick --repeats 1 --only "Np=8192 (grid)"
+  prof batch528 'de_batch_f32_griewank_thesis$' $B/gpude bench --quick --repeats 1 --only "528 x 256"
+  prof batch132 'de_batch_f32_griewank_thesis$' $B/gpude bench --quick --repeats 1 --only "batch 132 x 2048"
 fi
 
 if want cec; then
