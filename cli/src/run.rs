@@ -479,7 +479,13 @@ pub(crate) fn on_cuda(
         observer: Some(&observe),
         stop: Some(&stop),
         every: save.checkpoint_every.unwrap_or(0),
-        save: Some(&mut saver),
+        // Without --checkpoint nothing is saved during the run, and the engine need not
+        // ask whether the jobs could be (a PTX objective cannot: it was refused here).
+        save: if save.checkpoint.is_some() {
+            Some(&mut saver)
+        } else {
+            None
+        },
         keep: save.checkpoint.is_some(),
         ..Default::default()
     };
