@@ -207,6 +207,7 @@ fn check_kernels(ptx: &str) -> Result<()> {
     };
     registry::for_each_kernel_key(&mut name_of);
     registry::for_each_external_key(&mut name_of);
+    registry::for_each_host_key(&mut name_of);
     let missing: Vec<&String> = expected.difference(&entries).collect();
     if !missing.is_empty() {
         return Err(format!(

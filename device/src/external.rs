@@ -89,7 +89,7 @@ fn sync_warp() {
 /// kernels' initialisation without the evaluation.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-unsafe fn init_row<T: LaneReal>(
+pub(crate) unsafe fn init_row<T: LaneReal>(
     s: &Setup<T>,
     gr: &Group,
     key: [u32; 2],
@@ -127,10 +127,11 @@ unsafe fn init_row<T: LaneReal>(
 
 /// Builds individual `i`'s trial of generation `g` into its spare row (when `active`)
 /// and returns that row: the built-in kernels' trial without the evaluation (the same
-/// loads, words and components).
+/// loads, words and components; with `VARIANTS`, the words of the kernel's thesis
+/// variant).
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-unsafe fn trial_row<T: LaneReal>(
+pub(crate) unsafe fn trial_row<T: LaneReal, const VARIANTS: bool>(
     s: &Setup<T>,
     gr: &Group,
     key: [u32; 2],
@@ -198,7 +199,13 @@ unsafe fn trial_row<T: LaneReal>(
         let (j0, n) = chunk(dim, gr.g, c, gr.lane);
         if n > 0 {
             let off = j0 as usize;
-            let u = block_words(key, sub, block(g, COMPONENT_SLOT + j0 / 4));
+            // The variant's words where the kernel has thesis variants (`VARIANTS`: the
+            // host-callback family), else the default's (the external family's code).
+            let u = if VARIANTS {
+                s.tp.variant.lambda_words(key, sub, g, j0)
+            } else {
+                block_words(key, sub, block(g, COMPONENT_SLOT + j0 / 4))
+            };
             // SAFETY: every row pointer addresses a row of `stride ≥ j0 + 4` values.
             let (xi, best, l4, h4) = unsafe {
                 (
@@ -349,7 +356,7 @@ impl<T: ExternalReal> Passes<T> for External {
                         |q| q * sw.groups + sw.my_group,
                         flags_in,
                     );
-                    let spare = trial_row(
+                    let spare = trial_row::<T, false>(
                         s, gr, key, pstream, gn, i, active, best_i, lo, hi, a, b, flags_in, &d, &fl,
                     );
                     if k == gr.lane {
@@ -542,7 +549,7 @@ unsafe fn batch_entry<T: ExternalReal>(s: Setup<T>, p: BatchParams<T>) {
                         |q| q * groups + my_group,
                         flags,
                     );
-                    let spare = trial_row(
+                    let spare = trial_row::<T, false>(
                         &s, &gr, key, pstream, gn, i, active, bi, lo, hi, a, b, flags, &d, &fl,
                     );
                     if k == gr.lane {

@@ -81,6 +81,9 @@ pub mod kernels;
 #[cfg(target_arch = "nvptx64")]
 pub mod external;
 
+#[cfg(target_arch = "nvptx64")]
+pub mod callback;
+
 pub use de::{BoundPolicy, Crossover, Strategy};
 pub use functions::{Formula, Function};
 pub use philox::{Philox4x32, philox4x32_10};

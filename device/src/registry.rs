@@ -233,6 +233,39 @@ pub fn for_each_external_key(mut f: impl FnMut(KernelKey)) {
     }
 }
 
+/// The kernel key's `function` of the host-callback family (`callback.rs`): step-layout
+/// kernels that build the population's rows and trials and select, while the host
+/// evaluates the rows between the launches (an objective that runs on the CPU).
+pub const HOST: &str = "host";
+
+/// What a launch of a host-callback kernel does: the kernel's `init` parameter
+/// ([`StepParams`](crate::abi::StepParams)). A generation is [`HOST_TRIALS`] (the trials
+/// into `pop_b`), the host's evaluation (their values into `fit[np..2·np]`), then
+/// [`HOST_SELECT`]; the initialisation is [`HOST_INIT_ROWS`] (the rows into `pop_a`), the
+/// host's evaluation (into `fit[0..np]`), then [`HOST_INIT_SELECT`].
+pub const HOST_SELECT: u32 = 0;
+/// See [`HOST_SELECT`]: the best of the initial population, whose values the host wrote.
+pub const HOST_INIT_SELECT: u32 = 1;
+/// See [`HOST_SELECT`]: the initial rows into `pop_a`.
+pub const HOST_INIT_ROWS: u32 = 2;
+/// See [`HOST_SELECT`]: the next generation's trials into `pop_b`.
+pub const HOST_TRIALS: u32 = 3;
+
+/// Calls `f` with every kernel key of the host-callback family: the step layout, every
+/// family and precision.
+pub fn for_each_host_key(mut f: impl FnMut(KernelKey)) {
+    for precision in KernelPrecision::ALL {
+        for family in Family::ALL {
+            f(KernelKey {
+                layout: Layout::Step,
+                family,
+                function: HOST,
+                precision,
+            });
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -275,5 +308,14 @@ mod tests {
         });
         assert!(names.contains("de_batch_f64_external_thesis"));
         assert!(names.contains("de_batch_f64_external_thesis_ctl"));
+        // So are the host-callback family's.
+        let mut host = 0;
+        for_each_host_key(|key| {
+            let mut buf = [0u8; KERNEL_NAME_MAX];
+            assert!(names.insert(key.name_into(&mut buf).to_string()), "{key:?}");
+            host += 1;
+        });
+        assert_eq!(host, 6);
+        assert!(names.contains("de_step_f32_host_thesis_variant"));
     }
 }

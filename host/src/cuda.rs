@@ -24,6 +24,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+mod callback;
 mod ceilings;
 mod external;
 pub use ceilings::Ceilings;
@@ -119,10 +120,13 @@ fn kernel_name<T: Real>(layout: Layout, job: &Job) -> String {
             (true, true) => Family::ThesisVariant,
             (false, _) => Family::Classic,
         },
-        // Objectives other than built-ins run in the external family (linked in).
-        function: job
-            .builtin()
-            .map_or(gpude_device::registry::EXTERNAL, |f| f.key()),
+        // Host callbacks run in the host-callback family; other objectives than
+        // built-ins in the external family (linked in).
+        function: match job.builtin() {
+            Some(f) => f.key(),
+            None if job.objective().is_host_callback() => gpude_device::registry::HOST,
+            None => gpude_device::registry::EXTERNAL,
+        },
         precision: if T::NAME == "f32" {
             KernelPrecision::F32
         } else {
@@ -332,6 +336,12 @@ impl CudaEngine {
 
     /// Runs one job; `mode` picks the layout.
     pub fn run(&self, job: &Job, mode: Mode) -> Result<RunResult> {
+        if job.objective().is_host_callback() {
+            // Its own layout, whatever `mode` says (see `callback.rs`).
+            return self
+                .callback_run(job, &mut crate::cpu::Control::default())
+                .map(|o| o.result);
+        }
         crate::adaptive::cpu_only(job)?;
         job.check()?;
         let mode = match mode {
@@ -358,6 +368,17 @@ impl CudaEngine {
         job: &Job,
         mode: Mode,
     ) -> Result<(RunResult, FinalPopulation)> {
+        if job.objective().is_host_callback() {
+            let o = self.callback_run(job, &mut crate::cpu::Control::default())?;
+            let (x, fit) = match o.checkpoint.state {
+                crate::checkpoint::State::F32 { x, fit } => (
+                    x.iter().map(|&v| v as f64).collect(),
+                    fit.iter().map(|&v| v as f64).collect(),
+                ),
+                crate::checkpoint::State::F64 { x, fit } => (x, fit),
+            };
+            return Ok((o.result, FinalPopulation { x, fit }));
+        }
         job.check()?;
         crate::adaptive::cpu_only(job)?;
         let mode = match mode {
@@ -406,6 +427,25 @@ impl CudaEngine {
     /// one block per job; launches are spread over the streams. One result per job, in
     /// order.
     pub fn run_batch(&self, jobs: &[Job]) -> Result<Vec<RunResult>> {
+        if jobs.iter().any(|j| j.objective().is_host_callback()) {
+            // Host callbacks run one after the other (as on the CPU engine), the other
+            // jobs in their launches.
+            Job::check_all(jobs)?;
+            let (cb, rest): (Vec<usize>, Vec<usize>) =
+                (0..jobs.len()).partition(|&k| jobs[k].objective().is_host_callback());
+            let others: Vec<Job> = rest.iter().map(|&k| jobs[k].clone()).collect();
+            let mut results: Vec<Option<RunResult>> = vec![None; jobs.len()];
+            for (k, r) in rest.into_iter().zip(self.run_batch(&others)?) {
+                results[k] = Some(r);
+            }
+            for k in cb {
+                results[k] = Some(self.run(&jobs[k], Mode::Auto)?);
+            }
+            return Ok(results
+                .into_iter()
+                .map(|r| r.expect("every job ran"))
+                .collect());
+        }
         for job in jobs {
             check_objective(job)?;
             crate::adaptive::cpu_only(job)?;

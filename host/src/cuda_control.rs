@@ -738,6 +738,12 @@ impl CudaEngine {
         mode: Mode,
         watch: &mut Watch,
     ) -> Result<Vec<Ran>> {
+        if entries
+            .iter()
+            .any(|e| e.job().objective().is_host_callback())
+        {
+            return self.entries_one_by_one(entries, mode, watch);
+        }
         for e in &entries {
             let job = e.job();
             crate::cuda::check_objective(job)?;
@@ -793,8 +799,61 @@ impl CudaEngine {
             .collect())
     }
 
+    /// A list with host callbacks: one run after the other, the callbacks' under a
+    /// [`Control`] of the watch's observer and stop flag (the host sees each of their
+    /// generations), the others as [`CudaEngine::run_entries`] runs them. Callbacks are
+    /// not savable: a watch that saves or keeps states refuses them.
+    fn entries_one_by_one(
+        &self,
+        entries: Vec<Entry>,
+        mode: Mode,
+        watch: &mut Watch,
+    ) -> Result<Vec<Ran>> {
+        check_watch(&entries, watch)?;
+        let mut out = Vec::with_capacity(entries.len());
+        let mut halted = false;
+        for (k, entry) in entries.into_iter().enumerate() {
+            if k > 0 && (halted || flagged(watch)) {
+                out.push(Ran {
+                    result: None,
+                    entry,
+                });
+                continue;
+            }
+            if !entry.job().objective().is_host_callback() {
+                let ran = self.run_entries(vec![entry], mode, watch)?;
+                halted |= flagged(watch);
+                out.extend(ran);
+                continue;
+            }
+            let observer = watch.observer;
+            let one = move |g: u32, best: f64| match observer {
+                Some(o) => o(k, g, best),
+                None => Flow::Continue,
+            };
+            let mut control = Control {
+                observer: Some(&one),
+                stop: watch.stop,
+                ..Control::default()
+            };
+            let o = self.callback_run(entry.job(), &mut control)?;
+            let stopped = o.result.termination == crate::Termination::Stopped;
+            halted |= stopped && flagged(watch);
+            out.push(Ran {
+                result: Some(o.result),
+                entry: if stopped {
+                    Entry::Started(o.checkpoint)
+                } else {
+                    entry
+                },
+            });
+        }
+        Ok(out)
+    }
+
     /// Runs `job` under `control` (as [`crate::cpu::run_controlled`] does on the CPU),
-    /// reporting as `reporting` says; the outcome holds its final state.
+    /// reporting as `reporting` says; the outcome holds its final state. A host callback
+    /// runs in its own layout (`cuda/callback.rs`): the host sees every generation.
     pub fn run_controlled(
         &self,
         job: &Job,
@@ -802,6 +861,9 @@ impl CudaEngine {
         control: &mut Control,
         reporting: Reporting,
     ) -> Result<Outcome> {
+        if job.objective().is_host_callback() {
+            return self.callback_run(job, control);
+        }
         self.control_one(Entry::Pending(job.clone()), mode, control, reporting)
     }
 

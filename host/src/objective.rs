@@ -366,6 +366,12 @@ impl Objective {
         matches!(self, Objective::Callback(_))
     }
 
+    /// True for a callback that only the host can evaluate (no PTX code): the CUDA
+    /// engine keeps the DE stages on the GPU and calls it on the host for each batch.
+    pub fn is_host_callback(&self) -> bool {
+        matches!(self, Objective::Callback(c) if c.gpu.is_none())
+    }
+
     /// The name reports use: the built-in's name, `expr`, `cec2017-f5`, the callback's.
     pub fn name(&self) -> String {
         match self {

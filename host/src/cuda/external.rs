@@ -33,9 +33,13 @@ pub use gpude_device::registry::objective_symbol;
 const LOG_BYTES: usize = 4096;
 
 /// Can the CUDA engine run `job`'s objective? Built-in functions, expressions and PTX
-/// objectives (in a precision their module defines) run in every layout; CEC 2017
-/// functions and host callbacks not at all.
+/// objectives (in a precision their module defines) run in every layout; host callbacks
+/// in their own (the DE stages on the GPU, the callback on the host, see
+/// `callback.rs`), with every strategy and thesis variant; CEC 2017 functions not at all.
 pub fn check_objective(job: &Job) -> Result<()> {
+    if job.objective().is_host_callback() {
+        return Ok(());
+    }
     if let Some(code) = job.objective().ptx_code() {
         // The thesis-variant family exists for the built-in functions only.
         if job.thesis_variant().changes_trials() {
@@ -347,14 +351,25 @@ mod tests {
     }
 
     #[test]
-    fn callbacks_are_refused_with_the_reason() {
+    fn host_callbacks_run_on_the_gpu_and_need_no_link() {
         let o = Objective::pointwise("f", None, |x: &[f64]| x[0]).unwrap();
-        let job = Job::builder_for(o, 2).domain(0.0, 1.0).build().unwrap();
-        let err = check_objective(&job).unwrap_err().to_string();
-        assert!(
-            err.contains("callback objectives run on the CPU engine only"),
-            "{err}"
-        );
+        let job = Job::builder_for(o.clone(), 2)
+            .domain(0.0, 1.0)
+            .build()
+            .unwrap();
+        assert!(check_objective(&job).is_ok());
+        assert!(objective_code(&job, ExprPrecision::F64).unwrap().is_none());
+        // Thesis variants that change the trials too (the family has them).
+        let v = (1..64)
+            .filter_map(gpude_device::ThesisVariant::from_bits)
+            .find(|v| v.changes_trials())
+            .expect("a variant that changes the trials");
+        let varied = Job::builder_for(o, 2)
+            .domain(0.0, 1.0)
+            .thesis_variant(v)
+            .build()
+            .unwrap();
+        assert!(check_objective(&varied).is_ok());
     }
 
     #[test]
