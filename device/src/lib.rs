@@ -43,6 +43,7 @@
 /// This file is also `include!`d by the build script: it uses nothing outside `core`.
 pub mod abi;
 pub mod adaptive;
+pub mod adaptive_gen;
 pub mod cec2017;
 pub mod control;
 pub mod de;
@@ -79,6 +80,9 @@ pub mod kernels;
 
 #[cfg(target_arch = "nvptx64")]
 pub mod external;
+
+#[cfg(target_arch = "nvptx64")]
+pub mod kernels_adaptive;
 
 pub use de::{BoundPolicy, Crossover, Strategy};
 pub use functions::{Formula, Function};

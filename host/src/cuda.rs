@@ -24,6 +24,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+mod adaptive;
 mod external;
 pub use external::{check_objective, objective_symbol};
 
@@ -330,8 +331,10 @@ impl CudaEngine {
 
     /// Runs one job; `mode` picks the layout.
     pub fn run(&self, job: &Job, mode: Mode) -> Result<RunResult> {
-        crate::adaptive::cpu_only(job)?;
         job.check()?;
+        if job.adaptive().is_some() {
+            return Ok(self.run_adaptive(&[job])?.remove(0).0);
+        }
         let mode = match mode {
             Mode::Auto => self.auto_mode(job),
             m => m,
@@ -357,7 +360,9 @@ impl CudaEngine {
         mode: Mode,
     ) -> Result<(RunResult, FinalPopulation)> {
         job.check()?;
-        crate::adaptive::cpu_only(job)?;
+        if job.adaptive().is_some() {
+            return Ok(self.run_adaptive(&[job])?.remove(0));
+        }
         let mode = match mode {
             Mode::Auto => self.auto_mode(job),
             m => m,
@@ -404,9 +409,16 @@ impl CudaEngine {
     /// one block per job; launches are spread over the streams. One result per job, in
     /// order.
     pub fn run_batch(&self, jobs: &[Job]) -> Result<Vec<RunResult>> {
+        if jobs.iter().any(|j| j.adaptive().is_some()) {
+            let all: Vec<&Job> = jobs.iter().collect();
+            return Ok(self
+                .run_adaptive(&all)?
+                .into_iter()
+                .map(|(r, _)| r)
+                .collect());
+        }
         for job in jobs {
             check_objective(job)?;
-            crate::adaptive::cpu_only(job)?;
         }
         Job::check_all(jobs)?;
         let mut groups: Vec<Vec<usize>> = Vec::new();
@@ -435,6 +447,63 @@ impl CudaEngine {
                 Pending::F64(l) => l.finish(&members)?,
             };
             for (k, r) in group.into_iter().zip(rs) {
+                results[k] = Some(r);
+            }
+        }
+        Ok(results
+            .into_iter()
+            .map(|r| r.expect("every job ran"))
+            .collect())
+    }
+
+    /// Runs adaptive jobs (every one of `jobs` must be adaptive): compatible ones share
+    /// a launch of the adaptive kernels, one block each, launches spread over the
+    /// streams. One result and final population per job, in order.
+    pub fn run_adaptive(&self, jobs: &[&Job]) -> Result<Vec<(RunResult, FinalPopulation)>> {
+        for job in jobs {
+            if job.adaptive().is_none() {
+                let name = crate::config::strategy_name(job.strategy());
+                return Err(Error::invalid(
+                    "strategy",
+                    name,
+                    format!(
+                        "an adaptive strategy (jde, jade, shade, lshade, jso) in a batch of adaptive runs; run {name} in a batch of its own"
+                    ),
+                ));
+            }
+            crate::adaptive::gpu_check(job)?;
+        }
+        let owned: Vec<Job> = jobs.iter().map(|&j| j.clone()).collect();
+        Job::check_all(&owned)?;
+        let mut groups: Vec<Vec<usize>> = Vec::new();
+        for (k, job) in jobs.iter().enumerate() {
+            match groups.iter_mut().find(|g| compatible(jobs[g[0]], job)) {
+                Some(g) => g.push(k),
+                None => groups.push(vec![k]),
+            }
+        }
+        enum Launch {
+            F32(adaptive::AdaptiveLaunch<f32>),
+            F64(adaptive::AdaptiveLaunch<f64>),
+        }
+        let mut pending = Vec::new();
+        for (n, group) in groups.iter().enumerate() {
+            let stream = self.streams[n % self.streams.len()].clone();
+            let members: Vec<&Job> = group.iter().map(|&k| jobs[k]).collect();
+            let launch = match members[0].precision() {
+                crate::Precision::F32 => Launch::F32(self.launch_adaptive(&members, stream)?),
+                crate::Precision::F64 => Launch::F64(self.launch_adaptive(&members, stream)?),
+            };
+            pending.push((group, launch));
+        }
+        let mut results: Vec<Option<(RunResult, FinalPopulation)>> = vec![None; jobs.len()];
+        for (group, launch) in pending {
+            let members: Vec<&Job> = group.iter().map(|&k| jobs[k]).collect();
+            let rs = match launch {
+                Launch::F32(l) => l.finish(&members)?,
+                Launch::F64(l) => l.finish(&members)?,
+            };
+            for (&k, r) in group.iter().zip(rs) {
                 results[k] = Some(r);
             }
         }
