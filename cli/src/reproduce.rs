@@ -193,7 +193,13 @@ fn cec2017(args: Cec2017Args) -> Result<String> {
     }
     options.validate()?;
 
-    // Everything the runs need is checked before they start.
+    // Everything the runs need is checked before they start: the engine first (a
+    // missing GPU writes nothing).
+    let backend = gpude::Backend::parse(&args.backend)?;
+    let solver = gpude::Solver::new(&gpude::SolverOptions {
+        backend,
+        ..gpude::SolverOptions::default()
+    })?;
     crate::output::check_dir(&args.out, "the output folder")?;
     let reference = c::locate_reference(args.reference.as_deref())?;
     let published = c::published::load(&reference).map_err(CliError::usage)?;
@@ -201,11 +207,6 @@ fn cec2017(args: Cec2017Args) -> Result<String> {
         Some(dir) => gpude::cec2017::DataSource::open(&dir.join(c::DATA_IN_REFERENCE))?,
         None => gpude::cec2017::DataSource::locate(None)?,
     };
-    let backend = gpude::Backend::parse(&args.backend)?;
-    let solver = gpude::Solver::new(&gpude::SolverOptions {
-        backend,
-        ..gpude::SolverOptions::default()
-    })?;
 
     let total = options.dims.len() * options.functions.len();
     let mut results = Vec::with_capacity(total);
