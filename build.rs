@@ -208,6 +208,10 @@ fn check_kernels(ptx: &str) -> Result<()> {
     registry::for_each_kernel_key(&mut name_of);
     registry::for_each_external_key(&mut name_of);
     registry::for_each_host_key(&mut name_of);
+    registry::for_each_adaptive_key(|key| {
+        let mut buf = [0u8; registry::KERNEL_NAME_MAX];
+        expected.insert(key.name_into(&mut buf).to_string());
+    });
     let missing: Vec<&String> = expected.difference(&entries).collect();
     if !missing.is_empty() {
         return Err(format!(
@@ -223,7 +227,7 @@ fn check_kernels(ptx: &str) -> Result<()> {
     }
     let unnamed: Vec<&String> = entries
         .iter()
-        .filter(|e| e.starts_with("de_") && !expected.contains(*e))
+        .filter(|e| (e.starts_with("de_") || e.starts_with("adaptive_")) && !expected.contains(*e))
         .collect();
     if !unnamed.is_empty() {
         return Err(format!(

@@ -96,6 +96,14 @@ fn main() {
             "batch_of_thesis_variants_matches_cpu_runs",
             thesis_variant_batch_matches_cpu,
         ),
+        (
+            "adaptive_runs_match_cpu_bit_for_bit",
+            adaptive_runs_match_cpu,
+        ),
+        (
+            "adaptive_gpu_refusals_are_clear",
+            adaptive_gpu_refusals_are_clear,
+        ),
         ("host_callbacks_run_as_on_the_cpu", host_callbacks_match_cpu),
         (
             "host_callback_errors_are_the_cpu_engines",
@@ -1901,5 +1909,116 @@ fn host_callback_control(e: &CudaEngine) {
         let c = outcome(false, u32::MAX, Some(&flag), 0);
         assert_eq!(g.0, 0);
         assert_eq!(g, c, "{p:?} stop flag");
+    }
+}
+
+/// The jobs of the adaptive parity test: `s` on `objective` at D = 10 with an odd budget
+/// (the last generation is partial; L-SHADE and jSO shrink from the first generations
+/// on), two streams of one seed in one batch, with the history.
+fn adaptive_jobs(s: Strategy, objective: &Objective, precision: Precision) -> Vec<Job> {
+    (0..2)
+        .map(|stream| {
+            Job::builder_for(objective.clone(), 10)
+                .strategy(s)
+                .max_evaluations(2_345)
+                .precision(precision)
+                .seed(2017)
+                .stream(stream)
+                .history(true)
+                .build()
+                .expect("valid job")
+        })
+        .collect()
+}
+
+/// The bits of a result and final population, for comparisons.
+fn adaptive_bits(r: &RunResult, x: &[f64], fit: &[f64]) -> (Vec<u64>, Vec<u64>, Vec<u64>) {
+    let mut head: Vec<u64> = vec![r.best_f.to_bits(), r.generations as u64, r.evaluations];
+    head.extend(r.best_x.iter().map(|v| v.to_bits()));
+    head.extend(r.history.iter().flatten().map(|v| v.to_bits()));
+    (
+        head,
+        x.iter().map(|v| v.to_bits()).collect(),
+        fit.iter().map(|v| v.to_bits()).collect(),
+    )
+}
+
+/// Every adaptive strategy, f64 and f32, on a built-in function and CEC 2017 functions
+/// (plain, hybrid, composition): the GPU's runs (one block each, two per launch) give
+/// the CPU engine's bits — best value and point, generations, evaluations, history, and
+/// the whole final population (reduced for L-SHADE and jSO).
+fn adaptive_runs_match_cpu(e: &CudaEngine) {
+    use gpude::host::adaptive::run_until;
+    let mut objectives = vec![Objective::Builtin(Function::Rastrigin)];
+    match gpude::cec2017::DataSource::locate(None) {
+        Ok(source) => {
+            for n in [1, 5, 13, 22] {
+                let id = gpude::cec2017::FunctionId::new(n).expect("a CEC 2017 function");
+                objectives.push(Objective::cec2017(&source, id, 10).expect("its data"));
+            }
+        }
+        Err(err) => println!("    NOTE: no CEC 2017 data ({err}); the built-in function only"),
+    }
+    let mut compared = 0;
+    for precision in [Precision::F64, Precision::F32] {
+        for s in Strategy::ADAPTIVE {
+            for objective in &objectives {
+                let jobs = adaptive_jobs(s, objective, precision);
+                let refs: Vec<&Job> = jobs.iter().collect();
+                let gpu = e.run_adaptive(&refs).expect("gpu runs");
+                for (job, (r, pop)) in jobs.iter().zip(&gpu) {
+                    let (cr, cx, cf) = match precision {
+                        Precision::F64 => run_until::<f64>(job, None, None),
+                        Precision::F32 => {
+                            let (r, x, f) = run_until::<f32>(job, None, None);
+                            (
+                                r,
+                                x.iter().map(|&v| v as f64).collect(),
+                                f.iter().map(|&v| v as f64).collect(),
+                            )
+                        }
+                    };
+                    let what = format!(
+                        "{s:?} {} {precision:?} stream {}",
+                        objective.name(),
+                        job.stream()
+                    );
+                    assert_eq!(r.termination, cr.termination, "{what}");
+                    assert_eq!(r.termination, Termination::MaxEvaluations, "{what}");
+                    assert_eq!(
+                        adaptive_bits(r, &pop.x, &pop.fit),
+                        adaptive_bits(&cr, &cx, &cf),
+                        "{what}: the GPU run differs from the CPU run"
+                    );
+                    compared += 1;
+                }
+            }
+        }
+    }
+    assert_eq!(compared, 2 * 2 * 5 * objectives.len());
+}
+
+/// What the GPU does not run yet is refused before any work, saying what runs.
+fn adaptive_gpu_refusals_are_clear(e: &CudaEngine) {
+    let expr = Objective::expr("sum(x^2)", Some(0.0)).expect("an expression");
+    let job = Job::builder_for(expr, 10)
+        .domain(-5.0, 5.0)
+        .strategy(Strategy::Jso)
+        .build()
+        .expect("valid job");
+    let err = e.run(&job, Mode::Auto).expect_err("refused").to_string();
+    assert!(
+        err.contains("built-in or CEC 2017 function for jso on the GPU"),
+        "{err}"
+    );
+    if let Ok(source) = gpude::cec2017::DataSource::locate(None) {
+        let id = gpude::cec2017::FunctionId::new(5).expect("F5");
+        let job = Job::builder_for(Objective::cec2017(&source, id, 10).expect("data"), 10)
+            .strategy(Strategy::Rand1)
+            .generations(5)
+            .build()
+            .expect("valid job");
+        let err = e.run(&job, Mode::Auto).expect_err("refused").to_string();
+        assert!(err.contains("jde, jade, shade, lshade or jso"), "{err}");
     }
 }

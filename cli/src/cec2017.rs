@@ -825,6 +825,11 @@ CPU time is the wall time of the batch of all runs of the function.\n"
         s.push_str(&table(&rows));
         let _ = writeln!(s, "\n{}\n", summary_line(sum));
     }
+    // On the GPU the times are the batch launches' (the runs of one function and strategy
+    // in one launch).
+    if r.backend == "cuda" {
+        s = s.replace("CPU time", "GPU time");
+    }
     s
 }
 

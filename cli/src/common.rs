@@ -238,18 +238,24 @@ impl BackendArgs {
     /// notice. Built-in functions and expressions run on the GPU when there is one.
     pub fn open_for(&self, jobs: &[Job]) -> Result<Solver> {
         let backend = Backend::parse(&self.backend)?;
-        // What only the CPU engine runs for now: objectives other than the built-ins,
-        // expressions and PTX, and the adaptive strategies.
+        // What only the CPU engine runs for now: the classic strategies with objectives
+        // other than the built-ins, expressions and PTX; the adaptive strategies with
+        // objectives other than the built-ins and the CEC 2017 functions.
         let cpu_only = jobs.iter().find_map(|j| {
             let o = j.objective();
-            if j.builtin().is_none() && o.as_expr().is_none() && o.ptx_code().is_none() {
-                Some(format!(
-                    "the objective {}",
-                    input::clip(&j.objective().name())
-                ))
+            let name = || input::clip(&j.objective().name());
+            if j.adaptive().is_some() {
+                (j.builtin().is_none() && o.as_cec2017().is_none()).then(|| {
+                    format!(
+                        "the {} strategy with the objective {}",
+                        strategy_name(j.strategy()),
+                        name()
+                    )
+                })
+            } else if j.builtin().is_none() && o.as_expr().is_none() && o.ptx_code().is_none() {
+                Some(format!("the objective {}", name()))
             } else {
-                j.adaptive()
-                    .map(|_| format!("the {} strategy", strategy_name(j.strategy())))
+                None
             }
         });
         if let (Backend::Auto, Some(what)) = (backend, cpu_only) {

@@ -50,8 +50,8 @@ pub struct Cec2017Args {
     #[arg(long, value_name = "N")]
     pub runs: Option<u32>,
 
-    /// Where to run: cpu or auto (the adaptive strategies run on the CPU engine only for
-    /// now; auto selects it).
+    /// Where to run: cpu, cuda or auto (the GPU when there is one). On the GPU each
+    /// function's runs of a strategy are one batch launch, one block per run.
     #[arg(long, default_value = "auto", value_name = "B")]
     pub backend: String,
 
@@ -193,21 +193,13 @@ fn cec2017(args: Cec2017Args) -> Result<String> {
     }
     options.validate()?;
 
-    // The engines' own refusal: the adaptive strategies have no GPU kernels yet.
-    match gpude::Backend::parse(&args.backend)? {
-        gpude::Backend::Cuda => {
-            let probe = gpude::Job::builder(gpude::Function::Sphere, 10)
-                .strategy(options.strategies[0])
-                .build()?;
-            gpude::host::adaptive::cpu_only(&probe)?;
-            return Err(CliError::usage(
-                "the adaptive strategies run on the CPU engine only for now; use --backend cpu",
-            ));
-        }
-        gpude::Backend::Cpu | gpude::Backend::Auto => {}
-    }
-
-    // Everything the runs need is checked before they start.
+    // Everything the runs need is checked before they start: the engine first (a
+    // missing GPU writes nothing).
+    let backend = gpude::Backend::parse(&args.backend)?;
+    let solver = gpude::Solver::new(&gpude::SolverOptions {
+        backend,
+        ..gpude::SolverOptions::default()
+    })?;
     crate::output::check_dir(&args.out, "the output folder")?;
     let reference = c::locate_reference(args.reference.as_deref())?;
     let published = c::published::load(&reference).map_err(CliError::usage)?;
@@ -215,10 +207,6 @@ fn cec2017(args: Cec2017Args) -> Result<String> {
         Some(dir) => gpude::cec2017::DataSource::open(&dir.join(c::DATA_IN_REFERENCE))?,
         None => gpude::cec2017::DataSource::locate(None)?,
     };
-    let solver = gpude::Solver::new(&gpude::SolverOptions {
-        backend: gpude::Backend::Cpu,
-        ..gpude::SolverOptions::default()
-    })?;
 
     let total = options.dims.len() * options.functions.len();
     let mut results = Vec::with_capacity(total);

@@ -29,6 +29,38 @@ pub struct Run<T> {
     pub variant: u32,
 }
 
+/// The settings of an adaptive run (jDE, JADE, SHADE, L-SHADE, jSO), as the CPU engine
+/// and the adaptive kernels read them (see `crate::adaptive_gen`).
+///
+/// `strategy`, `bounds` and `formula` are the `as u32` codes of `Strategy`,
+/// `BoundPolicy` and `Formula`; `function` is the built-in function's code, or the CEC
+/// 2017 function's number for the CEC kernels. `np` is the initial population size,
+/// `min_pop` the final one (L-SHADE, jSO; `np` otherwise), `memory_size` H,
+/// `gens` the generation limit and `target` the value at which a run stops (NaN for
+/// none: no value is ≤ NaN; a run's best value is compared in f64, as the CPU engine
+/// compares it). The
+/// reals stay `f64` in both precisions: the engines convert them where they are used.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AdaptiveRun {
+    pub max_evaluations: u64,
+    pub archive_rate: f64,
+    pub p_best: f64,
+    pub learning_rate: f64,
+    pub tau1: f64,
+    pub tau2: f64,
+    pub strategy: u32,
+    pub bounds: u32,
+    pub formula: u32,
+    pub function: u32,
+    pub dim: u32,
+    pub np: u32,
+    pub min_pop: u32,
+    pub memory_size: u32,
+    pub gens: u32,
+    pub target: f64,
+}
+
 /// One field of a parameter struct: its name, offset and size on this target.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Field {
@@ -218,6 +250,68 @@ declare_params! {
     BatchParams, batch_params, "de_batch_"
 }
 
+/// The fields of [`AdaptiveParams`] (see [`batch_params!`](crate::batch_params)).
+#[macro_export]
+macro_rules! adaptive_params {
+    ($callback:ident!($($args:tt)*), $t:ty) => {
+        $callback! { $($args)*; AdaptiveParams<$t> {
+            run: AdaptiveRun,
+            seeds: *const u64,
+            streams: *const u32,
+            lo: *const $t,
+            hi: *const $t,
+            shift: *const $t,
+            rotation: *const $t,
+            shuffle: *const u32,
+            x: *mut $t,
+            fit: *mut $t,
+            trials: *mut $t,
+            trial_fit: *mut $t,
+            trial_param: *mut $t,
+            trial_word: *mut u32,
+            archive: *mut $t,
+            memory: *mut $t,
+            jde: *mut $t,
+            ranks: *mut u32,
+            ranking: *mut u32,
+            scratch: *mut $t,
+            state: *mut u32,
+            evaluations: *mut u64,
+            best_f: *mut $t,
+            hist: *mut $t,
+        } }
+    };
+}
+
+declare_params! {
+    /// The adaptive kernels (`adaptive_batch_*`): one block per run of an adaptive
+    /// strategy, every generation in one launch; `P` runs = the grid size, each with
+    /// `np` (the initial size) rows of `dim` values (no padding).
+    ///
+    /// Inputs: `seeds`, `streams` (P), `lo`, `hi` (dim each); for the CEC 2017 kernels
+    /// the function's data in the layout of `cec2017::Data` (`shift`, `rotation`,
+    /// `shuffle`, null for the built-ins). Working buffers, per run: `x`, `trials`
+    /// (np·dim), `fit`, `trial_fit`, `trial_word`, `ranks`, `ranking` (np),
+    /// `trial_param` (2·np: F, Cr), `archive` (its largest capacity, at least one row),
+    /// `memory` (2·H: μ_F then μ_Cr), `jde` (2·np: jDE's F then Cr) and per thread
+    /// `scratch` (`cec2017::scratch_len(dim)` values, P·blockDim of them). Outputs:
+    /// `state` (`ADAPTIVE_STATE_WORDS` per run), `evaluations`, `best_f` (P) and `hist`
+    /// ((gens + 1)·P values, or null for no history); `x` and `fit` hold the final
+    /// population (its first `state[ADAPTIVE_SIZE]` rows).
+    AdaptiveParams, adaptive_params, "adaptive_batch_"
+}
+
+/// Words of an adaptive run's state: the population size, the archive's length, the
+/// memory's next entry, the generations done, the best individual's index, and the
+/// size the population is reduced to after the generation in progress.
+pub const ADAPTIVE_SIZE: usize = 0;
+pub const ADAPTIVE_ARCHIVE: usize = 1;
+pub const ADAPTIVE_MEMORY_K: usize = 2;
+pub const ADAPTIVE_GENS: usize = 3;
+pub const ADAPTIVE_BEST: usize = 4;
+pub const ADAPTIVE_NEXT: usize = 5;
+pub const ADAPTIVE_STATE_WORDS: usize = 8;
+
 declare_params! {
     /// The step kernels (`de_step_*`): one generation of a population spread over the
     /// whole grid per launch, or its initialisation when `init` is not 0.
@@ -284,6 +378,8 @@ pub fn for_each_params(mut f: impl FnMut([&'static str; 2], &'static [Field])) {
     one::<EvalParams<f64>>(&mut f);
     one::<CeilingParams<f32>>(&mut f);
     one::<CeilingParams<f64>>(&mut f);
+    one::<AdaptiveParams<f32>>(&mut f);
+    one::<AdaptiveParams<f64>>(&mut f);
 }
 
 // Device pointers are 64-bit on nvptx64; the host must agree.
@@ -328,6 +424,8 @@ mod tests {
         check::<EvalParams<f64>>("function", "out");
         check::<CeilingParams<f32>>("iters", "out");
         check::<CeilingParams<f64>>("iters", "out");
+        check::<AdaptiveParams<f32>>("run", "hist");
+        check::<AdaptiveParams<f64>>("run", "hist");
         assert_eq!(BatchParams::<f32>::FIELDS.len(), 19);
         assert_eq!(core::mem::size_of::<Run<f32>>(), 44);
         assert_eq!(core::mem::size_of::<Run<f64>>(), 56);
@@ -337,7 +435,7 @@ mod tests {
     fn kernel_names_follow_the_registry() {
         let mut names = Vec::new();
         for_each_params(|[family, precision], _| names.push(format!("{family}{precision}")));
-        assert_eq!(names.len(), 10);
+        assert_eq!(names.len(), 12);
         let key = crate::registry::KernelKey {
             layout: crate::registry::Layout::Grid,
             family: crate::registry::Family::Thesis,

@@ -43,6 +43,7 @@
 /// This file is also `include!`d by the build script: it uses nothing outside `core`.
 pub mod abi;
 pub mod adaptive;
+pub mod adaptive_gen;
 pub mod cec2017;
 pub mod ceiling;
 pub mod control;
@@ -83,6 +84,9 @@ pub mod external;
 
 #[cfg(target_arch = "nvptx64")]
 pub mod callback;
+
+#[cfg(target_arch = "nvptx64")]
+pub mod kernels_adaptive;
 
 pub use de::{BoundPolicy, Crossover, Strategy};
 pub use functions::{Formula, Function};

@@ -266,6 +266,68 @@ pub fn for_each_host_key(mut f: impl FnMut(KernelKey)) {
     }
 }
 
+/// The `function` of the adaptive kernel that evaluates the CEC 2017 functions (the
+/// function's number is a run-time setting, its data device buffers).
+pub const CEC2017: &str = "cec2017";
+
+/// One adaptive kernel (jDE, JADE, SHADE, L-SHADE and jSO, chosen at run time): one block
+/// per run, every generation in one launch (`kernels_adaptive.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct AdaptiveKey {
+    /// A built-in function's kernel key, or [`CEC2017`].
+    pub function: &'static str,
+    pub precision: KernelPrecision,
+}
+
+impl AdaptiveKey {
+    /// Writes the entry point's name (`adaptive_batch_f64_cec2017`) into `buf` and returns
+    /// its length.
+    pub fn write_name(&self, buf: &mut [u8; KERNEL_NAME_MAX]) -> usize {
+        let parts = ["adaptive_batch_", self.precision.word(), "_", self.function];
+        let mut n = 0;
+        for p in parts {
+            for &b in p.as_bytes() {
+                if n < KERNEL_NAME_MAX {
+                    buf[n] = b;
+                    n += 1;
+                }
+            }
+        }
+        n
+    }
+
+    /// The entry point's name as text.
+    pub fn name_into<'a>(&self, buf: &'a mut [u8; KERNEL_NAME_MAX]) -> &'a str {
+        let n = self.write_name(buf);
+        core::str::from_utf8(&buf[..n]).unwrap_or("")
+    }
+}
+
+/// Calls `f` with every adaptive kernel's key: each built-in function and CEC 2017, in
+/// both precisions.
+pub fn for_each_adaptive_key(mut f: impl FnMut(AdaptiveKey)) {
+    macro_rules! keys {
+        ($($(#[$doc:meta])* $variant:ident = $num:literal, $key:ident, $name:literal,
+            $formula:literal, ($lo:expr, $hi:expr), $argmin:expr, $min:expr, $min_dim:literal;)*) => {
+            [$(stringify!($key)),*]
+        };
+    }
+    for function in builtin_functions!(keys) {
+        for precision in KernelPrecision::ALL {
+            f(AdaptiveKey {
+                function,
+                precision,
+            });
+        }
+    }
+    for precision in KernelPrecision::ALL {
+        f(AdaptiveKey {
+            function: CEC2017,
+            precision,
+        });
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -317,5 +379,16 @@ mod tests {
         });
         assert_eq!(host, 6);
         assert!(names.contains("de_step_f32_host_thesis_variant"));
+        let mut adaptive = 0;
+        for_each_adaptive_key(|key| {
+            let mut buf = [0u8; KERNEL_NAME_MAX];
+            let n = key.write_name(&mut buf);
+            assert!(n < KERNEL_NAME_MAX, "{key:?} fills the buffer");
+            assert!(names.insert(key.name_into(&mut buf).to_string()), "{key:?}");
+            adaptive += 1;
+        });
+        assert_eq!(adaptive, 2 * (Function::ALL.len() + 1));
+        assert!(names.contains("adaptive_batch_f32_cec2017"));
+        assert!(names.contains("adaptive_batch_f64_rosenbrock"));
     }
 }

@@ -25,17 +25,13 @@
 //! adapt, the parents that enter the archive) are strict improvements everywhere.
 
 use crate::config::{Job, JobBuilder, strategy_name};
-use crate::cpu::{Flow, Observer, Population, chunk4, evaluate_fast, initial};
+use crate::cpu::{Flow, Observer, Population, evaluate_fast, initial};
 use crate::error::{Error, Result};
 use crate::result::{Ending, RunResult, Termination};
-use gpude_device::adaptive::{
-    self as rules, CAUCHY_TRIES, JSO_FIXED_ENTRY, MemoryRule, PARAM_SLOT, POPULATION_INDEX,
-    Successes,
-};
-use gpude_device::de::{
-    COMPONENT_SLOT, RESAMPLE_SLOT, TrialParams, block, draw_indices, subsequence, trial_chunk,
-};
-use gpude_device::philox::{below, block_words, key_of};
+use gpude_device::abi::AdaptiveRun;
+use gpude_device::adaptive as rules;
+use gpude_device::adaptive_gen as step;
+use gpude_device::philox::key_of;
 use gpude_device::{Crossover, Real, Strategy};
 use nalgebra::DVector;
 use rayon::prelude::*;
@@ -119,17 +115,24 @@ impl JobBuilder {
     }
 }
 
-/// The CUDA engine's check: the adaptive strategies have no kernels yet.
-pub fn cpu_only(job: &Job) -> Result<()> {
-    if job.strategy().is_adaptive() {
-        let name = strategy_name(job.strategy());
-        return Err(Error::invalid(
-            "strategy",
-            name,
-            format!("{name} runs on the CPU engine only for now; use --backend cpu"),
-        ));
+/// The CUDA engine's check of an adaptive job: its kernels evaluate the built-in and
+/// the CEC 2017 functions; other objectives run on the CPU engine. Classic jobs pass.
+pub fn gpu_check(job: &Job) -> Result<()> {
+    use crate::objective::Objective;
+    match job.objective() {
+        _ if !job.strategy().is_adaptive() => Ok(()),
+        Objective::Builtin(_) | Objective::Cec2017(_) => Ok(()),
+        o => {
+            let name = strategy_name(job.strategy());
+            Err(Error::invalid(
+                "objective",
+                crate::error::clip(&o.name()),
+                format!(
+                    "a built-in or CEC 2017 function for {name} on the GPU; use --backend cpu for other objectives"
+                ),
+            ))
+        }
     }
-    Ok(())
 }
 
 /// The papers' initial population size, for the adaptive strategies.
@@ -361,43 +364,33 @@ pub(crate) fn settle(
     }))
 }
 
-/// The run's constant context.
-struct Ctx<'a> {
-    job: &'a Job,
-    a: &'a Adaptive,
-    key: [u32; 2],
-    dim: usize,
-}
-
-/// What one generation's trials read besides the population: the per-generation scalars.
-struct Gen<'a, T> {
-    g: u32,
-    /// The population size (the trials may be fewer: the budget's last generation).
-    n: u32,
-    /// The ranking's first entries, best first.
-    ranking: &'a [u32],
-    /// The p-best count (all but SHADE, which draws its own).
-    k: u32,
-    /// Budget spent before this generation, as a fraction (jSO's schedules).
-    t: f64,
-    archive: &'a [T],
-    archive_len: u32,
-    /// μ_F and μ_Cr: JADE's one pair, or the memory.
-    mf: &'a [T],
-    mcr: &'a [T],
-    /// jDE's per-individual F and Cr.
-    jf: &'a [T],
-    jcr: &'a [T],
-}
-
-/// A trial's outcome besides its row.
-#[derive(Clone, Copy, Default)]
-struct Outcome<T> {
-    fit: T,
-    f: T,
-    cr: T,
-    /// The word that places x_i in a full archive.
-    archive_word: u32,
+/// The settings of an adaptive `job` as both engines read them (the device crate's
+/// [`AdaptiveRun`]); `function` is the built-in's code, or the CEC 2017 function's number.
+pub fn run_settings(job: &Job) -> AdaptiveRun {
+    let a = job.adaptive().expect("an adaptive job");
+    let function = match (job.builtin(), job.objective().as_cec2017()) {
+        (Some(f), _) => f as u32,
+        (None, Some(c)) => c.id().number(),
+        (None, None) => 0,
+    };
+    AdaptiveRun {
+        max_evaluations: a.max_evaluations,
+        archive_rate: a.archive_rate,
+        p_best: a.p_best,
+        learning_rate: a.learning_rate,
+        tau1: a.tau[0],
+        tau2: a.tau[1],
+        strategy: job.strategy() as u32,
+        bounds: job.bounds() as u32,
+        formula: job.formula() as u32,
+        function,
+        dim: job.dim(),
+        np: job.pop(),
+        min_pop: a.min_pop,
+        memory_size: a.memory_size,
+        gens: job.generations(),
+        target: job.target_value().unwrap_or(f64::NAN),
+    }
 }
 
 /// A trial's value for built-in functions; other objectives are evaluated a
@@ -407,135 +400,6 @@ fn fit_of<T: Real>(job: &Job, out: &[T]) -> T {
     match job.builtin() {
         Some(f) => evaluate_fast(f, job.formula(), out),
         None => T::ZERO,
-    }
-}
-
-/// Individual i's trial of generation `gs.g` into `out`.
-fn trial<T: Real>(
-    c: &Ctx,
-    pop: &Population<T>,
-    gs: &Gen<T>,
-    i: usize,
-    out: &mut [T],
-) -> Outcome<T> {
-    let s = c.job.strategy();
-    let d = c.dim;
-    let sub = subsequence(c.job.stream(), i as u32);
-    let words = |slot: u32| block_words(c.key, sub, block(gs.g, slot));
-    let resample = |j0: usize| move || words(RESAMPLE_SLOT + (j0 / 4) as u32);
-    let param = words(PARAM_SLOT);
-    let (lo, hi) = (&pop.lo, &pop.hi);
-    let xi = pop.row(i);
-    if s == Strategy::Jde {
-        let (f, cr) = rules::jde_update(
-            gs.jf[i],
-            gs.jcr[i],
-            &param,
-            T::of(c.a.tau[0]),
-            T::of(c.a.tau[1]),
-        );
-        let dr = draw_indices(c.key, c.job.stream(), i as u32, gs.g, gs.n, 3, d as u32);
-        let tp = TrialParams {
-            strategy: Strategy::Jde,
-            crossover: Crossover::Binomial,
-            bounds: c.job.bounds(),
-            f,
-            cr,
-            dim: d as u32,
-            variant: gpude_device::ThesisVariant::DEFAULT,
-        };
-        for j0 in (0..d).step_by(4) {
-            let n = (d - j0).min(4);
-            let mut r = [[T::ZERO; 4]; 5];
-            for (k, rk) in r.iter_mut().enumerate().take(3) {
-                *rk = chunk4(pop.row(dr.r[k] as usize), j0);
-            }
-            let x = chunk4(xi, j0);
-            let v = trial_chunk(
-                &tp,
-                j0 as u32,
-                n as u32,
-                &x,
-                &r,
-                &x,
-                &chunk4(lo, j0),
-                &chunk4(hi, j0),
-                &words(COMPONENT_SLOT + (j0 / 4) as u32),
-                dr.jrand,
-                d as u32,
-                resample(j0),
-            );
-            out[j0..j0 + n].copy_from_slice(&v[..n]);
-        }
-        return Outcome {
-            fit: fit_of(c.job, out),
-            f,
-            cr,
-            archive_word: 0,
-        };
-    }
-    let s0 = words(0);
-    let s1 = words(1);
-    let (c1, c2) = (words(PARAM_SLOT + 1), words(PARAM_SLOT + 2));
-    let mut cauchy = [0u32; CAUCHY_TRIES];
-    cauchy[..4].copy_from_slice(&c1);
-    cauchy[4..].copy_from_slice(&c2);
-    let r = if s == Strategy::Jade {
-        0
-    } else {
-        below(param[0], c.a.memory_size) as usize
-    };
-    let cr = rules::draw_cr(gs.mcr[r], param[1], param[2]);
-    let f = rules::draw_f(gs.mf[r], &cauchy);
-    let (f, cr, fw) = if s == Strategy::Jso {
-        let (f, cr) = rules::jso_clamp(f, cr, gs.t);
-        (f, cr, f * T::of(rules::jso_fw_factor(gs.t)))
-    } else {
-        (f, cr, f)
-    };
-    let k = if s == Strategy::Shade {
-        rules::pbest_count(rules::shade_p(param[3], gs.n, c.a.p_best), gs.n)
-    } else {
-        gs.k
-    };
-    let dr = rules::pbest_indices(&s0, i as u32, gs.n, gs.archive_len, k);
-    let xp = pop.row(gs.ranking[dr.rank as usize] as usize);
-    let x1 = pop.row(dr.r1 as usize);
-    let x2 = if dr.r2 < gs.n {
-        pop.row(dr.r2 as usize)
-    } else {
-        let a = (dr.r2 - gs.n) as usize;
-        &gs.archive[a * d..(a + 1) * d]
-    };
-    let jrand = below(s1[1], d as u32);
-    for j0 in (0..d).step_by(4) {
-        let n = (d - j0).min(4);
-        let v = rules::pbest_trial_chunk(
-            f,
-            fw,
-            cr,
-            c.job.bounds(),
-            j0 as u32,
-            n as u32,
-            [
-                &chunk4(xi, j0),
-                &chunk4(xp, j0),
-                &chunk4(x1, j0),
-                &chunk4(x2, j0),
-            ],
-            &chunk4(lo, j0),
-            &chunk4(hi, j0),
-            &words(COMPONENT_SLOT + (j0 / 4) as u32),
-            jrand,
-            resample(j0),
-        );
-        out[j0..j0 + n].copy_from_slice(&v[..n]);
-    }
-    Outcome {
-        fit: fit_of(c.job, out),
-        f,
-        cr,
-        archive_word: s0[3],
     }
 }
 
@@ -564,14 +428,9 @@ impl<T: Real> State<T> {
         let pop = initial::<T>(job);
         let n = pop.fit.len();
         let h = a.memory_size as usize;
-        let (mut mf, mut mcr) = match job.strategy() {
-            Strategy::Jso => (vec![T::of(0.3); h], vec![T::of(0.8); h]),
-            _ => (vec![T::of(0.5); h], vec![T::of(0.5); h]),
-        };
-        if job.strategy() == Strategy::Jso {
-            mf[h - 1] = T::of(JSO_FIXED_ENTRY);
-            mcr[h - 1] = T::of(JSO_FIXED_ENTRY);
-        }
+        let (mf, mcr) = (0..h)
+            .map(|e| step::initial_memory::<T>(job.strategy(), e, h))
+            .unzip();
         let jde = job.strategy() == Strategy::Jde;
         State {
             pop,
@@ -603,14 +462,9 @@ impl<T: Real> State<T> {
     /// budget is spent.
     pub fn generation(&mut self, job: &Job, g: u32) -> bool {
         let a = job.adaptive().expect("an adaptive job");
-        let s = job.strategy();
-        let c = Ctx {
-            job,
-            a,
-            key: key_of(job.seed()),
-            dim: self.pop.dim,
-        };
-        let d = c.dim;
+        let run = run_settings(job);
+        let key = key_of(job.seed());
+        let d = self.pop.dim;
         let n = self.size();
         let left = a.max_evaluations.saturating_sub(self.evaluations);
         if left == 0 {
@@ -618,25 +472,23 @@ impl<T: Real> State<T> {
         }
         let m = (n as u64).min(left) as usize;
         let t = self.evaluations as f64 / a.max_evaluations as f64;
-        let k = match s {
-            Strategy::Jde => 0,
-            Strategy::Shade => rules::pbest_count(a.p_best, n),
-            Strategy::Jso => rules::pbest_count(rules::jso_p(a.p_best, t), n),
-            _ => rules::pbest_count(a.p_best, n),
-        };
+        let k = step::pbest_k(&run, n, t);
         let mut ranking = vec![0u32; n as usize];
         if k > 0 {
             rules::select_best(&self.pop.fit, k as usize, &mut ranking);
         }
         let mut rows = vec![T::ZERO; m * d];
-        let mut outcomes = vec![Outcome::<T>::default(); m];
+        let mut outcomes = vec![(T::ZERO, step::Outcome::<T>::default()); m];
         {
-            let gs = Gen {
+            let v = step::View {
                 g,
                 n,
-                ranking: &ranking[..k as usize],
                 k,
                 t,
+                x: &self.pop.x,
+                lo: &self.pop.lo,
+                hi: &self.pop.hi,
+                ranking: &ranking[..k as usize],
                 archive: &self.archive,
                 archive_len: self.archive_len,
                 mf: &self.mf,
@@ -644,11 +496,13 @@ impl<T: Real> State<T> {
                 jf: &self.jf,
                 jcr: &self.jcr,
             };
-            let pop = &self.pop;
             rows.par_chunks_mut(d)
                 .zip(outcomes.par_iter_mut())
                 .enumerate()
-                .for_each(|(i, (out, o))| *o = trial(&c, pop, &gs, i, out));
+                .for_each(|(i, (out, o))| {
+                    let oc = step::trial(&run, key, job.stream(), &v, i, out);
+                    *o = (fit_of(job, out), oc);
+                });
         }
         if job.builtin().is_none() {
             // Other objectives: every trial of the generation in one batch.
@@ -656,67 +510,37 @@ impl<T: Real> State<T> {
             job.objective()
                 .evaluate_rows(job.formula(), &rows, d, &mut fit);
             for (o, f) in outcomes.iter_mut().zip(fit) {
-                o.fit = f;
+                o.0 = f;
             }
         }
-        // Selection, successes and the archive, in index order.
-        let mut wins = Successes::<T>::default();
+        // Selection, successes and the archive, in index order; the archive's buffer
+        // has room for its capacity while they run.
         let capacity = rules::archive_capacity(a.archive_rate, n);
-        for (i, o) in outcomes.iter().enumerate() {
-            let parent = self.pop.fit[i];
-            let success = rules::succeeds(o.fit, parent);
-            if success && s != Strategy::Jde {
-                wins.add(o.f, o.cr, (o.fit - parent).abs());
-                if let Some(slot) = rules::archive_slot(o.archive_word, self.archive_len, capacity)
-                {
-                    let slot = slot as usize;
-                    if slot == self.archive_len as usize {
-                        self.archive.extend_from_slice(self.pop.row(i));
-                        self.archive_len += 1;
-                    } else {
-                        let (x, arch) = (&self.pop.x, &mut self.archive);
-                        arch[slot * d..(slot + 1) * d].copy_from_slice(&x[i * d..(i + 1) * d]);
-                    }
-                }
-            }
-            // JADE replaces on success only; the others when not worse.
-            let replace = if s == Strategy::Jade {
-                success
-            } else {
-                rules::replaces(o.fit, parent)
-            };
-            if replace {
-                self.pop.x[i * d..(i + 1) * d].copy_from_slice(&rows[i * d..(i + 1) * d]);
-                self.pop.fit[i] = o.fit;
-                if s == Strategy::Jde {
-                    self.jf[i] = o.f;
-                    self.jcr[i] = o.cr;
-                }
-            }
-        }
+        let room = capacity.max(self.archive_len) as usize * d;
+        self.archive.resize(room, T::ZERO);
+        let wins = step::select(
+            &run,
+            step::Selected {
+                x: &mut self.pop.x,
+                fit: &mut self.pop.fit,
+                archive: &mut self.archive,
+                archive_len: &mut self.archive_len,
+                jf: &mut self.jf,
+                jcr: &mut self.jcr,
+            },
+            m,
+            capacity,
+            &rows,
+            |i| outcomes[i].0,
+            |i| outcomes[i].1,
+        );
+        self.archive.truncate(self.archive_len as usize * d);
         self.evaluations += m as u64;
-        match s {
-            Strategy::Jade => {
-                let (mut mu_f, mut mu_cr) = (self.mf[0], self.mcr[0]);
-                rules::jade_update(&mut mu_f, &mut mu_cr, &wins, T::of(a.learning_rate));
-                (self.mf[0], self.mcr[0]) = (mu_f, mu_cr);
-            }
-            Strategy::Shade | Strategy::LShade | Strategy::Jso => {
-                let rule = match s {
-                    Strategy::Shade => MemoryRule::Shade,
-                    Strategy::LShade => MemoryRule::LShade,
-                    _ => MemoryRule::Jso,
-                };
-                rules::update_memory(rule, &mut self.mf, &mut self.mcr, &mut self.k, &wins);
-            }
-            _ => {}
-        }
-        if matches!(s, Strategy::LShade | Strategy::Jso) {
-            let next = rules::lpsr_size(job.pop(), a.min_pop, self.evaluations, a.max_evaluations);
-            if next < n {
-                self.reduce(next, &mut ranking);
-                self.shrink_archive(job, g, rules::archive_capacity(a.archive_rate, next));
-            }
+        step::adapt(&run, &mut self.mf, &mut self.mcr, &mut self.k, &wins);
+        let next = step::next_size(&run, n, self.evaluations);
+        if next < n {
+            self.reduce(next, &mut ranking);
+            self.shrink_archive(job, g, rules::archive_capacity(a.archive_rate, next));
         }
         true
     }
@@ -747,19 +571,17 @@ impl<T: Real> State<T> {
     /// `below(w_t, len)` (its place filled by the last entry), w_t being word t of the
     /// population-wide stream of generation `g`.
     fn shrink_archive(&mut self, job: &Job, g: u32, capacity: u32) {
-        let d = self.pop.dim;
-        let sub = subsequence(job.stream(), POPULATION_INDEX);
-        let key = key_of(job.seed());
-        let mut t = 0u32;
-        while self.archive_len > capacity {
-            let w = block_words(key, sub, block(g, t / 4))[(t % 4) as usize];
-            let gone = below(w, self.archive_len) as usize;
-            let last = self.archive_len as usize - 1;
-            self.archive.copy_within(last * d..(last + 1) * d, gone * d);
-            self.archive_len -= 1;
-            self.archive.truncate(last * d);
-            t += 1;
-        }
+        step::shrink_archive(
+            key_of(job.seed()),
+            job.stream(),
+            g,
+            self.pop.dim,
+            &mut self.archive,
+            &mut self.archive_len,
+            capacity,
+        );
+        self.archive
+            .truncate(self.archive_len as usize * self.pop.dim);
     }
 }
 

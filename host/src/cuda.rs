@@ -24,6 +24,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+mod adaptive;
 mod callback;
 mod ceilings;
 mod external;
@@ -336,14 +337,16 @@ impl CudaEngine {
 
     /// Runs one job; `mode` picks the layout.
     pub fn run(&self, job: &Job, mode: Mode) -> Result<RunResult> {
-        if job.objective().is_host_callback() {
+        if job.objective().is_host_callback() && job.adaptive().is_none() {
             // Its own layout, whatever `mode` says (see `callback.rs`).
             return self
                 .callback_run(job, &mut crate::cpu::Control::default())
                 .map(|o| o.result);
         }
-        crate::adaptive::cpu_only(job)?;
         job.check()?;
+        if job.adaptive().is_some() {
+            return Ok(self.run_adaptive(&[job])?.remove(0).0);
+        }
         let mode = match mode {
             Mode::Auto => self.auto_mode(job),
             m => m,
@@ -368,7 +371,7 @@ impl CudaEngine {
         job: &Job,
         mode: Mode,
     ) -> Result<(RunResult, FinalPopulation)> {
-        if job.objective().is_host_callback() {
+        if job.objective().is_host_callback() && job.adaptive().is_none() {
             let o = self.callback_run(job, &mut crate::cpu::Control::default())?;
             let (x, fit) = match o.checkpoint.state {
                 crate::checkpoint::State::F32 { x, fit } => (
@@ -380,7 +383,9 @@ impl CudaEngine {
             return Ok((o.result, FinalPopulation { x, fit }));
         }
         job.check()?;
-        crate::adaptive::cpu_only(job)?;
+        if job.adaptive().is_some() {
+            return Ok(self.run_adaptive(&[job])?.remove(0));
+        }
         let mode = match mode {
             Mode::Auto => self.auto_mode(job),
             m => m,
@@ -427,16 +432,30 @@ impl CudaEngine {
     /// one block per job; launches are spread over the streams. One result per job, in
     /// order.
     pub fn run_batch(&self, jobs: &[Job]) -> Result<Vec<RunResult>> {
-        if jobs.iter().any(|j| j.objective().is_host_callback()) {
-            // Host callbacks run one after the other (as on the CPU engine), the other
-            // jobs in their launches.
+        if jobs
+            .iter()
+            .any(|j| j.adaptive().is_some() || j.objective().is_host_callback())
+        {
+            // Adaptive jobs go to their own kernels, host callbacks run one after the
+            // other (as on the CPU engine), the other jobs in their launches.
             Job::check_all(jobs)?;
-            let (cb, rest): (Vec<usize>, Vec<usize>) =
-                (0..jobs.len()).partition(|&k| jobs[k].objective().is_host_callback());
-            let others: Vec<Job> = rest.iter().map(|&k| jobs[k].clone()).collect();
+            let (adaptive, rest): (Vec<usize>, Vec<usize>) =
+                (0..jobs.len()).partition(|&k| jobs[k].adaptive().is_some());
+            let (cb, plain): (Vec<usize>, Vec<usize>) = rest
+                .into_iter()
+                .partition(|&k| jobs[k].objective().is_host_callback());
             let mut results: Vec<Option<RunResult>> = vec![None; jobs.len()];
-            for (k, r) in rest.into_iter().zip(self.run_batch(&others)?) {
-                results[k] = Some(r);
+            if !adaptive.is_empty() {
+                let refs: Vec<&Job> = adaptive.iter().map(|&k| &jobs[k]).collect();
+                for (&k, (r, _)) in adaptive.iter().zip(self.run_adaptive(&refs)?) {
+                    results[k] = Some(r);
+                }
+            }
+            if !plain.is_empty() {
+                let others: Vec<Job> = plain.iter().map(|&k| jobs[k].clone()).collect();
+                for (&k, r) in plain.iter().zip(self.run_batch(&others)?) {
+                    results[k] = Some(r);
+                }
             }
             for k in cb {
                 results[k] = Some(self.run(&jobs[k], Mode::Auto)?);
@@ -448,7 +467,6 @@ impl CudaEngine {
         }
         for job in jobs {
             check_objective(job)?;
-            crate::adaptive::cpu_only(job)?;
         }
         Job::check_all(jobs)?;
         let mut groups: Vec<Vec<usize>> = Vec::new();
@@ -477,6 +495,63 @@ impl CudaEngine {
                 Pending::F64(l) => l.finish(&members)?,
             };
             for (k, r) in group.into_iter().zip(rs) {
+                results[k] = Some(r);
+            }
+        }
+        Ok(results
+            .into_iter()
+            .map(|r| r.expect("every job ran"))
+            .collect())
+    }
+
+    /// Runs adaptive jobs (every one of `jobs` must be adaptive): compatible ones share
+    /// a launch of the adaptive kernels, one block each, launches spread over the
+    /// streams. One result and final population per job, in order.
+    pub fn run_adaptive(&self, jobs: &[&Job]) -> Result<Vec<(RunResult, FinalPopulation)>> {
+        for job in jobs {
+            if job.adaptive().is_none() {
+                let name = crate::config::strategy_name(job.strategy());
+                return Err(Error::invalid(
+                    "strategy",
+                    name,
+                    format!(
+                        "an adaptive strategy (jde, jade, shade, lshade, jso) in a batch of adaptive runs; run {name} in a batch of its own"
+                    ),
+                ));
+            }
+            crate::adaptive::gpu_check(job)?;
+        }
+        let owned: Vec<Job> = jobs.iter().map(|&j| j.clone()).collect();
+        Job::check_all(&owned)?;
+        let mut groups: Vec<Vec<usize>> = Vec::new();
+        for (k, job) in jobs.iter().enumerate() {
+            match groups.iter_mut().find(|g| compatible(jobs[g[0]], job)) {
+                Some(g) => g.push(k),
+                None => groups.push(vec![k]),
+            }
+        }
+        enum Launch {
+            F32(adaptive::AdaptiveLaunch<f32>),
+            F64(adaptive::AdaptiveLaunch<f64>),
+        }
+        let mut pending = Vec::new();
+        for (n, group) in groups.iter().enumerate() {
+            let stream = self.streams[n % self.streams.len()].clone();
+            let members: Vec<&Job> = group.iter().map(|&k| jobs[k]).collect();
+            let launch = match members[0].precision() {
+                crate::Precision::F32 => Launch::F32(self.launch_adaptive(&members, stream)?),
+                crate::Precision::F64 => Launch::F64(self.launch_adaptive(&members, stream)?),
+            };
+            pending.push((group, launch));
+        }
+        let mut results: Vec<Option<(RunResult, FinalPopulation)>> = vec![None; jobs.len()];
+        for (group, launch) in pending {
+            let members: Vec<&Job> = group.iter().map(|&k| jobs[k]).collect();
+            let rs = match launch {
+                Launch::F32(l) => l.finish(&members)?,
+                Launch::F64(l) => l.finish(&members)?,
+            };
+            for (&k, r) in group.iter().zip(rs) {
                 results[k] = Some(r);
             }
         }

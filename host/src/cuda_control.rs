@@ -738,6 +738,9 @@ impl CudaEngine {
         mode: Mode,
         watch: &mut Watch,
     ) -> Result<Vec<Ran>> {
+        if entries.iter().any(|e| e.job().adaptive().is_some()) {
+            return self.adaptive_entries(entries, watch);
+        }
         if entries
             .iter()
             .any(|e| e.job().objective().is_host_callback())
@@ -747,7 +750,6 @@ impl CudaEngine {
         for e in &entries {
             let job = e.job();
             crate::cuda::check_objective(job)?;
-            crate::adaptive::cpu_only(job)?;
             job.check()?;
         }
         check_watch(&entries, watch)?;
@@ -849,6 +851,36 @@ impl CudaEngine {
             });
         }
         Ok(out)
+    }
+
+    /// [`CudaEngine::run_entries`] for adaptive runs: they run to their end in one batch
+    /// launch (no checkpoints: an adaptive run's memory and archive are not saved yet;
+    /// a stop flag set during the launch does not stop it), and the observer sees each
+    /// run's last generation.
+    fn adaptive_entries(&self, entries: Vec<Entry>, watch: &mut Watch) -> Result<Vec<Ran>> {
+        let mut jobs = Vec::with_capacity(entries.len());
+        for e in &entries {
+            let job = e.job();
+            if watch.keep || watch.every > 0 || matches!(e, Entry::Started(_)) {
+                crate::checkpoint::savable(job)?;
+            }
+            jobs.push(job.clone());
+        }
+        let results = self.run_batch(&jobs)?;
+        if let Some(o) = watch.observer {
+            for (k, r) in results.iter().enumerate() {
+                // The runs have ended: a stop asked for now changes nothing.
+                let _ = o(k, r.generations, r.best_f);
+            }
+        }
+        Ok(entries
+            .into_iter()
+            .zip(results)
+            .map(|(entry, r)| Ran {
+                result: Some(r),
+                entry,
+            })
+            .collect())
     }
 
     /// Runs `job` under `control` (as [`crate::cpu::run_controlled`] does on the CPU),

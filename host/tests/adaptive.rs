@@ -1,7 +1,7 @@
 //! The adaptive strategies on the CPU engine: settings, budget, population reduction,
 //! determinism and search quality.
 
-use gpude_host::adaptive::{State, cpu_only};
+use gpude_host::adaptive::{State, gpu_check};
 use gpude_host::config::parse_strategy;
 use gpude_host::{BoundPolicy, Crossover, Error, Function, Job, Precision, Strategy, Termination};
 use gpude_host::{RunResult, cpu};
@@ -172,13 +172,32 @@ fn overrides_and_their_checks() {
             "case {k}: {msg}"
         );
     }
-    // The CUDA engine refuses them, saying where they run.
-    let e = cpu_only(&b(Strategy::Jso).build().unwrap()).unwrap_err();
+    // The CUDA engine runs them with built-in functions, and refuses other objectives
+    // than the built-in and CEC 2017 functions, saying where they run.
+    assert!(gpu_check(&b(Strategy::Jso).build().unwrap()).is_ok());
+    assert!(gpu_check(&b(Strategy::Rand1).build().unwrap()).is_ok());
+    let expr = gpude_host::Objective::expr("sum(x^2)", Some(0.0)).unwrap();
+    let e = gpu_check(
+        &Job::builder_for(expr.clone(), 10)
+            .domain(-5.0, 5.0)
+            .strategy(Strategy::Jso)
+            .build()
+            .unwrap(),
+    )
+    .unwrap_err();
     assert_eq!(
         e.to_string(),
-        "strategy = jso is not allowed: jso runs on the CPU engine only for now; use --backend cpu"
+        "objective = expr is not allowed: a built-in or CEC 2017 function for jso on the GPU; use --backend cpu for other objectives"
     );
-    assert!(cpu_only(&b(Strategy::Rand1).build().unwrap()).is_ok());
+    assert!(
+        gpu_check(
+            &Job::builder_for(expr, 10)
+                .domain(-5.0, 5.0)
+                .build()
+                .unwrap()
+        )
+        .is_ok()
+    );
 }
 
 #[test]

@@ -167,7 +167,7 @@ impl CudaEngine {
     /// Runs `job`, whose objective is a host callback, under `control` (see the module
     /// documentation). A failure of the callback is [`Error::Objective`].
     pub(crate) fn callback_run(&self, job: &Job, control: &mut Control) -> Result<Outcome> {
-        crate::adaptive::cpu_only(job)?;
+        crate::adaptive::gpu_check(job)?;
         job.check()?;
         check_objective(job)?;
         let objective = job.objective();

@@ -79,7 +79,16 @@ pub fn check_objective(job: &Job) -> Result<()> {
             ));
         }
         Objective::Expr(_) => return Ok(()),
-        Objective::Cec2017(_) => "CEC 2017",
+        Objective::Cec2017(_) => {
+            let name = crate::config::strategy_name(job.strategy());
+            return Err(Error::invalid(
+                "strategy",
+                name,
+                format!(
+                    "jde, jade, shade, lshade or jso for a CEC 2017 function on the GPU ({name} runs them on the CPU engine only for now; use --backend cpu)"
+                ),
+            ));
+        }
         Objective::Callback(_) => "callback",
     };
     Err(Error::invalid(

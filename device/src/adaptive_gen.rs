@@ -1,0 +1,383 @@
+//! One generation of an adaptive strategy (jDE, JADE, SHADE, L-SHADE, jSO), in pieces
+//! that the CPU engine (`host/src/adaptive.rs`) and the adaptive kernels
+//! (`kernels_adaptive.rs`) both call, so that the two run one implementation:
+//!
+//! 1. the p-best ranking of the population (the CPU sorts with
+//!    [`select_best`](crate::adaptive::select_best), a kernel ranks every individual with
+//!    [`rank`](crate::adaptive::rank): both give the same order);
+//! 2. [`trial`] for every individual that the budget pays for, independently (a thread
+//!    each on the GPU), then its value;
+//! 3. [`select`], in index order: the replacements, the successes and the archive;
+//! 4. [`adapt`]: the memory (or JADE's means);
+//! 5. for L-SHADE and jSO, the population size reduction (keep the best, in index order)
+//!    and [`shrink_archive`].
+//!
+//! Rows are `dim` values each, one after the other (no padding); the archive is a buffer
+//! with room for its largest capacity, of which the first `archive_len` rows count.
+
+use crate::abi::AdaptiveRun;
+use crate::adaptive::{
+    self as rules, CAUCHY_TRIES, MemoryRule, PARAM_SLOT, POPULATION_INDEX, Successes,
+};
+use crate::de::{
+    BoundPolicy, COMPONENT_SLOT, Crossover, RESAMPLE_SLOT, Strategy, TrialParams, block,
+    draw_indices, subsequence, trial_chunk,
+};
+use crate::philox::{below, block_words};
+use crate::real::Real;
+
+/// Four values of `s` from `j0` (zeros past its end).
+#[inline(always)]
+pub fn chunk4<T: Real>(s: &[T], j0: usize) -> [T; 4] {
+    let mut v = [T::ZERO; 4];
+    let end = if j0 + 4 < s.len() { j0 + 4 } else { s.len() };
+    let mut k = j0;
+    while k < end {
+        v[k - j0] = s[k];
+        k += 1;
+    }
+    v
+}
+
+/// The strategy of a run's settings (jDE for a code that is no adaptive strategy:
+/// the engines check the code before they run).
+#[inline(always)]
+pub fn strategy_of(a: &AdaptiveRun) -> Strategy {
+    match Strategy::from_u32(a.strategy) {
+        Some(s) if s.is_adaptive() => s,
+        _ => Strategy::Jde,
+    }
+}
+
+/// The bound policy of a run's settings.
+#[inline(always)]
+pub fn bounds_of(a: &AdaptiveRun) -> BoundPolicy {
+    BoundPolicy::from_u32(a.bounds).unwrap_or(BoundPolicy::Midpoint)
+}
+
+/// What one generation's trials read: the population, the generation's scalars and the
+/// state the previous generations left.
+pub struct View<'a, T> {
+    /// Generation number (from 1).
+    pub g: u32,
+    /// The population size (the trials may be fewer: the budget's last generation).
+    pub n: u32,
+    /// The p-best count (all but jDE and SHADE, which draws its own).
+    pub k: u32,
+    /// Budget spent before this generation, as a fraction (jSO's schedules).
+    pub t: f64,
+    /// The population's `n` rows.
+    pub x: &'a [T],
+    pub lo: &'a [T],
+    pub hi: &'a [T],
+    /// The ranking's first entries, best first (at least `k`; SHADE's own count is at
+    /// most the population).
+    pub ranking: &'a [u32],
+    pub archive: &'a [T],
+    pub archive_len: u32,
+    /// μ_F and μ_Cr: JADE's one pair, or the memory.
+    pub mf: &'a [T],
+    pub mcr: &'a [T],
+    /// jDE's per-individual F and Cr.
+    pub jf: &'a [T],
+    pub jcr: &'a [T],
+}
+
+/// A trial's outcome besides its row and value.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Outcome<T> {
+    pub f: T,
+    pub cr: T,
+    /// The word that places x_i in a full archive.
+    pub archive_word: u32,
+}
+
+/// How many individuals the p-best ranking must hold in a generation at population `n`
+/// and budget fraction `t` (0 for jDE; SHADE's individual counts are at most its upper
+/// bound's).
+#[inline(always)]
+pub fn pbest_k(a: &AdaptiveRun, n: u32, t: f64) -> u32 {
+    match strategy_of(a) {
+        Strategy::Jde => 0,
+        Strategy::Jso => rules::pbest_count(rules::jso_p(a.p_best, t), n),
+        _ => rules::pbest_count(a.p_best, n),
+    }
+}
+
+/// Individual i's trial of generation `v.g` into `out` (`dim` values), with the run's
+/// Philox `key` and population `stream`.
+#[inline(always)]
+pub fn trial<T: Real>(
+    a: &AdaptiveRun,
+    key: [u32; 2],
+    stream: u32,
+    v: &View<T>,
+    i: usize,
+    out: &mut [T],
+) -> Outcome<T> {
+    let s = strategy_of(a);
+    let bounds = bounds_of(a);
+    let d = a.dim as usize;
+    let sub = subsequence(stream, i as u32);
+    let words = |slot: u32| block_words(key, sub, block(v.g, slot));
+    let resample = |j0: usize| move || words(RESAMPLE_SLOT + (j0 / 4) as u32);
+    let param = words(PARAM_SLOT);
+    let row = |r: usize| &v.x[r * d..(r + 1) * d];
+    let xi = row(i);
+    if s == Strategy::Jde {
+        let (f, cr) = rules::jde_update(v.jf[i], v.jcr[i], &param, T::of(a.tau1), T::of(a.tau2));
+        let dr = draw_indices(key, stream, i as u32, v.g, v.n, 3, d as u32);
+        let tp = TrialParams {
+            strategy: Strategy::Jde,
+            crossover: Crossover::Binomial,
+            bounds,
+            f,
+            cr,
+            dim: d as u32,
+            variant: crate::ThesisVariant::DEFAULT,
+        };
+        let mut j0 = 0;
+        while j0 < d {
+            let n = if d - j0 < 4 { d - j0 } else { 4 };
+            let mut r = [[T::ZERO; 4]; 5];
+            let mut q = 0;
+            while q < 3 {
+                r[q] = chunk4(row(dr.r[q] as usize), j0);
+                q += 1;
+            }
+            let x = chunk4(xi, j0);
+            let c = trial_chunk(
+                &tp,
+                j0 as u32,
+                n as u32,
+                &x,
+                &r,
+                &x,
+                &chunk4(v.lo, j0),
+                &chunk4(v.hi, j0),
+                &words(COMPONENT_SLOT + (j0 / 4) as u32),
+                dr.jrand,
+                d as u32,
+                resample(j0),
+            );
+            out[j0..j0 + n].copy_from_slice(&c[..n]);
+            j0 += 4;
+        }
+        return Outcome {
+            f,
+            cr,
+            archive_word: 0,
+        };
+    }
+    let s0 = words(0);
+    let s1 = words(1);
+    let (c1, c2) = (words(PARAM_SLOT + 1), words(PARAM_SLOT + 2));
+    let mut cauchy = [0u32; CAUCHY_TRIES];
+    cauchy[..4].copy_from_slice(&c1);
+    cauchy[4..].copy_from_slice(&c2);
+    let r = if s == Strategy::Jade {
+        0
+    } else {
+        below(param[0], a.memory_size) as usize
+    };
+    let cr = rules::draw_cr(v.mcr[r], param[1], param[2]);
+    let f = rules::draw_f(v.mf[r], &cauchy);
+    let (f, cr, fw) = if s == Strategy::Jso {
+        let (f, cr) = rules::jso_clamp(f, cr, v.t);
+        (f, cr, f * T::of(rules::jso_fw_factor(v.t)))
+    } else {
+        (f, cr, f)
+    };
+    let k = if s == Strategy::Shade {
+        rules::pbest_count(rules::shade_p(param[3], v.n, a.p_best), v.n)
+    } else {
+        v.k
+    };
+    let dr = rules::pbest_indices(&s0, i as u32, v.n, v.archive_len, k);
+    let xp = row(v.ranking[dr.rank as usize] as usize);
+    let x1 = row(dr.r1 as usize);
+    let x2 = if dr.r2 < v.n {
+        row(dr.r2 as usize)
+    } else {
+        let q = (dr.r2 - v.n) as usize;
+        &v.archive[q * d..(q + 1) * d]
+    };
+    let jrand = below(s1[1], d as u32);
+    let mut j0 = 0;
+    while j0 < d {
+        let n = if d - j0 < 4 { d - j0 } else { 4 };
+        let c = rules::pbest_trial_chunk(
+            f,
+            fw,
+            cr,
+            bounds,
+            j0 as u32,
+            n as u32,
+            [
+                &chunk4(xi, j0),
+                &chunk4(xp, j0),
+                &chunk4(x1, j0),
+                &chunk4(x2, j0),
+            ],
+            &chunk4(v.lo, j0),
+            &chunk4(v.hi, j0),
+            &words(COMPONENT_SLOT + (j0 / 4) as u32),
+            jrand,
+            resample(j0),
+        );
+        out[j0..j0 + n].copy_from_slice(&c[..n]);
+        j0 += 4;
+    }
+    Outcome {
+        f,
+        cr,
+        archive_word: s0[3],
+    }
+}
+
+/// The population and the state that [`select`] changes.
+pub struct Selected<'a, T> {
+    /// The population's rows and values (at least `m` of them).
+    pub x: &'a mut [T],
+    pub fit: &'a mut [T],
+    /// The archive's buffer (room for `capacity` rows) and its length.
+    pub archive: &'a mut [T],
+    pub archive_len: &'a mut u32,
+    /// jDE's F and Cr per individual (empty for the others).
+    pub jf: &'a mut [T],
+    pub jcr: &'a mut [T],
+}
+
+/// Selection, successes and the archive, in index order, for the first `m` individuals:
+/// `rows` holds their trials (`dim` values each), `value(i)` and `outcome(i)` trial i's
+/// value and outcome. `capacity` is the archive's at this generation's population size.
+/// Returns the successes.
+#[inline(always)]
+pub fn select<T: Real>(
+    a: &AdaptiveRun,
+    st: Selected<'_, T>,
+    m: usize,
+    capacity: u32,
+    rows: &[T],
+    value: impl Fn(usize) -> T,
+    outcome: impl Fn(usize) -> Outcome<T>,
+) -> Successes<T> {
+    let s = strategy_of(a);
+    let d = a.dim as usize;
+    let mut wins = Successes::<T>::default();
+    let mut i = 0;
+    while i < m {
+        let fit = value(i);
+        let o = outcome(i);
+        let parent = st.fit[i];
+        let success = rules::succeeds(fit, parent);
+        if success && s != Strategy::Jde {
+            wins.add(o.f, o.cr, (fit - parent).abs());
+            if let Some(slot) = rules::archive_slot(o.archive_word, *st.archive_len, capacity) {
+                let slot = slot as usize;
+                st.archive[slot * d..(slot + 1) * d].copy_from_slice(&st.x[i * d..(i + 1) * d]);
+                if slot == *st.archive_len as usize {
+                    *st.archive_len += 1;
+                }
+            }
+        }
+        // JADE replaces on success only; the others when not worse.
+        let replace = if s == Strategy::Jade {
+            success
+        } else {
+            rules::replaces(fit, parent)
+        };
+        if replace {
+            st.x[i * d..(i + 1) * d].copy_from_slice(&rows[i * d..(i + 1) * d]);
+            st.fit[i] = fit;
+            if s == Strategy::Jde {
+                st.jf[i] = o.f;
+                st.jcr[i] = o.cr;
+            }
+        }
+        i += 1;
+    }
+    wins
+}
+
+/// The parameter adaptation after a generation's selection: JADE's means (entry 0 of
+/// `mf`, `mcr`) or the success-history memory and its next index `k`.
+#[inline(always)]
+pub fn adapt<T: Real>(
+    a: &AdaptiveRun,
+    mf: &mut [T],
+    mcr: &mut [T],
+    k: &mut u32,
+    wins: &Successes<T>,
+) {
+    match strategy_of(a) {
+        Strategy::Jade => {
+            let (mut mu_f, mut mu_cr) = (mf[0], mcr[0]);
+            rules::jade_update(&mut mu_f, &mut mu_cr, wins, T::of(a.learning_rate));
+            mf[0] = mu_f;
+            mcr[0] = mu_cr;
+        }
+        s @ (Strategy::Shade | Strategy::LShade | Strategy::Jso) => {
+            let rule = match s {
+                Strategy::Shade => MemoryRule::Shade,
+                Strategy::LShade => MemoryRule::LShade,
+                _ => MemoryRule::Jso,
+            };
+            rules::update_memory(rule, mf, mcr, k, wins);
+        }
+        _ => {}
+    }
+}
+
+/// The population size after a generation of a run at population `n` that has spent
+/// `evaluations`: L-SHADE's and jSO's linear reduction, `n` for the others.
+#[inline(always)]
+pub fn next_size(a: &AdaptiveRun, n: u32, evaluations: u64) -> u32 {
+    match strategy_of(a) {
+        Strategy::LShade | Strategy::Jso => {
+            let next = rules::lpsr_size(a.np, a.min_pop, evaluations, a.max_evaluations);
+            if next < n { next } else { n }
+        }
+        _ => n,
+    }
+}
+
+/// Deletes random archive entries down to `capacity`: the t-th deletion takes entry
+/// `below(w_t, len)` (its place filled by the last entry), w_t being word t of the
+/// population-wide stream of generation `g`.
+#[inline(always)]
+pub fn shrink_archive<T: Real>(
+    key: [u32; 2],
+    stream: u32,
+    g: u32,
+    dim: usize,
+    archive: &mut [T],
+    archive_len: &mut u32,
+    capacity: u32,
+) {
+    let sub = subsequence(stream, POPULATION_INDEX);
+    let mut t = 0u32;
+    while *archive_len > capacity {
+        let w = block_words(key, sub, block(g, t / 4))[(t % 4) as usize];
+        let gone = below(w, *archive_len) as usize;
+        let last = *archive_len as usize - 1;
+        archive.copy_within(last * dim..(last + 1) * dim, gone * dim);
+        *archive_len -= 1;
+        t += 1;
+    }
+}
+
+/// The initial memory entry `h` of `H` (μ_F, μ_Cr): jSO's 0.3, 0.8 and its fixed last
+/// entry 0.9, 0.9; 0.5, 0.5 for the others.
+#[inline(always)]
+pub fn initial_memory<T: Real>(s: Strategy, h: usize, memory_size: usize) -> (T, T) {
+    if s == Strategy::Jso {
+        if h + 1 == memory_size {
+            (T::of(rules::JSO_FIXED_ENTRY), T::of(rules::JSO_FIXED_ENTRY))
+        } else {
+            (T::of(0.3), T::of(0.8))
+        }
+    } else {
+        (T::of(0.5), T::of(0.5))
+    }
+}

@@ -1,0 +1,401 @@
+//! The adaptive kernels: jDE, JADE, SHADE, L-SHADE and jSO, one block per run, every
+//! generation in one launch (`adaptive_batch_{f32,f64}_{function}`).
+//!
+//! A generation runs as the CPU engine runs it, through the same functions of
+//! [`crate::adaptive_gen`]:
+//! 1. the p-best ranking: each thread ranks individuals ([`rank`]: how many are
+//!    better), which puts individual i at `ranking[rank(i)]`, the order the CPU engine's
+//!    sort gives;
+//! 2. the trials and their values, a thread per individual (strided over the block);
+//! 3. thread 0: the selection, the archive and the memory in index order;
+//! 4. L-SHADE and jSO: the threads rank again, thread 0 keeps the best `next` in index
+//!    order and shrinks the archive;
+//! 5. thread 0: the best individual, the history, the state.
+//!
+//! The serial parts (3–5) cost O(N·D) per generation on one thread against the trials'
+//! O(N·D) over the block; see docs/CEC2017.md for what they cost and how to spread them.
+//!
+//! Every buffer is in global memory, laid out as [`AdaptiveParams`] says; the block's
+//! threads meet at `bar.sync`, which also orders their global memory accesses.
+
+use core::arch::nvptx::{_block_dim_x, _block_idx_x, _syncthreads, _thread_idx_x};
+use core::ptr::{read_volatile, write_volatile};
+use core::slice::{from_raw_parts, from_raw_parts_mut};
+
+use crate::abi::{
+    ADAPTIVE_ARCHIVE, ADAPTIVE_BEST, ADAPTIVE_GENS, ADAPTIVE_MEMORY_K, ADAPTIVE_NEXT,
+    ADAPTIVE_SIZE, ADAPTIVE_STATE_WORDS, AdaptiveParams, AdaptiveRun,
+};
+use crate::adaptive::{JDE_CR_INIT, JDE_F_INIT, archive_capacity, rank};
+use crate::adaptive_gen::{
+    Outcome, Selected, View, adapt, initial_memory, next_size, pbest_k, select, shrink_archive,
+    strategy_of, trial,
+};
+use crate::cec2017::{self, Data, scratch_len};
+use crate::de::{better, block, init_chunk, subsequence};
+use crate::functions::{Formula, Function};
+use crate::lanes::evaluate;
+use crate::philox::{block_words, key_of};
+use crate::real::Real;
+
+/// The objective of a kernel: a built-in function (fixed at compile time) or a CEC 2017
+/// function (its number and data at run time).
+#[derive(Clone, Copy)]
+enum Objective<'a, T> {
+    Builtin(Function, Formula),
+    Cec(u32, Data<'a, T>),
+}
+
+impl<T: Real> Objective<'_, T> {
+    #[inline(always)]
+    fn value(&self, x: &[T], scratch: &mut [T]) -> T {
+        match *self {
+            Objective::Builtin(f, formula) => evaluate(f, formula, x),
+            Objective::Cec(n, ref data) => cec2017::evaluate(n, x, data, scratch),
+        }
+    }
+}
+
+/// The index of the best of `fit` (lower value, then lower index, NaN last), as the CPU
+/// engine finds it.
+#[inline(always)]
+fn best_of<T: Real>(fit: &[T]) -> usize {
+    let mut b = 0;
+    let mut i = 1;
+    while i < fit.len() {
+        if better(fit[i], i as u32, fit[b], b as u32) {
+            b = i;
+        }
+        i += 1;
+    }
+    b
+}
+
+/// A block-wide barrier.
+#[inline(always)]
+fn barrier() {
+    // SAFETY: every thread of the block reaches each call: the kernel's control flow
+    // around them depends only on values all threads read alike.
+    unsafe { _syncthreads() }
+}
+
+/// One run per block; see the module's documentation.
+///
+/// # Safety
+/// The host launches it with the buffers [`AdaptiveParams`] describes, sized for the
+/// grid's runs and the block's threads, and with a CEC function's data when
+/// `function` is `None`.
+#[inline(always)]
+unsafe fn adaptive<T: Real>(p: AdaptiveParams<T>, function: Option<Function>) {
+    let a: AdaptiveRun = p.run;
+    // SAFETY: reading the special registers has no precondition.
+    let (b, tid, nt) = unsafe {
+        (
+            _block_idx_x() as usize,
+            _thread_idx_x() as usize,
+            _block_dim_x() as usize,
+        )
+    };
+    let d = a.dim as usize;
+    let np = a.np as usize;
+    let h = a.memory_size as usize;
+    let s = strategy_of(&a);
+    let cap_max = (archive_capacity(a.archive_rate, a.np) as usize).max(1);
+    let sl = scratch_len(d);
+    // SAFETY: the buffers are sized as `AdaptiveParams` says (the caller's contract), so
+    // every run's part and every thread's scratch below lies inside its buffer; the
+    // threads write disjoint parts between barriers (thread 0 alone in the serial parts).
+    unsafe {
+        let key = key_of(*p.seeds.add(b));
+        let stream = *p.streams.add(b);
+        let x = p.x.add(b * np * d);
+        let fit = p.fit.add(b * np);
+        let trials = p.trials.add(b * np * d);
+        let tfit = p.trial_fit.add(b * np);
+        let tparam = p.trial_param.add(b * 2 * np);
+        let tword = p.trial_word.add(b * np);
+        let archive = p.archive.add(b * cap_max * d);
+        let memory = p.memory.add(b * 2 * h);
+        let jde = p.jde.add(b * 2 * np);
+        let ranks = p.ranks.add(b * np);
+        let ranking = p.ranking.add(b * np);
+        let scratch = from_raw_parts_mut(p.scratch.add((b * nt + tid) * sl), sl);
+        let state = p.state.add(b * ADAPTIVE_STATE_WORDS);
+        let evals = p.evaluations.add(b);
+        let best_f = p.best_f.add(b);
+        let hist = if p.hist.is_null() {
+            core::ptr::null_mut()
+        } else {
+            p.hist.add(b * (a.gens as usize + 1))
+        };
+        let lo = from_raw_parts(p.lo, d);
+        let hi = from_raw_parts(p.hi, d);
+        let objective = match function {
+            Some(f) => {
+                Objective::Builtin(f, Formula::from_u32(a.formula).unwrap_or(Formula::Exact))
+            }
+            None => Objective::Cec(
+                a.function,
+                Data {
+                    shift: from_raw_parts(p.shift, cec2017::components(a.function) * d),
+                    rotation: from_raw_parts(p.rotation, cec2017::components(a.function) * d * d),
+                    shuffle: from_raw_parts(p.shuffle, cec2017::shuffles(a.function) * d),
+                },
+            ),
+        };
+
+        // The initial population (generation 0 of the streams), as `cpu::initial`.
+        let mut i = tid;
+        while i < np {
+            let row = from_raw_parts_mut(x.add(i * d), d);
+            let sub = subsequence(stream, i as u32);
+            let mut j0 = 0;
+            while j0 < d {
+                let n = if d - j0 < 4 { d - j0 } else { 4 };
+                let u = block_words(key, sub, block(0, (j0 / 4) as u32));
+                let v = init_chunk(
+                    &u,
+                    n as u32,
+                    &crate::adaptive_gen::chunk4(lo, j0),
+                    &crate::adaptive_gen::chunk4(hi, j0),
+                );
+                row[j0..j0 + n].copy_from_slice(&v[..n]);
+                j0 += 4;
+            }
+            *fit.add(i) = objective.value(row, scratch);
+            *jde.add(i) = T::of(JDE_F_INIT);
+            *jde.add(np + i) = T::of(JDE_CR_INIT);
+            i += nt;
+        }
+        if tid == 0 {
+            let mut e = 0;
+            while e < h {
+                let (mf, mcr) = initial_memory::<T>(s, e, h);
+                *memory.add(e) = mf;
+                *memory.add(h + e) = mcr;
+                e += 1;
+            }
+            *state.add(ADAPTIVE_SIZE) = a.np;
+            *state.add(ADAPTIVE_ARCHIVE) = 0;
+            *state.add(ADAPTIVE_MEMORY_K) = 0;
+            *state.add(ADAPTIVE_GENS) = 0;
+            *evals = np as u64;
+        }
+        barrier();
+        if tid == 0 {
+            let best = best_of(from_raw_parts(fit, np));
+            *state.add(ADAPTIVE_BEST) = best as u32;
+            *best_f = *fit.add(best);
+            if !hist.is_null() {
+                *hist = *fit.add(best);
+            }
+        }
+        barrier();
+
+        let mut g = 0u32;
+        loop {
+            let n = read_volatile(state.add(ADAPTIVE_SIZE)) as usize;
+            let spent = read_volatile(evals);
+            let bf = read_volatile(best_f);
+            if g >= a.gens || bf.to_f64() <= a.target {
+                break;
+            }
+            let left = a.max_evaluations.saturating_sub(spent);
+            if left == 0 {
+                break;
+            }
+            let g1 = g + 1;
+            let m = (n as u64).min(left) as usize;
+            let t = spent as f64 / a.max_evaluations as f64;
+            let k = pbest_k(&a, n as u32, t);
+            if k > 0 {
+                // The ranking: individual i at its rank (a permutation of 0..n).
+                let fs = from_raw_parts(fit, n);
+                let mut i = tid;
+                while i < n {
+                    *ranking.add(rank(fs, i as u32) as usize) = i as u32;
+                    i += nt;
+                }
+                barrier();
+            }
+            let archive_len = read_volatile(state.add(ADAPTIVE_ARCHIVE));
+            {
+                let v = View {
+                    g: g1,
+                    n: n as u32,
+                    k,
+                    t,
+                    x: from_raw_parts(x, n * d),
+                    lo,
+                    hi,
+                    ranking: from_raw_parts(ranking, n),
+                    archive: from_raw_parts(archive, cap_max * d),
+                    archive_len,
+                    mf: from_raw_parts(memory, h),
+                    mcr: from_raw_parts(memory.add(h), h),
+                    jf: from_raw_parts(jde, n),
+                    jcr: from_raw_parts(jde.add(np), n),
+                };
+                let mut i = tid;
+                while i < m {
+                    let out = from_raw_parts_mut(trials.add(i * d), d);
+                    let o = trial(&a, key, stream, &v, i, out);
+                    *tfit.add(i) = objective.value(out, scratch);
+                    *tparam.add(2 * i) = o.f;
+                    *tparam.add(2 * i + 1) = o.cr;
+                    *tword.add(i) = o.archive_word;
+                    i += nt;
+                }
+            }
+            barrier();
+            if tid == 0 {
+                let mut alen = archive_len;
+                let wins = select(
+                    &a,
+                    Selected {
+                        x: from_raw_parts_mut(x, n * d),
+                        fit: from_raw_parts_mut(fit, n),
+                        archive: from_raw_parts_mut(archive, cap_max * d),
+                        archive_len: &mut alen,
+                        jf: from_raw_parts_mut(jde, n),
+                        jcr: from_raw_parts_mut(jde.add(np), n),
+                    },
+                    m,
+                    archive_capacity(a.archive_rate, n as u32),
+                    from_raw_parts(trials, m * d),
+                    |i| *tfit.add(i),
+                    |i| Outcome {
+                        f: *tparam.add(2 * i),
+                        cr: *tparam.add(2 * i + 1),
+                        archive_word: *tword.add(i),
+                    },
+                );
+                let mut mk = *state.add(ADAPTIVE_MEMORY_K);
+                adapt(
+                    &a,
+                    from_raw_parts_mut(memory, h),
+                    from_raw_parts_mut(memory.add(h), h),
+                    &mut mk,
+                    &wins,
+                );
+                *state.add(ADAPTIVE_MEMORY_K) = mk;
+                *state.add(ADAPTIVE_ARCHIVE) = alen;
+                let spent = spent + m as u64;
+                *evals = spent;
+                *state.add(ADAPTIVE_NEXT) = next_size(&a, n as u32, spent);
+            }
+            barrier();
+            let next = read_volatile(state.add(ADAPTIVE_NEXT)) as usize;
+            if next < n {
+                // L-SHADE's and jSO's reduction: the `next` best, in index order.
+                let fs = from_raw_parts(fit, n);
+                let mut i = tid;
+                while i < n {
+                    *ranks.add(i) = rank(fs, i as u32);
+                    i += nt;
+                }
+                barrier();
+                if tid == 0 {
+                    let mut to = 0;
+                    let mut i = 0;
+                    while i < n {
+                        if (*ranks.add(i) as usize) < next {
+                            if to != i {
+                                core::ptr::copy_nonoverlapping(x.add(i * d), x.add(to * d), d);
+                                *fit.add(to) = *fit.add(i);
+                                *jde.add(to) = *jde.add(i);
+                                *jde.add(np + to) = *jde.add(np + i);
+                            }
+                            to += 1;
+                        }
+                        i += 1;
+                    }
+                    let mut alen = *state.add(ADAPTIVE_ARCHIVE);
+                    shrink_archive(
+                        key,
+                        stream,
+                        g1,
+                        d,
+                        from_raw_parts_mut(archive, cap_max * d),
+                        &mut alen,
+                        archive_capacity(a.archive_rate, next as u32),
+                    );
+                    *state.add(ADAPTIVE_ARCHIVE) = alen;
+                    *state.add(ADAPTIVE_SIZE) = next as u32;
+                }
+            }
+            if tid == 0 {
+                let n = *state.add(ADAPTIVE_SIZE) as usize;
+                let best = best_of(from_raw_parts(fit, n));
+                *state.add(ADAPTIVE_BEST) = best as u32;
+                *best_f = *fit.add(best);
+                if !hist.is_null() {
+                    *hist.add(g1 as usize) = *fit.add(best);
+                }
+                write_volatile(state.add(ADAPTIVE_GENS), g1);
+            }
+            barrier();
+            g = g1;
+        }
+    }
+}
+
+/// Defines an adaptive entry point from [`AdaptiveParams`]' field list.
+macro_rules! adaptive_entry {
+    ($(#[$doc:meta])* $name:ident, $function:expr; $params:ident<$t:ty> { $($f:ident: $ty:ty,)* }) => {
+        $(#[$doc])*
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $name($($f: $ty),*) {
+            // SAFETY: forwarded from this kernel's contract.
+            unsafe { adaptive::<$t>($params::<$t> { $($f),* }, $function) }
+        }
+    };
+}
+
+/// The adaptive kernels of the registry's functions, both precisions (named as
+/// [`crate::registry::AdaptiveKey`] names them; the build script checks the names).
+macro_rules! adaptive_kernels {
+    ($($(#[$doc:meta])* $variant:ident = $num:literal, $key:ident, $name:literal,
+        $formula:literal, ($lo:expr, $hi:expr), $argmin:expr, $min:expr, $min_dim:literal;)*) => {
+        $(
+            crate::adaptive_params!(adaptive_entry!(
+                /// A run of an adaptive strategy per block (see the module).
+                ///
+                /// # Safety
+                /// Launched by the host with buffers sized as [`AdaptiveParams`] says.
+                ${concat(adaptive_batch_f32_, $key)}, Some(Function::$variant)), f32);
+            crate::adaptive_params!(adaptive_entry!(
+                /// As the f32 kernel, in double precision.
+                ///
+                /// # Safety
+                /// As the f32 kernel.
+                ${concat(adaptive_batch_f64_, $key)}, Some(Function::$variant)), f64);
+        )*
+    };
+}
+
+crate::builtin_functions!(adaptive_kernels);
+
+crate::adaptive_params!(
+    adaptive_entry!(
+        /// A run of an adaptive strategy per block on a CEC 2017 function.
+        ///
+        /// # Safety
+        /// Launched by the host with buffers sized as [`AdaptiveParams`] says, the
+        /// function's data included.
+        adaptive_batch_f32_cec2017,
+        None
+    ),
+    f32
+);
+crate::adaptive_params!(
+    adaptive_entry!(
+        /// As `adaptive_batch_f32_cec2017`, in double precision.
+        ///
+        /// # Safety
+        /// As `adaptive_batch_f32_cec2017`.
+        adaptive_batch_f64_cec2017,
+        None
+    ),
+    f64
+);

@@ -1,0 +1,353 @@
+//! The adaptive strategies on the GPU: one block per run of the adaptive kernels
+//! (`gpude_device::kernels_adaptive`), a batch of compatible runs per launch, with the
+//! built-in functions and the CEC 2017 functions (their data uploaded once per launch).
+
+use super::{CudaEngine, FinalPopulation, GpuReal, cuda_err, dev, dev_opt, push_params};
+use crate::config::Job;
+use crate::error::{Error, Result};
+use crate::result::{Ending, RunResult, Termination};
+use cudarc::driver::{CudaFunction, CudaSlice, CudaStream, LaunchConfig};
+use gpude_device::abi::{
+    ADAPTIVE_BEST, ADAPTIVE_GENS, ADAPTIVE_SIZE, ADAPTIVE_STATE_WORDS, AdaptiveParams,
+};
+use gpude_device::adaptive::archive_capacity;
+use gpude_device::cec2017::scratch_len;
+use gpude_device::registry::{AdaptiveKey, CEC2017, KERNEL_NAME_MAX, KernelPrecision};
+use nalgebra::DVector;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// The most threads a block of the adaptive kernels runs with.
+const MAX_THREADS: u32 = 256;
+
+/// The adaptive kernel of `job` in precision `T`.
+fn kernel_name<T: GpuReal>(job: &Job) -> String {
+    let key = AdaptiveKey {
+        function: job.builtin().map_or(CEC2017, |f| f.key()),
+        precision: if T::NAME == "f32" {
+            KernelPrecision::F32
+        } else {
+            KernelPrecision::F64
+        },
+    };
+    let mut buf = [0u8; KERNEL_NAME_MAX];
+    key.name_into(&mut buf).to_string()
+}
+
+/// A launch of the adaptive kernel: its buffers (those read back named, the others
+/// kept alive until the launch is read) and what the results need.
+pub(crate) struct AdaptiveLaunch<T: GpuReal> {
+    stream: Arc<CudaStream>,
+    name: String,
+    start: Instant,
+    p: usize,
+    np: usize,
+    dim: usize,
+    gens: u32,
+    x: CudaSlice<T>,
+    fit: CudaSlice<T>,
+    state: CudaSlice<u32>,
+    evaluations: CudaSlice<u64>,
+    best_f: CudaSlice<T>,
+    hist: Option<CudaSlice<T>>,
+    _inputs: (CudaSlice<u64>, CudaSlice<u32>, CudaSlice<T>, CudaSlice<T>),
+    _data: (CudaSlice<T>, CudaSlice<T>, CudaSlice<u32>),
+    _work: Vec<CudaSlice<T>>,
+    _work_u: Vec<CudaSlice<u32>>,
+}
+
+impl CudaEngine {
+    /// Launches the runs of `jobs` (adaptive, compatible: equal but for seed and
+    /// stream), one block each, on `stream`.
+    pub(crate) fn launch_adaptive<T: GpuReal>(
+        &self,
+        jobs: &[&Job],
+        stream: Arc<CudaStream>,
+    ) -> Result<AdaptiveLaunch<T>> {
+        let job = jobs[0];
+        crate::adaptive::gpu_check(job)?;
+        let run = crate::adaptive::run_settings(job);
+        let p = jobs.len();
+        let d = job.dim() as usize;
+        let np = job.pop() as usize;
+        let h = run.memory_size as usize;
+        let cap = (archive_capacity(run.archive_rate, run.np) as usize).max(1);
+        let gens = job.generations();
+        let hist_len = if job.history() {
+            (gens as usize + 1) * p
+        } else {
+            0
+        };
+        let name = kernel_name::<T>(job);
+        let func: CudaFunction = self.function(&name)?;
+        let threads = self
+            .max_threads(&func, &name)?
+            .min(MAX_THREADS)
+            .min((np as u32).div_ceil(32) * 32)
+            .max(32);
+        let sl = scratch_len(d);
+        let cec = job.objective().as_cec2017();
+        let (shift, rotation, shuffle): (Vec<T>, Vec<T>, Vec<u32>) = match cec {
+            // f32 runs read the data rounded to f32 once, as the CPU engine does.
+            Some(c) => (
+                c.shift().iter().map(|&v| T::of(v)).collect(),
+                c.rotation().iter().map(|&v| T::of(v)).collect(),
+                c.shuffle().to_vec(),
+            ),
+            None => (Vec::new(), Vec::new(), Vec::new()),
+        };
+        let reals = 2 * p * np * d
+            + 2 * p * np
+            + 2 * p * np
+            + p * cap * d
+            + 2 * p * h
+            + 2 * p * np
+            + p * threads as usize * sl
+            + p
+            + hist_len
+            + shift.len()
+            + rotation.len()
+            + 2 * d;
+        let words = 3 * p * np + p * ADAPTIVE_STATE_WORDS + shuffle.len() + 3 * p;
+        let needed = (std::mem::size_of::<T>() * reals + 4 * words) as u64;
+        self.check_memory(needed)?;
+        let ctx = |what: &str| format!("{name}: {what}");
+        let alloc = |n: usize| -> Result<CudaSlice<T>> {
+            stream
+                .alloc_zeros::<T>(n.max(1))
+                .map_err(cuda_err(ctx("allocating")))
+        };
+        let allocu = |n: usize| -> Result<CudaSlice<u32>> {
+            stream
+                .alloc_zeros::<u32>(n.max(1))
+                .map_err(cuda_err(ctx("allocating")))
+        };
+        let up = |e| cuda_err(ctx("uploading"))(e);
+        // An empty upload would be a zero-length allocation: upload one zero instead.
+        let upload = |v: &[T]| -> Result<CudaSlice<T>> {
+            if v.is_empty() {
+                alloc(1)
+            } else {
+                stream.clone_htod(v).map_err(up)
+            }
+        };
+        let seeds: Vec<u64> = jobs.iter().map(|j| j.seed()).collect();
+        let streams: Vec<u32> = jobs.iter().map(|j| j.stream()).collect();
+        let lo: Vec<T> = job.lower().iter().map(|&v| T::of(v)).collect();
+        let hi: Vec<T> = job.upper().iter().map(|&v| T::of(v)).collect();
+        let seeds_d = stream.clone_htod(&seeds).map_err(up)?;
+        let streams_d = stream.clone_htod(&streams).map_err(up)?;
+        let lo_d = upload(&lo)?;
+        let hi_d = upload(&hi)?;
+        let shift_d = upload(&shift)?;
+        let rotation_d = upload(&rotation)?;
+        let shuffle_d = if shuffle.is_empty() {
+            allocu(1)?
+        } else {
+            stream.clone_htod(&shuffle).map_err(up)?
+        };
+        let x = alloc(p * np * d)?;
+        let fit = alloc(p * np)?;
+        let trials = alloc(p * np * d)?;
+        let trial_fit = alloc(p * np)?;
+        let trial_param = alloc(2 * p * np)?;
+        let trial_word = allocu(p * np)?;
+        let archive = alloc(p * cap * d)?;
+        let memory = alloc(2 * p * h)?;
+        let jde = alloc(2 * p * np)?;
+        let ranks = allocu(p * np)?;
+        let ranking = allocu(p * np)?;
+        let scratch = alloc(p * threads as usize * sl)?;
+        let state = allocu(p * ADAPTIVE_STATE_WORDS)?;
+        let evaluations = stream
+            .alloc_zeros::<u64>(p)
+            .map_err(cuda_err(ctx("allocating")))?;
+        let best_f = alloc(p)?;
+        let hist = if hist_len > 0 {
+            Some(alloc(hist_len)?)
+        } else {
+            None
+        };
+        let s = &*stream;
+        let params = AdaptiveParams::<T> {
+            run,
+            seeds: dev(&seeds_d, s),
+            streams: dev(&streams_d, s),
+            lo: dev(&lo_d, s),
+            hi: dev(&hi_d, s),
+            shift: dev(&shift_d, s),
+            rotation: dev(&rotation_d, s),
+            shuffle: dev(&shuffle_d, s),
+            x: dev(&x, s),
+            fit: dev(&fit, s),
+            trials: dev(&trials, s),
+            trial_fit: dev(&trial_fit, s),
+            trial_param: dev(&trial_param, s),
+            trial_word: dev(&trial_word, s),
+            archive: dev(&archive, s),
+            memory: dev(&memory, s),
+            jde: dev(&jde, s),
+            ranks: dev(&ranks, s),
+            ranking: dev(&ranking, s),
+            scratch: dev(&scratch, s),
+            state: dev(&state, s),
+            evaluations: dev(&evaluations, s),
+            best_f: dev(&best_f, s),
+            hist: dev_opt(hist.as_ref(), s),
+        };
+        // The CEC data must be the function's at this dimension (the kernel reads
+        // `components(n)` shifts and rotations and `shuffles(n)` permutations).
+        if let Some(c) = cec {
+            let n = c.id().number();
+            let want = gpude_device::cec2017::components(n) * d;
+            if shift.len() < want || rotation.len() < want * d {
+                return Err(Error::invalid(
+                    "CEC 2017 data",
+                    c.id().name(),
+                    format!("the data of {} at D = {d}", c.id().name()),
+                ));
+            }
+            if shuffle.len() < gpude_device::cec2017::shuffles(n) * d {
+                return Err(Error::invalid(
+                    "CEC 2017 data",
+                    c.id().name(),
+                    format!("the permutations of {} at D = {d}", c.id().name()),
+                ));
+            }
+        }
+        let cfg = LaunchConfig {
+            grid_dim: (p as u32, 1, 1),
+            block_dim: (threads, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let start = Instant::now();
+        let mut b = stream.launch_builder(&func);
+        push_params(&mut b, &params);
+        // SAFETY: the parameters are the kernel's (the build script checks them against
+        // the PTX); every buffer above is sized as `AdaptiveParams` says for `p` runs of
+        // `np` rows of `d` values, `threads` threads per block (the scratch) and
+        // `gens + 1` history entries, and lives in the returned launch until it is read
+        // back; the CEC data cover the function (checked just above).
+        unsafe { b.launch(cfg) }.map_err(cuda_err(ctx("launching")))?;
+        Ok(AdaptiveLaunch {
+            stream: stream.clone(),
+            name,
+            start,
+            p,
+            np,
+            dim: d,
+            gens,
+            x,
+            fit,
+            state,
+            evaluations,
+            best_f,
+            hist,
+            _inputs: (seeds_d, streams_d, lo_d, hi_d),
+            _data: (shift_d, rotation_d, shuffle_d),
+            _work: vec![
+                trials,
+                trial_fit,
+                trial_param,
+                archive,
+                memory,
+                jde,
+                scratch,
+            ],
+            _work_u: vec![trial_word, ranks, ranking],
+        })
+    }
+}
+
+impl<T: GpuReal> AdaptiveLaunch<T> {
+    /// Waits for the launch and reads each run's result and final population.
+    pub(crate) fn finish(self, jobs: &[&Job]) -> Result<Vec<(RunResult, FinalPopulation)>> {
+        let err = |what: &str| cuda_err(format!("{}: {what}", self.name));
+        let state = self
+            .stream
+            .clone_dtoh(&self.state)
+            .map_err(err("running"))?;
+        let elapsed: Duration = self.start.elapsed();
+        let evaluations = self
+            .stream
+            .clone_dtoh(&self.evaluations)
+            .map_err(err("reading back"))?;
+        let best_f = self
+            .stream
+            .clone_dtoh(&self.best_f)
+            .map_err(err("reading back"))?;
+        let x = self
+            .stream
+            .clone_dtoh(&self.x)
+            .map_err(err("reading back"))?;
+        let fit = self
+            .stream
+            .clone_dtoh(&self.fit)
+            .map_err(err("reading back"))?;
+        let hist = match &self.hist {
+            Some(h) => Some(self.stream.clone_dtoh(h).map_err(err("reading back"))?),
+            None => None,
+        };
+        let (np, d) = (self.np, self.dim);
+        let hl = self.gens as usize + 1;
+        let mut out = Vec::with_capacity(self.p);
+        for (k, job) in jobs.iter().enumerate().take(self.p) {
+            let st = &state[k * ADAPTIVE_STATE_WORDS..(k + 1) * ADAPTIVE_STATE_WORDS];
+            let (n, g, best) = (
+                st[ADAPTIVE_SIZE] as usize,
+                st[ADAPTIVE_GENS],
+                st[ADAPTIVE_BEST] as usize,
+            );
+            if n > np || best >= n.max(1) || g > self.gens {
+                return Err(Error::Cuda {
+                    context: self.name.clone(),
+                    message: format!(
+                        "run {k} ended in an impossible state (size {n} of {np}, best {best}, generation {g})"
+                    ),
+                });
+            }
+            let rows = &x[k * np * d..(k * np + n) * d];
+            let values = &fit[k * np..k * np + n];
+            let bf = best_f[k].to_f64();
+            let a = job.adaptive().expect("an adaptive job");
+            let reached = job.target_value().is_some_and(|t| bf <= t);
+            let termination = if reached {
+                Termination::TargetReached
+            } else if evaluations[k] >= a.max_evaluations {
+                Termination::MaxEvaluations
+            } else if g >= job.generations() {
+                Termination::MaxGenerations
+            } else {
+                Termination::Stopped
+            };
+            let result = RunResult::ended(
+                job,
+                Ending {
+                    best_x: DVector::from_iterator(
+                        d,
+                        rows[best * d..(best + 1) * d].iter().map(|v| v.to_f64()),
+                    ),
+                    best_f: bf,
+                    generations: g,
+                    evaluations: evaluations[k],
+                    termination,
+                    elapsed,
+                    history: hist.as_ref().map(|h| {
+                        h[k * hl..k * hl + g as usize + 1]
+                            .iter()
+                            .map(|v| v.to_f64())
+                            .collect()
+                    }),
+                    backend: "cuda",
+                    stream: job.stream(),
+                },
+            );
+            let population = FinalPopulation {
+                x: rows.iter().map(|v| v.to_f64()).collect(),
+                fit: values.iter().map(|v| v.to_f64()).collect(),
+            };
+            out.push((result, population));
+        }
+        Ok(out)
+    }
+}
