@@ -23,9 +23,9 @@ pub use gpude_host::cuda_control;
 pub use gpude_host::objective;
 pub use gpude_host::split;
 pub use gpude_host::{
-    Adaptive, Backend, BatchObjective, BoundPolicy, Crossover, CudaEngine, Error, FUNCTIONS,
-    Formula, Function, FunctionInfo, Job, JobBuilder, Mode, Objective, Precision, Problem, Result,
-    RunResult, SolverOptions, Strategy, Termination, ThesisVariant,
+    Adaptive, Backend, BatchKernel, BatchObjective, BoundPolicy, Crossover, CudaEngine, Error,
+    FUNCTIONS, Formula, Function, FunctionInfo, Job, JobBuilder, Mode, Objective, Precision,
+    Problem, Result, RunResult, SolverOptions, Strategy, Termination, ThesisVariant,
 };
 pub use gpude_host::{
     Algorithm, Archipelago, ArchipelagoBuilder, ArchipelagoResult, Emigrants, Pso, Replacement,

@@ -52,7 +52,16 @@ pub enum Layout {
     Step,
     /// One population over the whole GPU, one cooperative launch for the run.
     Grid,
+    /// One block per population as [`Layout::Batch`], with the population resident in
+    /// the block's shared memory for the whole run (`resident.rs`): for populations
+    /// whose rows fit, and for the families of [`SHARED_FAMILIES`] only (not in
+    /// [`Layout::ALL`]). Its kernels take the batch kernels' parameters.
+    BatchShared,
 }
+
+/// The families that have a [`Layout::BatchShared`] kernel (per built-in function and
+/// precision); the others run the batch layout from global memory.
+pub const SHARED_FAMILIES: [Family; 2] = [Family::Classic, Family::Thesis];
 
 /// Which strategies a kernel serves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -88,9 +97,17 @@ impl Layout {
     pub const ALL: [Layout; 3] = [Layout::Batch, Layout::Step, Layout::Grid];
     fn word(self) -> &'static str {
         match self {
-            Layout::Batch => "batch",
+            Layout::Batch | Layout::BatchShared => "batch",
             Layout::Step => "step",
             Layout::Grid => "grid",
+        }
+    }
+    /// What ends the name after the family (the batch kernels' parameters go with
+    /// names that start `de_batch_`, so the variant of a layout is a suffix).
+    fn suffix(self) -> &'static str {
+        match self {
+            Layout::BatchShared => "_shared",
+            _ => "",
         }
     }
 }
@@ -120,7 +137,8 @@ impl KernelPrecision {
 pub const KERNEL_NAME_MAX: usize = 48;
 
 impl KernelKey {
-    /// Writes the entry point's name (`de_batch_f32_griewank_thesis`) into `buf` and
+    /// Writes the entry point's name (`de_batch_f32_griewank_thesis`,
+    /// `de_batch_f32_griewank_thesis_shared`) into `buf` and
     /// returns its length. The one place that names kernels: `kernels.rs` defines the
     /// entry points under these names, checked by the build script.
     pub fn write_name(&self, buf: &mut [u8; KERNEL_NAME_MAX]) -> usize {
@@ -132,6 +150,7 @@ impl KernelKey {
             "_",
             self.function,
             self.family.suffix(),
+            self.layout.suffix(),
         ];
         let mut n = 0;
         for p in parts {
@@ -172,6 +191,14 @@ pub fn for_each_kernel_key(mut f: impl FnMut(KernelKey)) {
                         precision,
                     });
                 }
+            }
+            for family in SHARED_FAMILIES {
+                f(KernelKey {
+                    layout: Layout::BatchShared,
+                    family,
+                    function,
+                    precision,
+                });
             }
         }
     }
@@ -240,11 +267,14 @@ mod tests {
             names.insert(key.name_into(&mut buf).to_string());
             count += 1;
         });
-        assert_eq!(count, Function::ALL.len() * 18);
+        assert_eq!(count, Function::ALL.len() * 22);
         assert_eq!(names.len(), count);
         assert!(names.contains("de_grid_f64_weierstrass_thesis"));
         assert!(names.contains("de_grid_f64_weierstrass_thesis_variant"));
         assert!(names.contains("de_batch_f32_griewank"));
+        assert!(names.contains("de_batch_f32_griewank_thesis_shared"));
+        assert!(names.contains("de_batch_f64_sphere_shared"));
+        assert!(!names.contains("de_batch_f32_griewank_thesis_variant_shared"));
         // The external family's names are distinct from the built-ins'.
         for_each_external_key(|key| {
             let mut buf = [0u8; KERNEL_NAME_MAX];

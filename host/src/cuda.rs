@@ -25,7 +25,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 mod external;
+mod resident;
 pub use external::{check_objective, objective_symbol};
+pub use resident::BatchKernel;
 
 /// A final population read back from the GPU: rows (`dim` values each) and values.
 #[derive(Clone, Debug, PartialEq)]
@@ -102,6 +104,9 @@ pub struct CudaEngine {
     sm_count: u32,
     name: String,
     capability: (i32, i32),
+    /// The kernel plain batch launches use (see [`BatchKernel`]).
+    batch_kernel: Mutex<BatchKernel>,
+    shared_limits: resident::SharedLimits,
 }
 
 /// The name of a job's kernel in `layout` ([`KernelKey`]): the thesis strategy with
@@ -238,6 +243,22 @@ impl CudaEngine {
             .map_err(cuda_err("reading the multiprocessor count"))? as u32;
         let name = ctx.name().unwrap_or_else(|_| "unknown GPU".into());
         let capability = ctx.compute_capability().unwrap_or((0, 0));
+        let attr = |a: A, what: &str| -> Result<u32> {
+            ctx.attribute(a)
+                .map(|v| v.max(0) as u32)
+                .map_err(cuda_err(format!("reading {what}")))
+        };
+        let shared_limits = resident::SharedLimits {
+            per_block_optin: attr(
+                A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+                "the shared memory per block",
+            )?,
+            per_sm: attr(
+                A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR,
+                "the shared memory per multiprocessor",
+            )?,
+        };
+        let batch_kernel = Mutex::new(BatchKernel::from_env()?);
         Ok(CudaEngine {
             ctx,
             kernels: kernels.iter().copied().collect(),
@@ -247,6 +268,8 @@ impl CudaEngine {
             sm_count,
             name,
             capability,
+            batch_kernel,
+            shared_limits,
         })
     }
 
@@ -449,7 +472,7 @@ impl CudaEngine {
         jobs: &[&Job],
         stream: Arc<CudaStream>,
     ) -> Result<BatchLaunch<T>> {
-        let mut l = self.alloc_batch::<T>(jobs, stream)?;
+        let mut l = self.alloc_batch::<T>(jobs, stream, true)?;
         l.launch(jobs[0].generations(), 0, 0)?;
         Ok(l)
     }
@@ -457,10 +480,13 @@ impl CudaEngine {
     /// The buffers and parameters of a batch launch of `jobs` (compatible: equal but
     /// for seed and stream), after checking that they fit, with the seeds, streams and
     /// bounds uploaded and every population's generations done at 0 (a fresh run).
+    /// A `plain` launch (no control block, from generation 0) may run the resident
+    /// kernel, as the engine's [`BatchKernel`] says; the others run the global-memory one.
     pub(crate) fn alloc_batch<T: GpuReal>(
         &self,
         jobs: &[&Job],
         stream: Arc<CudaStream>,
+        plain: bool,
     ) -> Result<BatchLaunch<T>> {
         let job = jobs[0];
         let p = jobs.len();
@@ -479,12 +505,23 @@ impl CudaEngine {
             + 4 * (p * np + 32 * p + 2 * p) as u64
             + 12 * p as u64;
         self.check_memory(needed)?;
-        let name = kernel_name::<T>(Layout::Batch, job);
-        let func = self.job_function::<T>(&name, job)?;
-        let g = group_width(dim);
-        let threads = self
-            .max_threads(&func, &name)?
-            .min(((np as u32 * g).div_ceil(32) * 32).max(32));
+        let resident = if plain {
+            self.resident_plan::<T>(job)?
+        } else {
+            None
+        };
+        let (name, func, threads, shared_mem_bytes) = match resident {
+            Some(r) => (r.name, r.func, r.threads, r.bytes),
+            None => {
+                let name = kernel_name::<T>(Layout::Batch, job);
+                let func = self.job_function::<T>(&name, job)?;
+                let g = group_width(dim);
+                let threads = self
+                    .max_threads(&func, &name)?
+                    .min(((np as u32 * g).div_ceil(32) * 32).max(32));
+                (name, func, threads, 0)
+            }
+        };
         let ctx = |what: &str| format!("{name}: {what}");
         let alloc = |n: usize| -> Result<CudaSlice<T>> {
             stream
@@ -554,7 +591,7 @@ impl CudaEngine {
             cfg: LaunchConfig {
                 grid_dim: (p as u32, 1, 1),
                 block_dim: (threads, 1, 1),
-                shared_mem_bytes: 0,
+                shared_mem_bytes,
             },
             start: Instant::now(),
             p,

@@ -873,7 +873,7 @@ impl CudaEngine {
         let p = jobs.len();
         let limit = jobs[0].generations();
         let stream = self.first_stream();
-        let mut l = self.alloc_batch::<T>(&refs, stream.clone())?;
+        let mut l = self.alloc_batch::<T>(&refs, stream.clone(), false)?;
         let (name, st, np, dim) = (
             l.name.clone(),
             l.st,
