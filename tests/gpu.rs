@@ -1563,6 +1563,7 @@ fn thesis_variant_batch_matches_cpu(e: &CudaEngine) {
 /// one launch.
 fn shared_batch_matches_cpu(e: &CudaEngine) {
     let saved = e.batch_kernel();
+    let saved_cap = e.spare_rows_cap();
     #[allow(clippy::type_complexity)]
     let cases: Vec<(
         Function,
@@ -1720,6 +1721,19 @@ fn shared_batch_matches_cpu(e: &CudaEngine) {
             result_bits(&c),
             "{what}: shared kernel vs CPU"
         );
+        // Fewer spare rows: the other trials wait in global memory (none in shared
+        // memory with a cap of 0).
+        for cap in [0, pop / 3] {
+            e.set_spare_rows_cap(Some(cap));
+            let (rc, pc) = e.run_with_population(&j, Mode::Batch).expect("shared run");
+            assert_same_population(&pc, &cpu, &format!("{what}, {cap} spare rows"));
+            assert_eq!(
+                result_bits(&rc),
+                result_bits(&c),
+                "{what}, {cap} spare rows"
+            );
+        }
+        e.set_spare_rows_cap(saved_cap);
         e.set_batch_kernel(BatchKernel::Global);
         let (name_g, bytes_g) = e.batch_kernel_for(&j).unwrap();
         assert!(

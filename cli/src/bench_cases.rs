@@ -28,6 +28,9 @@ pub struct Case {
     /// cases named so, `global` for the other batch cases (the kernel of the earlier
     /// measurements), `auto` for the other modes.
     pub batch_kernel: &'static str,
+    /// The cap on the resident kernel's spare rows (`CudaEngine::set_spare_rows_cap`):
+    /// 0 for the cases named `spare=0`, none (as many as fit) for the others.
+    pub spare_rows: Option<u32>,
     /// Populations evolved at once.
     pub populations: u32,
     pub generations: u32,
@@ -77,12 +80,13 @@ pub fn standard_cases(gpu: bool, quick: bool) -> Vec<Case> {
             ("batch", false) => "global",
             _ => "auto",
         },
+        spare_rows: name.contains("spare=0").then_some(0),
         populations: pops,
         generations: gens,
         precision: prec.name(),
     };
     // (name, backend, mode, Np, populations, generations, precision)
-    let table: [(&str, &'static str, &'static str, u32, u32, u32, Precision); 22] = [
+    let table: [(&str, &'static str, &'static str, u32, u32, u32, Precision); 23] = [
         (
             "one pop Np=2048 (grid)",
             "cuda",
@@ -193,6 +197,15 @@ pub fn standard_cases(gpu: bool, quick: bool) -> Vec<Case> {
         ),
         (
             "batch 528 x 256 shared",
+            "cuda",
+            "batch",
+            256,
+            528,
+            g(500),
+            Precision::F32,
+        ),
+        (
+            "batch 528 x 256 shared spare=0",
             "cuda",
             "batch",
             256,
@@ -327,6 +340,7 @@ fn time_once(c: &Case, gens: u32, engine: Option<&gpude::CudaEngine>) -> Result<
             let mode = Mode::parse(c.mode)?;
             if mode == Mode::Batch {
                 e.set_batch_kernel(BatchKernel::parse(c.batch_kernel)?);
+                e.set_spare_rows_cap(c.spare_rows);
                 e.run_batch(&jobs)?.swap_remove(0)
             } else {
                 e.run(&jobs[0], mode)?

@@ -106,6 +106,8 @@ pub struct CudaEngine {
     capability: (i32, i32),
     /// The kernel plain batch launches use (see [`BatchKernel`]).
     batch_kernel: Mutex<BatchKernel>,
+    /// The most spare rows a resident block gets (`None`: as many as fit).
+    spare_cap: Mutex<Option<u32>>,
     shared_limits: resident::SharedLimits,
 }
 
@@ -259,6 +261,7 @@ impl CudaEngine {
             )?,
         };
         let batch_kernel = Mutex::new(BatchKernel::from_env()?);
+        let spare_cap = Mutex::new(resident::spare_cap_from_env()?);
         Ok(CudaEngine {
             ctx,
             kernels: kernels.iter().copied().collect(),
@@ -269,6 +272,7 @@ impl CudaEngine {
             name,
             capability,
             batch_kernel,
+            spare_cap,
             shared_limits,
         })
     }

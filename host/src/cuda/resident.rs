@@ -63,6 +63,29 @@ impl BatchKernel {
     }
 }
 
+/// The cap on a resident block's spare rows named by `GPUDE_SHARED_SPARE`: a number of
+/// rows, or `all` (as many as fit, the default).
+pub(crate) fn spare_cap_from_env() -> Result<Option<u32>> {
+    match std::env::var("GPUDE_SHARED_SPARE") {
+        Ok(v) => parse_spare_cap(&v),
+        Err(_) => Ok(None),
+    }
+}
+
+fn parse_spare_cap(v: &str) -> Result<Option<u32>> {
+    let t = v.trim();
+    if t.eq_ignore_ascii_case("all") {
+        return Ok(None);
+    }
+    t.parse::<u32>().map(Some).map_err(|_| {
+        Error::invalid(
+            "GPUDE_SHARED_SPARE",
+            format!("{v:?}"),
+            "a number of rows (0 or more) or all",
+        )
+    })
+}
+
 /// The shared-memory limits of a device, read when the engine opens it.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct SharedLimits {
@@ -94,6 +117,19 @@ impl CudaEngine {
     /// Sets the choice of batch kernel for the launches that follow.
     pub fn set_batch_kernel(&self, k: BatchKernel) {
         *self.batch_kernel.lock().expect("batch kernel lock") = k;
+    }
+
+    /// The most spare rows (where accepted trials wait) a resident block gets; `None`
+    /// for as many as fit (the default, or `GPUDE_SHARED_SPARE`). Fewer spare rows
+    /// leave more of the multiprocessor's unified L1 and shared memory to the L1 cache
+    /// (the kernels' spilled registers), and send more waiting trials through L2.
+    pub fn spare_rows_cap(&self) -> Option<u32> {
+        *self.spare_cap.lock().expect("spare cap lock")
+    }
+
+    /// Sets [`CudaEngine::spare_rows_cap`] for the launches that follow.
+    pub fn set_spare_rows_cap(&self, cap: Option<u32>) {
+        *self.spare_cap.lock().expect("spare cap lock") = cap;
     }
 
     /// The kernel a plain batch launch of `job` runs under the engine's choice, and its
@@ -192,7 +228,10 @@ impl CudaEngine {
             .max(1);
         let share = (limits.per_sm / blocks).saturating_sub(RESERVED_PER_BLOCK + fixed);
         let budget = (share.min(limit) as u64).max(need);
-        let spare = spare_rows(budget, np, dim, rb).unwrap_or(0);
+        let mut spare = spare_rows(budget, np, dim, rb).unwrap_or(0);
+        if let Some(cap) = self.spare_rows_cap() {
+            spare = spare.min(cap);
+        }
         let bytes = resident_bytes(np, dim, spare, rb) as u32;
         // The attribute is the function's (shared by every launch of it): its largest
         // value, so that launches of other sizes from other threads stay valid.
@@ -225,6 +264,15 @@ mod tests {
             e.contains("smem") && e.contains("auto, global or shared"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn spare_caps_parse() {
+        assert_eq!(parse_spare_cap("all").unwrap(), None);
+        assert_eq!(parse_spare_cap(" 0 ").unwrap(), Some(0));
+        assert_eq!(parse_spare_cap("96").unwrap(), Some(96));
+        let e = parse_spare_cap("-1").unwrap_err().to_string();
+        assert!(e.contains("GPUDE_SHARED_SPARE") && e.contains("-1"), "{e}");
     }
 
     #[test]
