@@ -136,13 +136,12 @@ mod gpu {
     }
 
     /// Copies row `src` to row `dst`, the group's lanes each its chunks (16-byte moves,
-    /// padding included, as the rows are written).
+    /// padding included, as the rows are written); `nr` is `rounds(dim)`.
     ///
     /// # Safety
     /// Both rows hold `stride(dim)` values; no other thread accesses them meanwhile.
     #[inline(always)]
-    unsafe fn copy_row<T: LaneReal>(gr: &Group, dim: u32, src: *const T, dst: *mut T) {
-        let nr = rounds(dim);
+    unsafe fn copy_row<T: LaneReal>(gr: &Group, dim: u32, nr: u32, src: *const T, dst: *mut T) {
         let mut c = 0;
         while c < nr {
             let (j0, n) = chunk(dim, gr.g, c, gr.lane);
@@ -219,6 +218,7 @@ mod gpu {
             let groups = nthreads / g;
             let my_group = tid / g;
             let passes = np.div_ceil(groups);
+            let nr = rounds(dim);
             let kc0 = lane_consts(s.f, chunk(dim, g, 0, gr.lane).0);
             let mut cache = DrawCache {
                 pre: Draws {
@@ -310,7 +310,7 @@ mod gpu {
                         } else {
                             gb.add((i * st) as usize)
                         };
-                        copy_row(&gr, dim, wait, cur.add((i * st) as usize));
+                        copy_row(&gr, dim, nr, wait, cur.add((i * st) as usize));
                     }
                     pass += 1;
                 }
@@ -347,6 +347,7 @@ mod gpu {
                     copy_row(
                         &gr,
                         dim,
+                        nr,
                         cur.add((i * st) as usize),
                         ga.add((i * st) as usize),
                     );
