@@ -430,8 +430,11 @@ fn split_ptx(text: &str) -> Result<Vec<(String, String)>> {
         for i in &items {
             let keep = match i.kind {
                 Kind::Header => true,
+                // The dynamic shared memory a kernel declares (`.extern .shared`) goes only
+                // into the modules whose code names it: the others stay as they were.
                 Kind::Global => {
-                    !prune
+                    let shared = i.text.trim_start().starts_with(".extern .shared");
+                    !(prune || shared)
                         || global_name(&i.text).is_none_or(|n| code.iter().any(|c| c.contains(n)))
                 }
                 Kind::FuncDecl | Kind::FuncDef => need.contains(&i.name),

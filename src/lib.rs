@@ -23,8 +23,8 @@ pub use gpude_host::cuda_control;
 pub use gpude_host::objective;
 pub use gpude_host::split;
 pub use gpude_host::{
-    Adaptive, Backend, BatchObjective, BoundPolicy, Ceilings, Crossover, CudaEngine, Error,
-    FUNCTIONS, Formula, Function, FunctionInfo, Job, JobBuilder, Mode, Objective, Precision,
+    Adaptive, Backend, BatchKernel, BatchObjective, BoundPolicy, Ceilings, Crossover, CudaEngine,
+    Error, FUNCTIONS, Formula, Function, FunctionInfo, Job, JobBuilder, Mode, Objective, Precision,
     Problem, Result, RunResult, SolverOptions, Strategy, Termination, ThesisVariant,
 };
 pub use gpude_host::{

@@ -9,7 +9,7 @@
 //! apart as `fixed_ms`. One warm-up run per case comes first.
 
 use crate::stats::median;
-use gpude::{Job, Mode, Objective, Precision, Result, RunResult, Strategy, cpu};
+use gpude::{BatchKernel, Job, Mode, Objective, Precision, Result, RunResult, Strategy, cpu};
 use serde::Serialize;
 use std::time::Instant;
 
@@ -24,6 +24,13 @@ pub struct Case {
     pub expression: bool,
     pub dim: u32,
     pub pop: u32,
+    /// The batch kernel a `batch` case forces (`gpude::BatchKernel`): `shared` for the
+    /// cases named so, `global` for the other batch cases (the kernel of the earlier
+    /// measurements), `auto` for the other modes.
+    pub batch_kernel: &'static str,
+    /// The cap on the resident kernel's spare rows (`CudaEngine::set_spare_rows_cap`):
+    /// 0 for the cases named `spare=0`, none (as many as fit) for the others.
+    pub spare_rows: Option<u32>,
     /// Populations evolved at once.
     pub populations: u32,
     pub generations: u32,
@@ -66,14 +73,20 @@ pub fn standard_cases(gpu: bool, quick: bool) -> Vec<Case> {
             "griewank"
         },
         expression: name.contains("expr"),
-        dim: 128,
+        dim: if name.contains("D=30") { 30 } else { 128 },
         pop,
+        batch_kernel: match (mode, name.contains("shared")) {
+            ("batch", true) => "shared",
+            ("batch", false) => "global",
+            _ => "auto",
+        },
+        spare_rows: name.contains("spare=0").then_some(0),
         populations: pops,
         generations: gens,
         precision: prec.name(),
     };
     // (name, backend, mode, Np, populations, generations, precision)
-    let table: [(&str, &'static str, &'static str, u32, u32, u32, Precision); 19] = [
+    let table: [(&str, &'static str, &'static str, u32, u32, u32, Precision); 23] = [
         (
             "one pop Np=2048 (grid)",
             "cuda",
@@ -180,6 +193,42 @@ pub fn standard_cases(gpu: bool, quick: bool) -> Vec<Case> {
             256,
             528,
             g(500),
+            Precision::F32,
+        ),
+        (
+            "batch 528 x 256 shared",
+            "cuda",
+            "batch",
+            256,
+            528,
+            g(500),
+            Precision::F32,
+        ),
+        (
+            "batch 528 x 256 shared spare=0",
+            "cuda",
+            "batch",
+            256,
+            528,
+            g(500),
+            Precision::F32,
+        ),
+        (
+            "batch 528 x 300 D=30",
+            "cuda",
+            "batch",
+            300,
+            528,
+            g(1000),
+            Precision::F32,
+        ),
+        (
+            "batch 528 x 300 D=30 shared",
+            "cuda",
+            "batch",
+            300,
+            528,
+            g(1000),
             Precision::F32,
         ),
         (
@@ -290,6 +339,8 @@ fn time_once(c: &Case, gens: u32, engine: Option<&gpude::CudaEngine>) -> Result<
         ("cuda", Some(e)) => {
             let mode = Mode::parse(c.mode)?;
             if mode == Mode::Batch {
+                e.set_batch_kernel(BatchKernel::parse(c.batch_kernel)?);
+                e.set_spare_rows_cap(c.spare_rows);
                 e.run_batch(&jobs)?.swap_remove(0)
             } else {
                 e.run(&jobs[0], mode)?

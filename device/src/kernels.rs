@@ -331,7 +331,7 @@ impl Group {
         T::from_words([a, b])
     }
     #[inline(always)]
-    fn idx_u32(&self, v: u32, s: u32) -> u32 {
+    pub(crate) fn idx_u32(&self, v: u32, s: u32) -> u32 {
         shfl_idx(v, s, self.c_seg)
     }
     #[inline(always)]
@@ -495,7 +495,7 @@ pub(crate) fn row<T>(a: *mut T, b: *mut T, flag: u32, i: u32, stride: u32) -> *m
 /// Initialises individual `i` into buffer `a` and returns its value (every lane).
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-unsafe fn init_one<T: LaneReal>(
+pub(crate) unsafe fn init_one<T: LaneReal>(
     s: &Setup<T>,
     gr: &Group,
     key: [u32; 2],
@@ -556,10 +556,7 @@ unsafe fn trial_one<T: LaneReal>(
     fl: &[u32; 6],
     kc0: &[T; 4],
 ) -> (T, bool) {
-    let dim = s.tp.dim;
-    let strat = s.tp.strategy;
-    let ndraw = strat.draws();
-    let sub = subsequence(pstream, i);
+    let ndraw = s.tp.strategy.draws();
     let fi = fl[5];
     let xi_row = row(a, b, fi, i, s.stride);
     let spare = row(a, b, fi ^ 1, i, s.stride);
@@ -579,6 +576,48 @@ unsafe fn trial_one<T: LaneReal>(
         best_i,
         s.stride,
     );
+    // SAFETY: the rows are rows of the population (the spare one read by nobody this
+    // generation), as `trial_rows` asks.
+    unsafe {
+        trial_rows(
+            s, gr, key, pstream, g, i, active, lo, hi, xi_row, &rrows, best_row, spare, fit_i,
+            d.jrand, kc0,
+        )
+    }
+}
+
+/// [`trial_one`] from its rows: builds individual `i`'s trial of generation `g` from
+/// x_i at `xi_row`, the drawn rows `rrows` and the best row, writes it to `spare` (every
+/// round of a row longer than one round, else only when accepted) and evaluates it.
+/// Returns the trial's value (every lane) and whether it was accepted.
+///
+/// # Safety
+/// Every row pointer addresses `stride` readable values (`spare` writable, and read by
+/// no other thread until the generation's barrier); `lo` and `hi` are `stride` long.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub(crate) unsafe fn trial_rows<T: LaneReal>(
+    s: &Setup<T>,
+    gr: &Group,
+    key: [u32; 2],
+    pstream: u32,
+    g: u32,
+    i: u32,
+    active: bool,
+    lo: *const T,
+    hi: *const T,
+    xi_row: *const T,
+    rrows: &[*mut T; 5],
+    best_row: *const T,
+    spare: *mut T,
+    fit_i: T,
+    jrand: u32,
+    kc0: &[T; 4],
+) -> (T, bool) {
+    let dim = s.tp.dim;
+    let strat = s.tp.strategy;
+    let ndraw = strat.draws();
+    let sub = subsequence(pstream, i);
     let nr = rounds(dim);
     // Exponential crossover's run length needs every lane's uniforms first.
     let mut run = dim;
@@ -651,7 +690,7 @@ unsafe fn trial_one<T: LaneReal>(
                 &l4,
                 &h4,
                 &u,
-                d.jrand,
+                jrand,
                 run,
                 || block_words(key, sub, block(g, RESAMPLE_SLOT + j0 / 4)),
             );

@@ -10,10 +10,16 @@
         abi_ptx,
         stdarch_nvptx,
         asm_experimental_arch,
-        macro_metavar_expr_concat
+        macro_metavar_expr_concat,
+        core_intrinsics,
+        gpu_intrinsics,
+        gpu_launch_sized_workgroup_mem
     )
 )]
 #![feature(core_float_math)]
+// `core::intrinsics::gpu` (the dynamic shared memory of `resident.rs`) is reached
+// through `core::intrinsics`, whose feature is marked internal.
+#![cfg_attr(target_arch = "nvptx64", allow(internal_features))]
 
 /// The kernels' parameters: one `#[repr(C)]` struct per kernel family, declared once.
 ///
@@ -74,6 +80,9 @@ pub mod real;
 ///
 /// This file is also `include!`d by the build script: it uses nothing outside `core`.
 pub mod registry;
+/// The shared-memory-resident batch kernels and their shared-memory layout (the layout's
+/// functions build for the host too: the CUDA engine sizes the launch with them).
+pub mod resident;
 pub mod variant;
 
 #[cfg(target_arch = "nvptx64")]

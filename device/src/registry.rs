@@ -55,7 +55,16 @@ pub enum Layout {
     Step,
     /// One population over the whole GPU, one cooperative launch for the run.
     Grid,
+    /// One block per population as [`Layout::Batch`], with the population resident in
+    /// the block's shared memory for the whole run (`resident.rs`): for populations
+    /// whose rows fit, and for the families of [`SHARED_FAMILIES`] only (not in
+    /// [`Layout::ALL`]). Its kernels take the batch kernels' parameters.
+    BatchShared,
 }
+
+/// The families that have a [`Layout::BatchShared`] kernel (per built-in function and
+/// precision); the others run the batch layout from global memory.
+pub const SHARED_FAMILIES: [Family; 2] = [Family::Classic, Family::Thesis];
 
 /// Which strategies a kernel serves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -96,15 +105,17 @@ impl Layout {
     ];
     fn word(self) -> &'static str {
         match self {
-            Layout::Batch | Layout::BatchControlled => "batch",
+            Layout::Batch | Layout::BatchControlled | Layout::BatchShared => "batch",
             Layout::Step => "step",
             Layout::Grid => "grid",
         }
     }
-    /// The end of the entry point's name.
+    /// What ends the name after the family (the batch kernels' parameters go with
+    /// names that start `de_batch_`, so the variant of a layout is a suffix).
     fn suffix(self) -> &'static str {
         match self {
             Layout::BatchControlled => "_ctl",
+            Layout::BatchShared => "_shared",
             _ => "",
         }
     }
@@ -136,7 +147,8 @@ pub const KERNEL_NAME_MAX: usize = 48;
 
 impl KernelKey {
     /// Writes the entry point's name (`de_batch_f32_griewank_thesis`,
-    /// `de_batch_f32_griewank_thesis_ctl` under control) into `buf` and
+    /// `de_batch_f32_griewank_thesis_ctl` under control,
+    /// `de_batch_f32_griewank_thesis_shared`) into `buf` and
     /// returns its length. The one place that names kernels: `kernels.rs` defines the
     /// entry points under these names, checked by the build script.
     pub fn write_name(&self, buf: &mut [u8; KERNEL_NAME_MAX]) -> usize {
@@ -189,6 +201,14 @@ pub fn for_each_kernel_key(mut f: impl FnMut(KernelKey)) {
                         precision,
                     });
                 }
+            }
+            for family in SHARED_FAMILIES {
+                f(KernelKey {
+                    layout: Layout::BatchShared,
+                    family,
+                    function,
+                    precision,
+                });
             }
         }
     }
@@ -353,14 +373,17 @@ mod tests {
             count += 1;
         });
         // Four layouts (batch, batch under control, step, grid) × three families × two
-        // precisions.
-        assert_eq!(count, Function::ALL.len() * 24);
+        // precisions, and the shared-memory batch kernels of two families.
+        assert_eq!(count, Function::ALL.len() * 28);
         assert_eq!(names.len(), count);
         assert!(names.contains("de_grid_f64_weierstrass_thesis"));
         assert!(names.contains("de_grid_f64_weierstrass_thesis_variant"));
         assert!(names.contains("de_batch_f32_griewank"));
         assert!(names.contains("de_batch_f32_griewank_ctl"));
         assert!(names.contains("de_batch_f64_sphere_thesis_variant_ctl"));
+        assert!(names.contains("de_batch_f32_griewank_thesis_shared"));
+        assert!(names.contains("de_batch_f64_sphere_shared"));
+        assert!(!names.contains("de_batch_f32_griewank_thesis_variant_shared"));
         // The external family's names are distinct from the built-ins'.
         for_each_external_key(|key| {
             let mut buf = [0u8; KERNEL_NAME_MAX];

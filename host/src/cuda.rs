@@ -28,8 +28,10 @@ mod adaptive;
 mod callback;
 mod ceilings;
 mod external;
+mod resident;
 pub use ceilings::Ceilings;
 pub use external::{check_objective, objective_symbol};
+pub use resident::BatchKernel;
 
 /// A final population read back from the GPU: rows (`dim` values each) and values.
 #[derive(Clone, Debug, PartialEq)]
@@ -106,6 +108,11 @@ pub struct CudaEngine {
     sm_count: u32,
     name: String,
     capability: (i32, i32),
+    /// The kernel plain batch launches use (see [`BatchKernel`]).
+    batch_kernel: Mutex<BatchKernel>,
+    /// The most spare rows a resident block gets (`None`: as many as fit).
+    spare_cap: Mutex<Option<u32>>,
+    shared_limits: resident::SharedLimits,
 }
 
 /// The name of a job's kernel in `layout` ([`KernelKey`]): the thesis strategy with
@@ -245,6 +252,23 @@ impl CudaEngine {
             .map_err(cuda_err("reading the multiprocessor count"))? as u32;
         let name = ctx.name().unwrap_or_else(|_| "unknown GPU".into());
         let capability = ctx.compute_capability().unwrap_or((0, 0));
+        let attr = |a: A, what: &str| -> Result<u32> {
+            ctx.attribute(a)
+                .map(|v| v.max(0) as u32)
+                .map_err(cuda_err(format!("reading {what}")))
+        };
+        let shared_limits = resident::SharedLimits {
+            per_block_optin: attr(
+                A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+                "the shared memory per block",
+            )?,
+            per_sm: attr(
+                A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR,
+                "the shared memory per multiprocessor",
+            )?,
+        };
+        let batch_kernel = Mutex::new(BatchKernel::from_env()?);
+        let spare_cap = Mutex::new(resident::spare_cap_from_env()?);
         Ok(CudaEngine {
             ctx,
             kernels: kernels.iter().copied().collect(),
@@ -254,6 +278,9 @@ impl CudaEngine {
             sm_count,
             name,
             capability,
+            batch_kernel,
+            spare_cap,
+            shared_limits,
         })
     }
 
@@ -574,7 +601,9 @@ impl CudaEngine {
     /// The buffers and parameters of a batch launch of `jobs` (compatible: equal but
     /// for seed and stream), after checking that they fit, with the seeds, streams and
     /// bounds uploaded and every population's generations done at 0 (a fresh run); with
-    /// `controlled`, for the entry points that take a control block.
+    /// `controlled`, for the entry points that take a control block. A plain launch (no
+    /// control block, from generation 0) may run the resident kernel, as the engine's
+    /// [`BatchKernel`] says; the others run the global-memory one.
     pub(crate) fn alloc_batch<T: GpuReal>(
         &self,
         jobs: &[&Job],
@@ -598,17 +627,28 @@ impl CudaEngine {
             + 4 * (p * np + 32 * p + 2 * p) as u64
             + 12 * p as u64;
         self.check_memory(needed)?;
-        let layout = if controlled {
-            Layout::BatchControlled
+        let resident = if controlled {
+            None
         } else {
-            Layout::Batch
+            self.resident_plan::<T>(job)?
         };
-        let name = kernel_name::<T>(layout, job);
-        let func = self.job_function::<T>(&name, job)?;
-        let g = group_width(dim);
-        let threads = self
-            .max_threads(&func, &name)?
-            .min(((np as u32 * g).div_ceil(32) * 32).max(32));
+        let (name, func, threads, shared_mem_bytes) = match resident {
+            Some(r) => (r.name, r.func, r.threads, r.bytes),
+            None => {
+                let layout = if controlled {
+                    Layout::BatchControlled
+                } else {
+                    Layout::Batch
+                };
+                let name = kernel_name::<T>(layout, job);
+                let func = self.job_function::<T>(&name, job)?;
+                let g = group_width(dim);
+                let threads = self
+                    .max_threads(&func, &name)?
+                    .min(((np as u32 * g).div_ceil(32) * 32).max(32));
+                (name, func, threads, 0)
+            }
+        };
         let ctx = |what: &str| format!("{name}: {what}");
         let alloc = |n: usize| -> Result<CudaSlice<T>> {
             stream
@@ -678,7 +718,7 @@ impl CudaEngine {
             cfg: LaunchConfig {
                 grid_dim: (p as u32, 1, 1),
                 block_dim: (threads, 1, 1),
-                shared_mem_bytes: 0,
+                shared_mem_bytes,
             },
             start: Instant::now(),
             p,

@@ -21,7 +21,7 @@ pub mod split;
 
 pub use adaptive::Adaptive;
 pub use config::{Job, JobBuilder, Precision};
-pub use cuda::{Ceilings, CudaEngine, FinalPopulation, Mode};
+pub use cuda::{BatchKernel, Ceilings, CudaEngine, FinalPopulation, Mode};
 pub use error::{Error, Result};
 pub use gpude_device::{BoundPolicy, Crossover, Formula, Function, Strategy, ThesisVariant};
 pub use islands::{

@@ -1,0 +1,304 @@
+//! The choice between the batch kernels that read the population from global memory and
+//! the shared-memory-resident ones (`de_batch_*_shared`, `gpude_device::resident`), and
+//! the resident kernels' launch shape.
+
+use super::{CudaEngine, GpuReal, kernel_name};
+use crate::config::Job;
+use crate::error::{Error, Result};
+use cudarc::driver::CudaFunction;
+use cudarc::driver::sys::CUfunction_attribute_enum;
+use gpude_device::lanes::group_width;
+use gpude_device::registry::Layout;
+use gpude_device::resident::{MAX_PASSES, resident_bytes, spare_rows};
+
+/// Which kernel a plain batch launch uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BatchKernel {
+    /// The resident kernel when the population fits in a block's shared memory (and its
+    /// family has one), else the global-memory kernel.
+    Auto,
+    /// Always the kernel that reads the population from global memory.
+    Global,
+    /// Always the resident kernel: a job it cannot serve is refused.
+    Shared,
+}
+
+impl BatchKernel {
+    pub const ALL: [BatchKernel; 3] = [BatchKernel::Auto, BatchKernel::Global, BatchKernel::Shared];
+
+    pub fn parse(s: &str) -> Result<BatchKernel> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "auto" => Ok(BatchKernel::Auto),
+            "global" => Ok(BatchKernel::Global),
+            "shared" => Ok(BatchKernel::Shared),
+            other => Err(Error::invalid(
+                "batch kernel",
+                format!("{other:?}"),
+                "auto, global or shared",
+            )),
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            BatchKernel::Auto => "auto",
+            BatchKernel::Global => "global",
+            BatchKernel::Shared => "shared",
+        }
+    }
+
+    /// The choice named by the environment variable `GPUDE_BATCH_KERNEL` (auto when it
+    /// is not set).
+    pub fn from_env() -> Result<BatchKernel> {
+        match std::env::var("GPUDE_BATCH_KERNEL") {
+            Ok(v) => BatchKernel::parse(&v).map_err(|_| {
+                Error::invalid(
+                    "GPUDE_BATCH_KERNEL",
+                    format!("{v:?}"),
+                    "auto, global or shared",
+                )
+            }),
+            Err(_) => Ok(BatchKernel::Auto),
+        }
+    }
+}
+
+/// The cap on a resident block's spare rows named by `GPUDE_SHARED_SPARE`: a number of
+/// rows, or `all` (as many as fit, the default).
+pub(crate) fn spare_cap_from_env() -> Result<Option<u32>> {
+    match std::env::var("GPUDE_SHARED_SPARE") {
+        Ok(v) => parse_spare_cap(&v),
+        Err(_) => Ok(None),
+    }
+}
+
+fn parse_spare_cap(v: &str) -> Result<Option<u32>> {
+    let t = v.trim();
+    if t.eq_ignore_ascii_case("all") {
+        return Ok(None);
+    }
+    t.parse::<u32>().map(Some).map_err(|_| {
+        Error::invalid(
+            "GPUDE_SHARED_SPARE",
+            format!("{v:?}"),
+            "a number of rows (0 or more) or all",
+        )
+    })
+}
+
+/// The shared-memory limits of a device, read when the engine opens it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SharedLimits {
+    /// The most dynamic shared memory a block may have after opting in (bytes).
+    pub(crate) per_block_optin: u32,
+    /// Shared memory per multiprocessor (bytes).
+    pub(crate) per_sm: u32,
+}
+
+/// What the driver reserves per resident block on sm_80 and later (bytes).
+const RESERVED_PER_BLOCK: u32 = 1024;
+
+/// A resident kernel ready for a batch launch.
+pub(crate) struct ResidentPlan {
+    pub(crate) name: String,
+    pub(crate) func: CudaFunction,
+    pub(crate) threads: u32,
+    /// Dynamic shared memory of each block (bytes).
+    pub(crate) bytes: u32,
+}
+
+impl CudaEngine {
+    /// The engine's choice of batch kernel (see [`BatchKernel`]); from
+    /// `GPUDE_BATCH_KERNEL` when the engine opened, auto without it.
+    pub fn batch_kernel(&self) -> BatchKernel {
+        *self.batch_kernel.lock().expect("batch kernel lock")
+    }
+
+    /// Sets the choice of batch kernel for the launches that follow.
+    pub fn set_batch_kernel(&self, k: BatchKernel) {
+        *self.batch_kernel.lock().expect("batch kernel lock") = k;
+    }
+
+    /// The most spare rows (where accepted trials wait) a resident block gets; `None`
+    /// for as many as fit (the default, or `GPUDE_SHARED_SPARE`). Fewer spare rows
+    /// leave more of the multiprocessor's unified L1 and shared memory to the L1 cache
+    /// (the kernels' spilled registers), and send more waiting trials through L2.
+    pub fn spare_rows_cap(&self) -> Option<u32> {
+        *self.spare_cap.lock().expect("spare cap lock")
+    }
+
+    /// Sets [`CudaEngine::spare_rows_cap`] for the launches that follow.
+    pub fn set_spare_rows_cap(&self, cap: Option<u32>) {
+        *self.spare_cap.lock().expect("spare cap lock") = cap;
+    }
+
+    /// The kernel a plain batch launch of `job` runs under the engine's choice, and its
+    /// dynamic shared memory in bytes (0 for the global-memory kernel). Loads the
+    /// kernel's module.
+    pub fn batch_kernel_for(&self, job: &Job) -> Result<(String, u32)> {
+        if job.adaptive().is_some() {
+            return Err(Error::invalid(
+                "strategy",
+                crate::config::strategy_name(job.strategy()),
+                "a classic strategy or thesis: the adaptive strategies run in kernels of their own",
+            ));
+        }
+        job.check()?;
+        super::check_objective(job)?;
+        let plan = match job.precision() {
+            crate::Precision::F32 => self.resident_plan::<f32>(job)?,
+            crate::Precision::F64 => self.resident_plan::<f64>(job)?,
+        };
+        Ok(match plan {
+            Some(p) => (p.name, p.bytes),
+            None => match job.precision() {
+                crate::Precision::F32 => (kernel_name::<f32>(Layout::Batch, job), 0),
+                crate::Precision::F64 => (kernel_name::<f64>(Layout::Batch, job), 0),
+            },
+        })
+    }
+
+    /// The resident kernel for a plain batch launch of `job` under the engine's choice,
+    /// or `None` for the global-memory kernel: auto takes it when the family has one,
+    /// the population fits in a block's shared memory (the device's opt-in limit, read
+    /// at run time) and a thread group serves at most [`MAX_PASSES`] individuals; shared
+    /// refuses a job that fails one of these.
+    ///
+    /// The block gets the population, and as many spare rows for the accepted trials
+    /// (up to one per individual) as fit without lowering the blocks a multiprocessor
+    /// holds for its threads; the trials of the other individuals wait in global memory.
+    pub(crate) fn resident_plan<T: GpuReal>(&self, job: &Job) -> Result<Option<ResidentPlan>> {
+        let choice = self.batch_kernel();
+        if choice == BatchKernel::Global {
+            return Ok(None);
+        }
+        let refuse = |why: String| -> Result<Option<ResidentPlan>> {
+            match choice {
+                BatchKernel::Shared => Err(Error::invalid("batch kernel", "shared", why)),
+                _ => Ok(None),
+            }
+        };
+        let name = kernel_name::<T>(Layout::BatchShared, job);
+        if !self.kernels.contains_key(name.as_str()) {
+            return refuse(format!(
+                "a job with a shared-memory kernel (the built-in functions in the classic \
+                 and thesis families; there is no {name}); use auto or global"
+            ));
+        }
+        let (np, dim) = (job.pop(), job.dim());
+        let rb = std::mem::size_of::<T>() as u32;
+        let need = resident_bytes(np, dim, 0, rb);
+        let limits = self.shared_limits;
+        if need > limits.per_block_optin as u64 {
+            return refuse(format!(
+                "a population that fits in a block's shared memory: Np = {np} at D = {dim} \
+                 in {} needs {need} bytes, this GPU allows {} per block; use auto or global",
+                T::NAME,
+                limits.per_block_optin
+            ));
+        }
+        let func = self.job_function::<T>(&name, job)?;
+        let err = |what: &str| super::cuda_err(format!("{name}: {what}"));
+        let fixed = func
+            .get_attribute(CUfunction_attribute_enum::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)
+            .map_err(err("querying its static shared memory"))? as u32;
+        let limit = limits.per_block_optin.saturating_sub(fixed);
+        if need > limit as u64 {
+            return refuse(format!(
+                "a population that fits in a block's shared memory: Np = {np} at D = {dim} \
+                 needs {need} bytes beside the kernel's {fixed}, this GPU allows {} per \
+                 block; use auto or global",
+                limits.per_block_optin
+            ));
+        }
+        let g = group_width(dim);
+        let threads = self
+            .max_threads(&func, &name)?
+            .min(((np * g).div_ceil(32) * 32).max(32));
+        let passes = np.div_ceil(threads / g);
+        if passes > MAX_PASSES {
+            return refuse(format!(
+                "at most {MAX_PASSES} individuals per thread group: Np = {np} at D = {dim} \
+                 gives {passes} on blocks of {threads} threads; use auto or global"
+            ));
+        }
+        // Spare rows up to the share of the multiprocessor's shared memory that leaves
+        // it as many blocks as its threads and registers allow (never fewer rows than
+        // none).
+        self.ctx
+            .bind_to_thread()
+            .map_err(err("making the context current"))?;
+        let blocks = func
+            .occupancy_max_active_blocks_per_multiprocessor(threads, 0, None)
+            .map_err(err("querying its occupancy"))?
+            .max(1);
+        let share = (limits.per_sm / blocks).saturating_sub(RESERVED_PER_BLOCK + fixed);
+        let budget = (share.min(limit) as u64).max(need);
+        let mut spare = spare_rows(budget, np, dim, rb).unwrap_or(0);
+        if let Some(cap) = self.spare_rows_cap() {
+            spare = spare.min(cap);
+        }
+        let bytes = resident_bytes(np, dim, spare, rb) as u32;
+        // The attribute is the function's (shared by every launch of it): its largest
+        // value, so that launches of other sizes from other threads stay valid.
+        func.set_attribute(
+            CUfunction_attribute_enum::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            limit as i32,
+        )
+        .map_err(err("setting its dynamic shared memory limit"))?;
+        Ok(Some(ResidentPlan {
+            name,
+            func,
+            threads,
+            bytes,
+        }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn batch_kernel_names_parse_back() {
+        for k in BatchKernel::ALL {
+            assert_eq!(BatchKernel::parse(k.name()).unwrap(), k);
+        }
+        assert_eq!(BatchKernel::parse(" Shared ").unwrap(), BatchKernel::Shared);
+        let e = BatchKernel::parse("smem").unwrap_err().to_string();
+        assert!(
+            e.contains("smem") && e.contains("auto, global or shared"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn spare_caps_parse() {
+        assert_eq!(parse_spare_cap("all").unwrap(), None);
+        assert_eq!(parse_spare_cap(" 0 ").unwrap(), Some(0));
+        assert_eq!(parse_spare_cap("96").unwrap(), Some(96));
+        let e = parse_spare_cap("-1").unwrap_err().to_string();
+        assert!(e.contains("GPUDE_SHARED_SPARE") && e.contains("-1"), "{e}");
+    }
+
+    #[test]
+    fn the_layout_counts_rows_values_and_scratch() {
+        // Np = 256 at D = 128 in f32: 128 KiB of rows, 2 KiB of values, the scratch.
+        assert_eq!(
+            resident_bytes(256, 128, 0, 4),
+            256 * 512 + 2 * 1024 + 128 + 128
+        );
+        let full = resident_bytes(256, 128, 256, 4);
+        assert_eq!(spare_rows(full, 256, 128, 4), Some(256));
+        assert_eq!(spare_rows(full - 1, 256, 128, 4), Some(255));
+        assert_eq!(spare_rows(full + 10_000, 256, 128, 4), Some(256));
+        let none = resident_bytes(256, 128, 0, 4);
+        assert_eq!(spare_rows(none, 256, 128, 4), Some(0));
+        assert_eq!(spare_rows(none - 1, 256, 128, 4), None);
+        // D = 30 rows are padded to 32 values.
+        assert_eq!(
+            resident_bytes(300, 30, 1, 8),
+            8 * (32 * 301 + 600 + 32) + 128
+        );
+    }
+}
