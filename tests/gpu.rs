@@ -112,6 +112,10 @@ fn main() {
             "adaptive_gpu_refusals_are_clear",
             adaptive_gpu_refusals_are_clear,
         ),
+        (
+            "nan_objectives_run_as_on_the_cpu",
+            nan_objectives_run_as_on_the_cpu,
+        ),
         ("host_callbacks_run_as_on_the_cpu", host_callbacks_match_cpu),
         (
             "host_callback_errors_are_the_cpu_engines",
@@ -2290,4 +2294,59 @@ fn shared_batch_falls_back(e: &CudaEngine) {
     let err = e.batch_kernel_for(&big).expect_err("refused").to_string();
     assert!(err.contains("2048") && err.contains("bytes"), "{err}");
     e.set_batch_kernel(saved);
+}
+
+/// Objectives that are NaN on part of the domain or everywhere (an expression here):
+/// NaN is never the best unless every value is NaN, and then the best is the lowest
+/// index, as on the CPU engine. Every layout and the shared-memory batch kernel give
+/// the CPU engine's run (an all-NaN population once made the kernels read the best row
+/// at index u32::MAX).
+fn nan_objectives_run_as_on_the_cpu(e: &CudaEngine) {
+    let saved = e.batch_kernel();
+    let mut runs = 0;
+    for src in ["sqrt(-1 - sum(x^2))", "sum(x^2) + sqrt(1 - x[0])"] {
+        for p in [Precision::F32, Precision::F64] {
+            for s in [Strategy::Thesis, Strategy::Best1] {
+                let mut b = Job::builder_for(Objective::expr(src, None).expect("parses"), 12)
+                    .domain(-3.0, 3.0)
+                    .strategy(s)
+                    .pop(64)
+                    .generations(25)
+                    .precision(p)
+                    .history(true)
+                    .seed(77);
+                if s.crosses() {
+                    b = b.bounds(BoundPolicy::Clip);
+                }
+                let j = b.build().expect("valid job");
+                let c = match p {
+                    Precision::F32 => cpu::run::<f32>(&j, None).unwrap(),
+                    Precision::F64 => cpu::run::<f64>(&j, None).unwrap(),
+                };
+                for mode in [Mode::Batch, Mode::Grid, Mode::Steps] {
+                    let what = format!("{src} {p:?} {s:?} {mode:?}");
+                    let g = e.run(&j, mode).expect(&what);
+                    assert_same_run(&g, &c, &what);
+                    runs += 1;
+                }
+            }
+        }
+    }
+    // The built-in kernels (shared-memory batch included) on a built-in function whose
+    // values are finite: unchanged by the NaN identity of their reductions.
+    for k in [BatchKernel::Global, BatchKernel::Shared] {
+        e.set_batch_kernel(k);
+        let j = Job::builder(Function::Rastrigin, 16)
+            .pop(64)
+            .generations(20)
+            .history(true)
+            .seed(5)
+            .build()
+            .expect("valid job");
+        let g = e.run(&j, Mode::Batch).expect("run");
+        assert_same_run(&g, &cpu::run::<f32>(&j, None).unwrap(), &format!("{k:?}"));
+        runs += 1;
+    }
+    e.set_batch_kernel(saved);
+    println!("  {runs} runs with NaN values equal to the CPU engine's");
 }

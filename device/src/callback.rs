@@ -57,7 +57,7 @@ impl<T: LaneReal> Passes<T> for Host {
     ) -> (T, u32) {
         // SAFETY: indices are < np; the host sizes flags and values for np individuals.
         unsafe {
-            let (mut lf, mut li) = (T::INFINITY, u32::MAX);
+            let (mut lf, mut li) = (T::NAN, u32::MAX);
             let mut pass = 0;
             while pass < sw.passes {
                 let (i, active) = sw.individual(pass, s.np);
@@ -102,7 +102,7 @@ impl<T: LaneReal> Passes<T> for Host {
         unsafe {
             let dim = s.tp.dim;
             let nr = rounds(dim);
-            let (mut lf, mut li) = (T::INFINITY, u32::MAX);
+            let (mut lf, mut li) = (T::NAN, u32::MAX);
             let mut pass = 0;
             while pass < sw.passes {
                 let (i, active) = sw.individual(pass, s.np);

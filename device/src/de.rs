@@ -467,6 +467,40 @@ pub fn better<T: Real>(fa: T, ia: u32, fb: T, ib: u32) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The kernels' reductions start from (NaN, u32::MAX): over any values that gives
+    /// the CPU engine's best (a scan from index 0): a finite or infinite value before
+    /// any NaN, the lowest index among equals, index 0 when every value is NaN.
+    #[test]
+    fn the_nan_identity_gives_the_cpu_best() {
+        let n = f64::NAN;
+        let i = f64::INFINITY;
+        let cases: [&[f64]; 6] = [
+            &[n, n, n],
+            &[n, 3.0, n, 1.0],
+            &[i, n, i],
+            &[n, i, n],
+            &[2.0, 2.0, n],
+            &[n],
+        ];
+        for fit in cases {
+            let (mut lf, mut li) = (f64::NAN, u32::MAX);
+            for (k, &f) in fit.iter().enumerate() {
+                if better(f, k as u32, lf, li) {
+                    lf = f;
+                    li = k as u32;
+                }
+            }
+            let mut b = 0;
+            for k in 1..fit.len() {
+                if better(fit[k], k as u32, fit[b], b as u32) {
+                    b = k;
+                }
+            }
+            assert_eq!(li as usize, b, "{fit:?}");
+            assert_eq!(lf.to_bits(), fit[b].to_bits(), "{fit:?}");
+        }
+    }
     use crate::philox::key_of;
 
     #[test]

@@ -286,7 +286,7 @@ impl<T: ExternalReal> Passes<T> for External {
         unsafe {
             let g = gr.g;
             let passes = sw.passes.div_ceil(g) * g;
-            let (mut lf, mut li) = (T::INFINITY, u32::MAX);
+            let (mut lf, mut li) = (T::NAN, u32::MAX);
             let mut base = 0;
             while base < passes {
                 let mut k = 0;
@@ -336,7 +336,7 @@ impl<T: ExternalReal> Passes<T> for External {
         unsafe {
             let g = gr.g;
             let passes = sw.passes.div_ceil(g) * g;
-            let (mut lf, mut li) = (T::INFINITY, u32::MAX);
+            let (mut lf, mut li) = (T::NAN, u32::MAX);
             let mut base = 0;
             while base < passes {
                 // The round's trials, built by the whole group; lane k keeps the k-th
@@ -501,7 +501,7 @@ unsafe fn batch_entry<T: ExternalReal>(s: Setup<T>, p: BatchParams<T>) {
             base += g;
         }
         _syncthreads();
-        let mut lf = T::INFINITY;
+        let mut lf = T::NAN;
         let mut li = u32::MAX;
         let mut i = tid;
         while i < np {
@@ -571,7 +571,7 @@ unsafe fn batch_entry<T: ExternalReal>(s: Setup<T>, p: BatchParams<T>) {
                 gn -= 1;
                 break;
             }
-            let mut lf = T::INFINITY;
+            let mut lf = T::NAN;
             let mut li = u32::MAX;
             let mut i = tid;
             while i < np {

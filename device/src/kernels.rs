@@ -933,7 +933,7 @@ unsafe fn batch<T: LaneReal, const CTL: bool>(s: Setup<T>, p: BatchParams<T>) {
             }
         }
         _syncthreads();
-        let mut lf = T::INFINITY;
+        let mut lf = T::NAN;
         let mut li = u32::MAX;
         let mut i = tid;
         while i < np {
@@ -996,7 +996,7 @@ unsafe fn batch<T: LaneReal, const CTL: bool>(s: Setup<T>, p: BatchParams<T>) {
                 gn -= 1;
                 break;
             }
-            let mut lf = T::INFINITY;
+            let mut lf = T::NAN;
             let mut li = u32::MAX;
             let mut i = tid;
             while i < np {
@@ -1173,7 +1173,7 @@ unsafe fn init_passes<T: LaneReal>(
 ) -> (T, u32) {
     // SAFETY: indices are < np; the host sizes flags and values for np individuals.
     unsafe {
-        let (mut lf, mut li) = (T::INFINITY, u32::MAX);
+        let (mut lf, mut li) = (T::NAN, u32::MAX);
         let mut pass = 0;
         while pass < sw.passes {
             let (i, active) = sw.individual(pass, s.np);
@@ -1219,7 +1219,7 @@ unsafe fn trial_passes<T: LaneReal>(
 ) -> (T, u32) {
     // SAFETY: indices are < np; the host sizes flags planes and values for np.
     unsafe {
-        let (mut lf, mut li) = (T::INFINITY, u32::MAX);
+        let (mut lf, mut li) = (T::NAN, u32::MAX);
         let mut pass = 0;
         while pass < sw.passes {
             let (i, active) = sw.individual(pass, s.np);
@@ -1362,7 +1362,7 @@ pub(crate) unsafe fn step_with<T: LaneReal, E: Passes<T>>(s: Setup<T>, p: StepPa
             return;
         }
         fence_gpu();
-        let mut lf = T::INFINITY;
+        let mut lf = T::NAN;
         let mut li = u32::MAX;
         let mut k = tid;
         while k < nblocks {
@@ -1491,7 +1491,7 @@ pub(crate) unsafe fn persistent_with<T: LaneReal, E: Passes<T>, const CTL: bool>
         let (lf, li) = if gen0 == 0 {
             E::init(&s, &gr, sw, key, pstream, lo, hi, a, flags, fit, &kc0)
         } else {
-            let (mut lf, mut li) = (T::INFINITY, u32::MAX);
+            let (mut lf, mut li) = (T::NAN, u32::MAX);
             let mut pass = 0;
             while pass < sw.passes {
                 let (i, active) = sw.individual(pass, np);
@@ -1531,7 +1531,7 @@ pub(crate) unsafe fn persistent_with<T: LaneReal, E: Passes<T>, const CTL: bool>
         loop {
             // The best after generation gn, from plane gn % 2 of the partials.
             let plane = ((gn % 2) * nblocks) as usize;
-            let mut lf = T::INFINITY;
+            let mut lf = T::NAN;
             let mut li = u32::MAX;
             let mut k = tid;
             while k < nblocks {

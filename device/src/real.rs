@@ -25,6 +25,9 @@ pub trait Real:
     const ZERO: Self;
     const ONE: Self;
     const INFINITY: Self;
+    /// A quiet NaN: the identity of the reductions that look for the best (under
+    /// [`crate::de::better`] it loses to every value and to every NaN of lower index).
+    const NAN: Self;
     /// The largest finite value.
     const MAX: Self;
     const PI: Self;
@@ -84,6 +87,7 @@ impl Real for f32 {
     const ZERO: Self = 0.0;
     const ONE: Self = 1.0;
     const INFINITY: Self = f32::INFINITY;
+    const NAN: Self = f32::NAN;
     const MAX: Self = f32::MAX;
     const PI: Self = core::f32::consts::PI;
     const E: Self = core::f32::consts::E;
@@ -186,6 +190,7 @@ impl Real for f64 {
     const ZERO: Self = 0.0;
     const ONE: Self = 1.0;
     const INFINITY: Self = f64::INFINITY;
+    const NAN: Self = f64::NAN;
     const MAX: Self = f64::MAX;
     const PI: Self = core::f64::consts::PI;
     const E: Self = core::f64::consts::E;

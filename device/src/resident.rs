@@ -239,7 +239,7 @@ mod gpu {
                 pass += 1;
             }
             _syncthreads();
-            let mut lf = T::INFINITY;
+            let mut lf = T::NAN;
             let mut li = u32::MAX;
             let mut i = tid;
             while i < np {
@@ -314,7 +314,7 @@ mod gpu {
                     }
                     pass += 1;
                 }
-                let mut lf = T::INFINITY;
+                let mut lf = T::NAN;
                 let mut li = u32::MAX;
                 let mut i = tid;
                 while i < np {
