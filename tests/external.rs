@@ -160,7 +160,7 @@ fn find<'a>(items: &'a [Item], kind: Kind, name: &str) -> Option<&'a Item> {
 #[test]
 fn the_kernels_declare_the_objective_the_expressions_define() {
     let kernels = external_kernels();
-    assert_eq!(kernels.len(), 12, "{kernels:?}");
+    assert_eq!(kernels.len(), 16, "{kernels:?}");
     for (name, p) in &kernels {
         assert!(name.contains(EXTERNAL), "{name}");
         let its = items(module(name));
@@ -383,7 +383,7 @@ fn the_builtins_as_expressions_assemble_and_link_with_ptxas() {
             linked += 1;
         }
     }
-    assert_eq!(linked, 2 * Function::ALL.len() + 10);
+    assert_eq!(linked, 2 * Function::ALL.len() + 14);
     // The check can fail: a kernel without the objective's definition does not link.
     let kernel = module("de_batch_f32_external_thesis");
     let alone = whole_program(&[kernel, maths]);
