@@ -1071,6 +1071,29 @@ fn expression_values_match_cpu(e: &CudaEngine) {
             }
         }
     }
+    // Reductions over one range share a loop in the PTX (each with its own accumulator
+    // and running sums); ranges that differ, interleaved with them, keep loops of their own.
+    let fused = [
+        "sum(cumsum(x)^2) - prod(1 + cumsum(x*x)/(j + 1)) + sum(x)/D",
+        "sum(x[j-1]*x) + sum(cos(x)) * prod(x[j-1] - x/2) - sum(select(j == D-1, x, 0))",
+    ];
+    for src in fused {
+        let x = Expr::parse(src).unwrap();
+        for dim in [2u32, 7, 128] {
+            let pts = points(dim as usize * 300, 3.0, 41 + dim as u64);
+            for p in [Precision::F32, Precision::F64] {
+                let g = eval_gpu(e, &x, p, dim, &pts);
+                let c = eval_cpu(&x, p, dim, &pts);
+                for (k, (a, b)) in g.iter().zip(&c).enumerate() {
+                    assert!(
+                        same_value(*a, *b),
+                        "{src} D={dim} {p:?} at point {k}: gpu {a:e} cpu {b:e}"
+                    );
+                }
+                checked += c.len();
+            }
+        }
+    }
     println!("  {checked} expression values equal to the CPU evaluator's bit for bit");
 }
 

@@ -17,6 +17,15 @@
 //! | `cumsum` | `add.rn.t s, s, a`; `mov.t r, s` |
 //! | reduction | `acc = 0 or 1`, loop `j = lo .. D−hi` ascending, `add.rn`/`mul.rn` of the term |
 //!
+//! Reductions over the same range (the same `lo` and `hi`) share one loop: the loop
+//! computes each one's term and adds (or multiplies) it into that reduction's own
+//! accumulator, in the order the reductions appear, so that each accumulator sees the
+//! same operations in the same order as a loop of its own (what the CPU interpreter
+//! runs) and x is read once per component instead of once per reduction. A reduction's
+//! body uses only its own registers (no reduction nests, and the lowering shares no
+//! register between blocks), so computing it earlier, with the first reduction of its
+//! range, changes no value.
+//!
 //! No instruction flushes subnormals (`.ftz` is never used) and none is approximate.
 
 use crate::Precision;
@@ -212,7 +221,14 @@ fn block(s: &mut String, p: &Program, prec: Precision, insts: &[Inst]) {
                 c = t.c
             ),
             Op::Reduce(i) => {
-                reduction(s, p, prec, i, &d);
+                // The loop of the first reduction of a range computes the others of that
+                // range too.
+                let group = fused(p, i);
+                if group.first() == Some(&(i, ins.dst)) {
+                    reduction(s, p, prec, &group);
+                } else {
+                    let _ = writeln!(s, "\t// (in the loop of reduction #{})", group[0].0);
+                }
                 continue;
             }
         };
@@ -220,35 +236,67 @@ fn block(s: &mut String, p: &Program, prec: Precision, insts: &[Inst]) {
     }
 }
 
-fn reduction(s: &mut String, p: &Program, prec: Precision, i: u32, d: &str) {
+/// The reductions of `p.top` over the same range as reduction `i`, in the order they
+/// appear, each with the register its value goes to.
+fn fused(p: &Program, i: u32) -> Vec<(u32, u32)> {
+    let me = &p.reductions[i as usize];
+    p.top
+        .iter()
+        .filter_map(|ins| match ins.op {
+            Op::Reduce(k) => {
+                let r = &p.reductions[k as usize];
+                (r.lo == me.lo && r.hi == me.hi).then_some((k, ins.dst))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// One loop over the common range of `group` (reduction, destination register), each
+/// reduction's body followed by its accumulation.
+fn reduction(s: &mut String, p: &Program, prec: Precision, group: &[(u32, u32)]) {
     let t = ty(prec);
     let tt = t.t;
-    let red = &p.reductions[i as usize];
-    let (init, op) = match red.kind {
-        RedKind::Sum => (konst(prec, 0.0, 0.0), "add"),
-        RedKind::Prod => (konst(prec, 1.0, 1.0), "mul"),
-    };
-    let _ = writeln!(s, "\tmov.{tt} {d}, {init};");
-    for c in &red.cums {
-        let _ = writeln!(s, "\tmov.{tt} {}{c}, {};", t.c, konst(prec, 0.0, 0.0));
+    let (i, _) = group[0];
+    let first = &p.reductions[i as usize];
+    for &(k, dst) in group {
+        let red = &p.reductions[k as usize];
+        let init = match red.kind {
+            RedKind::Sum => konst(prec, 0.0, 0.0),
+            RedKind::Prod => konst(prec, 1.0, 1.0),
+        };
+        if k != i {
+            let _ = writeln!(s, "\t// and reduction #{k} into r{dst}, in the same loop");
+        }
+        let _ = writeln!(s, "\tmov.{tt} {}{dst}, {init};", t.f);
+        for c in &red.cums {
+            let _ = writeln!(s, "\tmov.{tt} {}{c}, {};", t.c, konst(prec, 0.0, 0.0));
+        }
     }
     let _ = writeln!(
         s,
         "\tmov.u32 %r1, {lo};\n\tsub.s32 %r2, %r0, {hi};\n$Lr{i}_top:\n\t\
          setp.ge.s32 %p0, %r1, %r2;\n\t@%p0 bra $Lr{i}_end;\n\t\
          mul.wide.u32 %rd1, %r1, {size};\n\tadd.s64 %rd1, %rd0, %rd1;",
-        lo = red.lo,
-        hi = red.hi,
+        lo = first.lo,
+        hi = first.hi,
         size = t.size
     );
-    block(s, p, prec, &red.body);
-    let _ = writeln!(
-        s,
-        "\t// accumulate r{term}\n\t{op}.rn.{tt} {d}, {d}, {}{term};\n\t\
-         add.s32 %r1, %r1, 1;\n\tbra $Lr{i}_top;\n$Lr{i}_end:",
-        t.f,
-        term = red.term
-    );
+    for &(k, dst) in group {
+        let red = &p.reductions[k as usize];
+        let op = match red.kind {
+            RedKind::Sum => "add",
+            RedKind::Prod => "mul",
+        };
+        block(s, p, prec, &red.body);
+        let _ = writeln!(
+            s,
+            "\t// accumulate r{term} into r{dst}\n\t{op}.rn.{tt} {f}{dst}, {f}{dst}, {f}{term};",
+            f = t.f,
+            term = red.term
+        );
+    }
+    let _ = writeln!(s, "\tadd.s32 %r1, %r1, 1;\n\tbra $Lr{i}_top;\n$Lr{i}_end:");
 }
 
 /// An `.entry` kernel that evaluates `n` rows of a row-major matrix: thread
@@ -275,4 +323,74 @@ pub(crate) fn eval_kernel(prec: Precision, func: &str, kernel: &str) -> String {
         f = t.f,
         size = t.size,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Expr, Precision};
+
+    /// Loops in the PTX of `src` and the loads of x in it.
+    fn loops_and_loads(src: &str) -> (usize, usize) {
+        let ptx = Expr::parse(src).unwrap().ptx(Precision::F32);
+        (
+            ptx.lines().filter(|l| l.ends_with("_top:")).count(),
+            ptx.lines()
+                .filter(|l| l.trim_start().starts_with("ld.f32"))
+                .count(),
+        )
+    }
+
+    #[test]
+    fn reductions_over_one_range_share_a_loop() {
+        // Griewank: the sum and the product in one loop.
+        assert_eq!(
+            loops_and_loads("sum(x^2)/4000 - prod(cos(x*(1/sqrt(j+1)))) + 1"),
+            (1, 2)
+        );
+        // Three ranges: [0, D), [1, D) twice, [0, D − 1).
+        assert_eq!(
+            loops_and_loads("sum(x) + sum(x[j-1]*x) - prod(x[j-1]) + sum(x[j+1])"),
+            (3, 5)
+        );
+        assert_eq!(loops_and_loads("sum(cumsum(x)^2) + sum(cumsum(x))"), (1, 2));
+    }
+
+    #[test]
+    fn each_reduction_keeps_its_accumulator_and_order() {
+        let e = Expr::parse("prod(x) + sum(x) * sum(cumsum(x))").unwrap();
+        let ptx = e.ptx(Precision::F64);
+        // Every accumulator starts before the one loop, in the order of the reductions.
+        let starts: Vec<&str> = ptx
+            .lines()
+            .map(str::trim)
+            .filter(|l| l.starts_with("mov.f64 %fd") && l.contains("0d"))
+            .collect();
+        assert!(starts[0].ends_with("0d3FF0000000000000;"), "{starts:?}");
+        let accumulates: Vec<&str> = ptx
+            .lines()
+            .map(str::trim)
+            .filter(|l| l.starts_with("// accumulate"))
+            .collect();
+        assert_eq!(accumulates.len(), 3, "{ptx}");
+        let top = ptx.find("$Lr0_top:").unwrap();
+        let end = ptx.find("$Lr0_end:").unwrap();
+        for a in &accumulates {
+            let at = ptx.find(a).unwrap();
+            assert!(top < at && at < end, "{a} outside the loop");
+        }
+        // The running sum of the cumsum is reset before the loop.
+        assert!(
+            ptx[..top].contains("mov.f64 %cd0, 0d0000000000000000;"),
+            "{ptx}"
+        );
+        // The CPU interpreter runs the reductions one by one: the values are those of
+        // the separate loops, which the GPU tests compare bit for bit.
+        let x = [0.5f64, -1.25, 2.0];
+        let (p, s, c) = (
+            0.5 * -1.25 * 2.0,
+            0.5 - 1.25 + 2.0,
+            0.5 + (0.5 - 1.25) + 1.25,
+        );
+        assert_eq!(e.eval(&x), p + s * c);
+    }
 }

@@ -23,6 +23,8 @@ const EXPRESSIONS: &[&str] = &[
      + sum(select(j == D-1, (x - 1)^2*(1 + sin(2*pi*x)^2), 0))) + sum(100*max(abs(x) - 5, 0)^4)",
     "sum(tan(x) + log(abs(x) + 1) + sinpi(x) * cospi(x) + expm1(x) - log1p(x*x) + pow(abs(x), 0.3))",
     "sum((x < 1) + (x <= 1) + (x > 1) + (x >= 1) + (x == 1) + (x != 1)) + min(D, 3, 2) + max(1, D)",
+    "sum(cumsum(x)^2) - prod(1 + cumsum(x*x)/(j + 1)) + sum(x)/D",
+    "sum(x[j-1]*x) + sum(cos(x)) * prod(x[j-1] - x/2) - sum(select(j == D-1, x, 0))",
     "sum(x[j+2] - x[j-3]) * prod(1 + cumsum(x[j+1]) / (j + 1)) - 2^-D + x_0_free(1)",
     "7",
 ];
@@ -210,6 +212,11 @@ fn one_ieee_instruction_per_ir_instruction() {
                     _ => &["{"], // a call
                 };
                 let next = lines[k + 1];
+                // A reduction over the range of an earlier one is computed in its loop.
+                if word == "reduction" && next.starts_with("// (in the loop of reduction #") {
+                    seen += 1;
+                    continue;
+                }
                 assert!(
                     want.iter().any(|w| next.starts_with(w)),
                     "{}: `{l}` is followed by `{next}`",
