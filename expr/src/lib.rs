@@ -90,7 +90,9 @@
 //!
 //! [`Expr::ptx`] gives a module defining
 //! `.visible .func (.param .bN retval) gpude_objective_fN(.param .b64 px, .param .b32 pd)`,
-//! the whole-vector form `f(x, D)` with `x` a generic pointer to D values (N = 32 or 64).
+//! the whole-vector form `f(x, D)` with `x` a generic pointer to D values in global
+//! memory (N = 32 or 64; the function reads them with global loads, 16 bytes at a time
+//! where `x` is 16-byte aligned).
 //! Transcendentals are `.extern .func` symbols named in [`ops`], to be linked (driver JIT
 //! linker) with the device crate's maths. [`Expr::ptx_eval_kernel`] adds an `.entry` that
 //! evaluates a matrix of points, one per thread.

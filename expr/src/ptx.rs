@@ -6,7 +6,7 @@
 //! |---|---|
 //! | `lit` | `mov.t r, 0f…/0d…` (the literal's exact bits) |
 //! | `D`, `j` | `cvt.rn.t.u32` |
-//! | `x[j+k]` | `ld.t r, [&x[j] + k·size]` (generic address) |
+//! | `x[j+k]` | `ld.global.t r, [&x[j] + k·size]`, or a component of a 16-byte `ld.global.v4.f32`/`.v2.f64` (below) |
 //! | `neg`, `abs` | `neg.t`, `abs.t` |
 //! | `add sub mul div` | `add.rn.t` … `div.rn.t` (IEEE, no fused operations) |
 //! | `sqrt` | `sqrt.rn.t` |
@@ -128,14 +128,20 @@ fn function(s: &mut String, p: &Program, prec: Precision, name: &str) {
         ".visible .func (.param .{b} retval) {name}(.param .b64 px, .param .b32 pd)\n{{",
         b = t.b
     );
-    // %r0 = D, %r1 = j, %r2 = loop end; %rd0 = x, %rd1 = &x[j].
-    s.push_str("\t.reg .pred %p<2>;\n\t.reg .b32 %r<3>;\n\t.reg .b64 %rd<2>;\n");
+    // %r0 = D, %r1 = j, %r2 = loop end, %r3 = scratch; %rd0 = x (global), %rd1 = &x[j],
+    // %rd2 = scratch; %v = the components of a vector load.
+    s.push_str("\t.reg .pred %p<2>;\n\t.reg .b32 %r<4>;\n\t.reg .b64 %rd<3>;\n");
     let _ = writeln!(s, "\t.reg .{} {}<{}>;", t.t, t.f, p.n_regs);
+    let _ = writeln!(s, "\t.reg .{} %v<{}>;", t.t, vector_width(prec));
     if p.n_cums > 0 {
         let _ = writeln!(s, "\t.reg .{} {}<{}>;", t.t, t.c, p.n_cums);
     }
-    s.push_str("\tld.param.b64 %rd0, [px];\n\tld.param.b32 %r0, [pd];\n");
-    block(s, p, prec, &p.top);
+    // x is in global memory (the kernels' rows): global loads, without the generic
+    // address's check.
+    s.push_str(
+        "\tld.param.b64 %rd0, [px];\n\tcvta.to.global.u64 %rd0, %rd0;\n\tld.param.b32 %r0, [pd];\n",
+    );
+    block(s, p, prec, &p.top, Copy::Only);
     let _ = writeln!(
         s,
         "\tst.param.{} [retval], {}{};\n\tret;\n}}",
@@ -143,14 +149,30 @@ fn function(s: &mut String, p: &Program, prec: Precision, name: &str) {
     );
 }
 
-fn block(s: &mut String, p: &Program, prec: Precision, insts: &[Inst]) {
+/// Which copy of a loop body `block` writes: the scalar loop's ([`Copy::Only`], also the
+/// top level), one of the scalar iterations before the vector loop, or the `m`-th
+/// component of the vector loop (`x[j]` then comes from the vector load's register
+/// `%v<m>`). The copies' comments say which they are: `// (pre) r3 = …`, `// (x2) r3 = …`.
+#[derive(Clone, Copy)]
+enum Copy {
+    Only,
+    Pre,
+    Vector(u32),
+}
+
+fn block(s: &mut String, p: &Program, prec: Precision, insts: &[Inst], copy: Copy) {
     let t = ty(prec);
     let tt = t.t;
     let r = |i: u32| format!("{}{}", t.f, i);
     let zero = konst(prec, 0.0, 0.0);
     let one = konst(prec, 1.0, 1.0);
+    let tag = match copy {
+        Copy::Only => String::new(),
+        Copy::Pre => "(pre) ".to_string(),
+        Copy::Vector(m) => format!("(x{m}) "),
+    };
     for ins in insts {
-        let _ = writeln!(s, "\t// r{} = {}", ins.dst, ins.op);
+        let _ = writeln!(s, "\t// {tag}r{} = {}", ins.dst, ins.op);
         let d = r(ins.dst);
         let line = match ins.op {
             Op::Lit(i) => {
@@ -159,8 +181,11 @@ fn block(s: &mut String, p: &Program, prec: Precision, insts: &[Inst]) {
             }
             Op::Dim => format!("cvt.rn.{tt}.u32 {d}, %r0;"),
             Op::Index => format!("cvt.rn.{tt}.u32 {d}, %r1;"),
-            Op::Load(0) => format!("ld.{tt} {d}, [%rd1];"),
-            Op::Load(k) => format!("ld.{tt} {d}, [%rd1+{}];", k * t.size as i32),
+            Op::Load(0) => match copy {
+                Copy::Vector(m) => format!("mov.{tt} {d}, %v{m};"),
+                _ => format!("ld.global.{tt} {d}, [%rd1];"),
+            },
+            Op::Load(k) => format!("ld.global.{tt} {d}, [%rd1+{}];", k * t.size as i32),
             Op::Neg(a) => format!("neg.{tt} {d}, {};", r(a)),
             Op::Add(a, b) => format!("add.rn.{tt} {d}, {}, {};", r(a), r(b)),
             Op::Sub(a, b) => format!("sub.rn.{tt} {d}, {}, {};", r(a), r(b)),
@@ -252,8 +277,60 @@ fn fused(p: &Program, i: u32) -> Vec<(u32, u32)> {
         .collect()
 }
 
+/// Loop bodies longer than this (IR instructions, all the reductions of a loop
+/// together) keep the scalar loop only: the vector loop repeats the body per component.
+const VECTOR_BODY_MAX: usize = 96;
+
+/// Components of one 16-byte vector load: 4 `f32` or 2 `f64`.
+fn vector_width(prec: Precision) -> u32 {
+    16 / ty(prec).size
+}
+
+/// Whether the loop of `group` gets a vector loop (see [`reduction`]).
+fn vectorised(p: &Program, group: &[(u32, u32)]) -> bool {
+    let body: usize = group
+        .iter()
+        .map(|&(k, _)| p.reductions[k as usize].body.len())
+        .sum();
+    let loads_x = group.iter().any(|&(k, _)| {
+        p.reductions[k as usize]
+            .body
+            .iter()
+            .any(|ins| ins.op == Op::Load(0))
+    });
+    loads_x && body <= VECTOR_BODY_MAX
+}
+
+/// One iteration of the loop of `group` for the j in `%r1` with `%rd1 = &x[j]`: each
+/// reduction's body, then its accumulation.
+fn iteration(s: &mut String, p: &Program, prec: Precision, group: &[(u32, u32)], copy: Copy) {
+    let t = ty(prec);
+    for &(k, dst) in group {
+        let red = &p.reductions[k as usize];
+        let op = match red.kind {
+            RedKind::Sum => "add",
+            RedKind::Prod => "mul",
+        };
+        block(s, p, prec, &red.body, copy);
+        let _ = writeln!(
+            s,
+            "\t// accumulate r{term} into r{dst}\n\t{op}.rn.{tt} {f}{dst}, {f}{dst}, {f}{term};",
+            tt = t.t,
+            f = t.f,
+            term = red.term
+        );
+    }
+}
+
 /// One loop over the common range of `group` (reduction, destination register), each
-/// reduction's body followed by its accumulation.
+/// reduction's body followed by its accumulation, for `j = lo, lo + 1, …` in order.
+///
+/// Where x is 16-byte aligned (the kernels' rows are) and the body reads `x[j]`, the
+/// components come in 16-byte loads: scalar iterations up to the first j at a
+/// 16-byte boundary, then a loop that loads `x[j .. j + V]` at once (V = 4 in f32, 2 in
+/// f64) and runs the body for each of the V components in turn, then the scalar loop
+/// for the rest (or for all of it where x is not aligned). Every j is visited once and
+/// in ascending order, so each accumulator sees the scalar loop's operations.
 fn reduction(s: &mut String, p: &Program, prec: Precision, group: &[(u32, u32)]) {
     let t = ty(prec);
     let tt = t.t;
@@ -273,29 +350,52 @@ fn reduction(s: &mut String, p: &Program, prec: Precision, group: &[(u32, u32)])
             let _ = writeln!(s, "\tmov.{tt} {}{c}, {};", t.c, konst(prec, 0.0, 0.0));
         }
     }
+    let size = t.size;
     let _ = writeln!(
         s,
-        "\tmov.u32 %r1, {lo};\n\tsub.s32 %r2, %r0, {hi};\n$Lr{i}_top:\n\t\
-         setp.ge.s32 %p0, %r1, %r2;\n\t@%p0 bra $Lr{i}_end;\n\t\
-         mul.wide.u32 %rd1, %r1, {size};\n\tadd.s64 %rd1, %rd0, %rd1;",
+        "\tmov.u32 %r1, {lo};\n\tsub.s32 %r2, %r0, {hi};",
         lo = first.lo,
         hi = first.hi,
-        size = t.size
     );
-    for &(k, dst) in group {
-        let red = &p.reductions[k as usize];
-        let op = match red.kind {
-            RedKind::Sum => "add",
-            RedKind::Prod => "mul",
-        };
-        block(s, p, prec, &red.body);
+    let address = format!("mul.wide.u32 %rd1, %r1, {size};\n\tadd.s64 %rd1, %rd0, %rd1;");
+    if vectorised(p, group) {
+        let v = vector_width(prec);
         let _ = writeln!(
             s,
-            "\t// accumulate r{term} into r{dst}\n\t{op}.rn.{tt} {f}{dst}, {f}{dst}, {f}{term};",
-            f = t.f,
-            term = red.term
+            "\t// 16-byte loads where x is aligned\n\t\
+             and.b64 %rd2, %rd0, 15;\n\tsetp.ne.s64 %p0, %rd2, 0;\n\t@%p0 bra $Lr{i}_top;"
         );
+        if !first.lo.is_multiple_of(v) {
+            let _ = writeln!(
+                s,
+                "$Lr{i}_pre:\n\tand.b32 %r3, %r1, {m};\n\tsetp.eq.s32 %p0, %r3, 0;\n\t\
+                 @%p0 bra $Lr{i}_vec;\n\tsetp.ge.s32 %p0, %r1, %r2;\n\t@%p0 bra $Lr{i}_end;\n\t\
+                 {address}",
+                m = v - 1
+            );
+            iteration(s, p, prec, group, Copy::Pre);
+            let _ = writeln!(s, "\tadd.s32 %r1, %r1, 1;\n\tbra $Lr{i}_pre;");
+        }
+        let regs: Vec<String> = (0..v).map(|m| format!("%v{m}")).collect();
+        let _ = writeln!(
+            s,
+            "$Lr{i}_vec:\n\tadd.s32 %r3, %r1, {v};\n\tsetp.gt.s32 %p0, %r3, %r2;\n\t\
+             @%p0 bra $Lr{i}_top;\n\t{address}\n\tld.global.v{v}.{tt} {{{}}}, [%rd1];",
+            regs.join(", ")
+        );
+        for m in 0..v {
+            if m > 0 {
+                let _ = writeln!(s, "\tadd.s32 %r1, %r1, 1;\n\tadd.s64 %rd1, %rd1, {size};");
+            }
+            iteration(s, p, prec, group, Copy::Vector(m));
+        }
+        let _ = writeln!(s, "\tadd.s32 %r1, %r1, 1;\n\tbra $Lr{i}_vec;");
     }
+    let _ = writeln!(
+        s,
+        "$Lr{i}_top:\n\tsetp.ge.s32 %p0, %r1, %r2;\n\t@%p0 bra $Lr{i}_end;\n\t{address}"
+    );
+    iteration(s, p, prec, group, Copy::Only);
     let _ = writeln!(s, "\tadd.s32 %r1, %r1, 1;\n\tbra $Lr{i}_top;\n$Lr{i}_end:");
 }
 
@@ -329,15 +429,22 @@ pub(crate) fn eval_kernel(prec: Precision, func: &str, kernel: &str) -> String {
 mod tests {
     use crate::{Expr, Precision};
 
-    /// Loops in the PTX of `src` and the loads of x in it.
+    /// Scalar loops in the PTX of `src` and the loads of x in them (the vector loops
+    /// before them repeat their bodies).
     fn loops_and_loads(src: &str) -> (usize, usize) {
         let ptx = Expr::parse(src).unwrap().ptx(Precision::F32);
-        (
-            ptx.lines().filter(|l| l.ends_with("_top:")).count(),
-            ptx.lines()
-                .filter(|l| l.trim_start().starts_with("ld.f32"))
-                .count(),
-        )
+        let (mut loops, mut loads, mut inside) = (0, 0, false);
+        for l in ptx.lines() {
+            if l.ends_with("_top:") {
+                loops += 1;
+                inside = true;
+            } else if l.ends_with("_end:") {
+                inside = false;
+            } else if inside && l.trim_start().starts_with("ld.global.f32") {
+                loads += 1;
+            }
+        }
+        (loops, loads)
     }
 
     #[test]
@@ -366,18 +473,27 @@ mod tests {
             .filter(|l| l.starts_with("mov.f64 %fd") && l.contains("0d"))
             .collect();
         assert!(starts[0].ends_with("0d3FF0000000000000;"), "{starts:?}");
-        let accumulates: Vec<&str> = ptx
-            .lines()
-            .map(str::trim)
-            .filter(|l| l.starts_with("// accumulate"))
-            .collect();
-        assert_eq!(accumulates.len(), 3, "{ptx}");
+        // The vector loop (two components in f64) and the scalar loop each accumulate
+        // the three reductions in their order, once per component.
+        let vec = ptx.find("$Lr0_vec:").unwrap();
         let top = ptx.find("$Lr0_top:").unwrap();
         let end = ptx.find("$Lr0_end:").unwrap();
-        for a in &accumulates {
-            let at = ptx.find(a).unwrap();
-            assert!(top < at && at < end, "{a} outside the loop");
+        let accumulates = |part: &str| -> Vec<String> {
+            part.lines()
+                .map(str::trim)
+                .filter(|l| l.starts_with("// accumulate"))
+                .map(String::from)
+                .collect()
+        };
+        let order = ["r0 into r1", "r2 into r3", "r5 into r6"];
+        let scalar = accumulates(&ptx[top..end]);
+        assert_eq!(scalar.len(), 3, "{ptx}");
+        let vector = accumulates(&ptx[vec..top]);
+        assert_eq!(vector.len(), 6, "{ptx}");
+        for (k, a) in scalar.iter().chain(&vector).enumerate() {
+            assert!(a.ends_with(order[k % 3]), "{a}: {ptx}");
         }
+        assert!(accumulates(&ptx[..vec]).is_empty() && accumulates(&ptx[end..]).is_empty());
         // The running sum of the cumsum is reset before the loop.
         assert!(
             ptx[..top].contains("mov.f64 %cd0, 0d0000000000000000;"),
