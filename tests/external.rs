@@ -373,7 +373,8 @@ fn the_builtins_as_expressions_assemble_and_link_with_ptxas() {
         for f in fs {
             let e = Expr::parse(&expression(f)).unwrap();
             let ep = expr_precision(p);
-            let obj = e.ptx(ep);
+            // As the engine generates it: for the job's dimension (tables of per-j values).
+            let obj = e.ptx_for_dim(ep, 30);
             let tag = format!("{}_{}", f.key(), ep.name());
             assemble(&exe, &obj, &tag, true).unwrap_or_else(|m| panic!("{tag}: {m}\n{obj}"));
             let program = whole_program(&[kernel, &obj, maths]);

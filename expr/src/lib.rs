@@ -216,7 +216,16 @@ impl Expr {
 
     /// A PTX module defining [`Precision::function_name`]: see the crate documentation.
     pub fn ptx(&self, p: Precision) -> String {
-        ptx::module(&self.program, p, &self.source, p.function_name())
+        ptx::module(&self.program, p, &self.source, p.function_name(), None)
+    }
+
+    /// [`Expr::ptx`] for points of dimension `dim`: the values of its loops that depend
+    /// on j and D only (Griewank's `1/sqrt(j+1)`) are computed once, here, by the CPU
+    /// interpreter's operations, and the loops read them from a table in the module
+    /// instead of computing them per point (the same values bit for bit). The function
+    /// still evaluates points of any other dimension, computing those values.
+    pub fn ptx_for_dim(&self, p: Precision, dim: u32) -> String {
+        ptx::module(&self.program, p, &self.source, p.function_name(), Some(dim))
     }
 
     /// [`Expr::ptx`] plus an `.entry` [`Precision::kernel_name`]`(xs, d, stride, n, out)`:
@@ -224,6 +233,13 @@ impl Expr {
     /// precision; `stride` in elements).
     pub fn ptx_eval_kernel(&self, p: Precision) -> String {
         let mut s = self.ptx(p);
+        s.push_str(&ptx::eval_kernel(p, p.function_name(), p.kernel_name()));
+        s
+    }
+
+    /// [`Expr::ptx_eval_kernel`] with the function of [`Expr::ptx_for_dim`].
+    pub fn ptx_eval_kernel_for_dim(&self, p: Precision, dim: u32) -> String {
+        let mut s = self.ptx_for_dim(p, dim);
         s.push_str(&ptx::eval_kernel(p, p.function_name(), p.kernel_name()));
         s
     }
