@@ -1430,6 +1430,38 @@ fn ptx_objectives_match_expressions(e: &CudaEngine) {
             }
         }
     }
+    // An expression's module generated for one dimension (a table of its per-j values)
+    // runs jobs of that dimension from the table and jobs of any other computing them:
+    // both as the expression (which the engine links for the job's dimension).
+    let src = expression(Function::Griewank);
+    let ex = Expr::parse(&src).unwrap();
+    for p in [Precision::F32, Precision::F64] {
+        let ep = match p {
+            Precision::F32 => gpude::expr::Precision::F32,
+            Precision::F64 => gpude::expr::Precision::F64,
+        };
+        for table_dim in [24, 7] {
+            let code = PtxCode::parse(ex.ptx_for_dim(ep, table_dim)).expect("a PTX objective");
+            let a = job(
+                Objective::ptx("griewank", Some(0.0), code).unwrap(),
+                p,
+                Strategy::Thesis,
+            );
+            let b = job(
+                Objective::expr(&src, Some(0.0)).unwrap(),
+                p,
+                Strategy::Thesis,
+            );
+            let want = e.run(&b, Mode::Batch).expect("expression run");
+            for mode in [Mode::Batch, Mode::Grid] {
+                let got = e.run(&a, mode).expect("PTX run");
+                let w = format!("griewank, table for D = {table_dim}, {p:?} {mode:?}");
+                assert_eq!(got.best_f.to_bits(), want.best_f.to_bits(), "{w}");
+                assert_eq!(got.best_x, want.best_x, "{w}");
+                runs += 1;
+            }
+        }
+    }
     println!("  {runs} PTX objective runs equal to the expression's bit for bit");
     // A module calling a function nobody defines: the link fails and says what is missing.
     let broken = Expr::parse("sum(cos(x))")
