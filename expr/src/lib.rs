@@ -95,7 +95,10 @@
 //! where `x` is 16-byte aligned).
 //! Transcendentals are `.extern .func` symbols named in [`ops`], to be linked (driver JIT
 //! linker) with the device crate's maths. [`Expr::ptx_eval_kernel`] adds an `.entry` that
-//! evaluates a matrix of points, one per thread.
+//! evaluates a matrix of points, one per thread. [`Expr::ptx_for_dim`] is the module for
+//! one dimension, the one the CUDA engine links: its loops read the values that depend on
+//! j and D only from a table computed here by the interpreter's operations (exactly the
+//! values the loops would compute), and compute them for any other D.
 
 pub mod builtins;
 pub mod error;
