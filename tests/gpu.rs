@@ -1100,6 +1100,29 @@ fn expression_values_match_cpu(e: &CudaEngine) {
             }
         }
     }
+    // Reductions over one range share a loop in the PTX (each with its own accumulator
+    // and running sums); ranges that differ, interleaved with them, keep loops of their own.
+    let fused = [
+        "sum(cumsum(x)^2) - prod(1 + cumsum(x*x)/(j + 1)) + sum(x)/D",
+        "sum(x[j-1]*x) + sum(cos(x)) * prod(x[j-1] - x/2) - sum(select(j == D-1, x, 0))",
+    ];
+    for src in fused {
+        let x = Expr::parse(src).unwrap();
+        for dim in [2u32, 7, 128] {
+            let pts = points(dim as usize * 300, 3.0, 41 + dim as u64);
+            for p in [Precision::F32, Precision::F64] {
+                let g = eval_gpu(e, &x, p, dim, &pts);
+                let c = eval_cpu(&x, p, dim, &pts);
+                for (k, (a, b)) in g.iter().zip(&c).enumerate() {
+                    assert!(
+                        same_value(*a, *b),
+                        "{src} D={dim} {p:?} at point {k}: gpu {a:e} cpu {b:e}"
+                    );
+                }
+                checked += c.len();
+            }
+        }
+    }
     println!("  {checked} expression values equal to the CPU evaluator's bit for bit");
 }
 
@@ -1433,6 +1456,38 @@ fn ptx_objectives_match_expressions(e: &CudaEngine) {
                     assert_eq!(got.verified_error.to_bits(), got.error.to_bits(), "{w}");
                     runs += 1;
                 }
+            }
+        }
+    }
+    // An expression's module generated for one dimension (a table of its per-j values)
+    // runs jobs of that dimension from the table and jobs of any other computing them:
+    // both as the expression (which the engine links for the job's dimension).
+    let src = expression(Function::Griewank);
+    let ex = Expr::parse(&src).unwrap();
+    for p in [Precision::F32, Precision::F64] {
+        let ep = match p {
+            Precision::F32 => gpude::expr::Precision::F32,
+            Precision::F64 => gpude::expr::Precision::F64,
+        };
+        for table_dim in [24, 7] {
+            let code = PtxCode::parse(ex.ptx_for_dim(ep, table_dim)).expect("a PTX objective");
+            let a = job(
+                Objective::ptx("griewank", Some(0.0), code).unwrap(),
+                p,
+                Strategy::Thesis,
+            );
+            let b = job(
+                Objective::expr(&src, Some(0.0)).unwrap(),
+                p,
+                Strategy::Thesis,
+            );
+            let want = e.run(&b, Mode::Batch).expect("expression run");
+            for mode in [Mode::Batch, Mode::Grid] {
+                let got = e.run(&a, mode).expect("PTX run");
+                let w = format!("griewank, table for D = {table_dim}, {p:?} {mode:?}");
+                assert_eq!(got.best_f.to_bits(), want.best_f.to_bits(), "{w}");
+                assert_eq!(got.best_x, want.best_x, "{w}");
+                runs += 1;
             }
         }
     }

@@ -57,7 +57,8 @@ pub trait ExternalReal: LaneReal {
     /// The objective at the point of `d` values from `x`.
     ///
     /// # Safety
-    /// `x .. x + d` must be readable.
+    /// `x .. x + d` must be readable global memory (an expression's code reads it with
+    /// global loads).
     unsafe fn objective(x: *const Self, d: u32) -> Self;
 }
 

@@ -32,6 +32,24 @@ pub(crate) fn eval<T: ExprReal>(p: &Program, s: &mut Scratch<T>, x: &[T]) -> T {
     s.regs[p.result as usize]
 }
 
+/// Runs the instructions `block` (of a loop body, none of them a load or a running sum
+/// unless `x` holds the point) at component `j` of a point `x`, and returns the values
+/// of `regs` it wrote.
+pub(crate) fn run_block<T: ExprReal>(
+    p: &Program,
+    block: &[Inst],
+    x: &[T],
+    j: usize,
+    s: &mut Scratch<T>,
+    regs: &[u32],
+) -> Vec<(u32, T)> {
+    run(p, block, x, j, s);
+    regs.iter()
+        .filter(|r| block.iter().any(|ins| ins.dst == **r))
+        .map(|&r| (r, s.regs[r as usize]))
+        .collect()
+}
+
 #[inline(always)]
 fn flag<T: ExprReal>(b: bool) -> T {
     if b { T::ONE } else { T::ZERO }

@@ -96,6 +96,54 @@ pub struct Program {
     pub n_cums: u32,
 }
 
+impl Op {
+    /// The registers the operation reads.
+    pub fn operands(&self) -> Vec<Reg> {
+        match *self {
+            Op::Lit(_) | Op::Dim | Op::Index | Op::Load(_) | Op::Reduce(_) => Vec::new(),
+            Op::Neg(a) | Op::Sqrt(a) | Op::Abs(a) | Op::Call(_, a) | Op::CumSum(_, a) => vec![a],
+            Op::Add(a, b)
+            | Op::Sub(a, b)
+            | Op::Mul(a, b)
+            | Op::Div(a, b)
+            | Op::Min(a, b)
+            | Op::Max(a, b)
+            | Op::Cmp(_, a, b)
+            | Op::Pow(a, b) => vec![a, b],
+            Op::Select(c, a, b) => vec![c, a, b],
+        }
+    }
+}
+
+/// For each instruction of a loop body, whether its value depends on j or D and on
+/// nothing else but literals (not on x nor on a running sum): the same for every point
+/// of a given dimension, but not a constant.
+pub fn j_only(body: &[Inst]) -> Vec<bool> {
+    dependence(body)
+        .into_iter()
+        .map(|d| d == Some(true))
+        .collect()
+}
+
+/// For each instruction of a loop body: `None` if it depends on x or a running sum,
+/// `Some(false)` for a constant, `Some(true)` if it depends on j or D (and constants).
+pub fn dependence(body: &[Inst]) -> Vec<Option<bool>> {
+    let mut by_reg: Vec<(Reg, Option<bool>)> = Vec::with_capacity(body.len());
+    for ins in body {
+        let dep = match ins.op {
+            Op::Lit(_) => Some(false),
+            Op::Dim | Op::Index => Some(true),
+            Op::Load(_) | Op::CumSum(..) | Op::Reduce(_) => None,
+            op => op.operands().into_iter().try_fold(false, |acc, r| {
+                let d = by_reg.iter().find(|(q, _)| *q == r).and_then(|(_, d)| *d)?;
+                Some(acc || d)
+            }),
+        };
+        by_reg.push((ins.dst, dep));
+    }
+    by_reg.into_iter().map(|(_, d)| d).collect()
+}
+
 impl Program {
     /// The smallest D for which every reduction has at least one term.
     pub fn min_dim(&self) -> u32 {

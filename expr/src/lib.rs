@@ -90,10 +90,15 @@
 //!
 //! [`Expr::ptx`] gives a module defining
 //! `.visible .func (.param .bN retval) gpude_objective_fN(.param .b64 px, .param .b32 pd)`,
-//! the whole-vector form `f(x, D)` with `x` a generic pointer to D values (N = 32 or 64).
+//! the whole-vector form `f(x, D)` with `x` a generic pointer to D values in global
+//! memory (N = 32 or 64; the function reads them with global loads, 16 bytes at a time
+//! where `x` is 16-byte aligned).
 //! Transcendentals are `.extern .func` symbols named in [`ops`], to be linked (driver JIT
 //! linker) with the device crate's maths. [`Expr::ptx_eval_kernel`] adds an `.entry` that
-//! evaluates a matrix of points, one per thread.
+//! evaluates a matrix of points, one per thread. [`Expr::ptx_for_dim`] is the module for
+//! one dimension, the one the CUDA engine links: its loops read the values that depend on
+//! j and D only from a table computed here by the interpreter's operations (exactly the
+//! values the loops would compute), and compute them for any other D.
 
 pub mod builtins;
 pub mod error;
@@ -214,7 +219,16 @@ impl Expr {
 
     /// A PTX module defining [`Precision::function_name`]: see the crate documentation.
     pub fn ptx(&self, p: Precision) -> String {
-        ptx::module(&self.program, p, &self.source, p.function_name())
+        ptx::module(&self.program, p, &self.source, p.function_name(), None)
+    }
+
+    /// [`Expr::ptx`] for points of dimension `dim`: the values of its loops that depend
+    /// on j and D only (Griewank's `1/sqrt(j+1)`) are computed once, here, by the CPU
+    /// interpreter's operations, and the loops read them from a table in the module
+    /// instead of computing them per point (the same values bit for bit). The function
+    /// still evaluates points of any other dimension, computing those values.
+    pub fn ptx_for_dim(&self, p: Precision, dim: u32) -> String {
+        ptx::module(&self.program, p, &self.source, p.function_name(), Some(dim))
     }
 
     /// [`Expr::ptx`] plus an `.entry` [`Precision::kernel_name`]`(xs, d, stride, n, out)`:
@@ -222,6 +236,13 @@ impl Expr {
     /// precision; `stride` in elements).
     pub fn ptx_eval_kernel(&self, p: Precision) -> String {
         let mut s = self.ptx(p);
+        s.push_str(&ptx::eval_kernel(p, p.function_name(), p.kernel_name()));
+        s
+    }
+
+    /// [`Expr::ptx_eval_kernel`] with the function of [`Expr::ptx_for_dim`].
+    pub fn ptx_eval_kernel_for_dim(&self, p: Precision, dim: u32) -> String {
+        let mut s = self.ptx_for_dim(p, dim);
         s.push_str(&ptx::eval_kernel(p, p.function_name(), p.kernel_name()));
         s
     }

@@ -111,9 +111,10 @@ fn objective_code(job: &Job, p: ExprPrecision) -> Result<Option<(String, String)
     }
     match job.objective() {
         Objective::Builtin(_) => Ok(None),
+        // Generated for the job's dimension: the per-j values come from a table.
         Objective::Expr(e) => Ok(Some((
-            format!("expr {} {}", p.name(), e.expr.source()),
-            e.expr.ptx(p),
+            format!("expr {} D={} {}", p.name(), job.dim(), e.expr.source()),
+            e.expr.ptx_for_dim(p, job.dim()),
         ))),
         _ => check_objective(job).map(|()| None),
     }
@@ -211,8 +212,8 @@ impl CudaEngine {
         let entry = p.kernel_name();
         let func = self.linked(
             entry,
-            &format!("eval {}", e.source()),
-            &[("objective", &e.ptx_eval_kernel(p))],
+            &format!("eval D={dim} {}", e.source()),
+            &[("objective", &e.ptx_eval_kernel_for_dim(p, dim))],
         )?;
         let x: Vec<T> = points.iter().map(|&v| T::of(v)).collect();
         let stream = &self.streams[0];
