@@ -1044,8 +1044,22 @@ jSO,F1,10,0.0,0.0,0.0\njSO,F5,10,1.5,2.0,3.5e-1\nEBOwithCMAR,F5,30,0.0,1.0,2.0\n
             Options::parse_strategies("jso, lshade").expect("strategies"),
             [Strategy::Jso, Strategy::LShade]
         );
-        assert!(Options::parse_strategies("rand1").is_err());
-        assert!(Options::parse_strategies("pso").is_err());
+        assert_eq!(
+            Options::parse_strategies("jso,thesis,rand1bin,rand/1/bin,rand1").expect("strategies"),
+            [Strategy::Jso, Strategy::Thesis, Strategy::Rand1]
+        );
+        for bad in ["rand1exp", "best1", "thesisbin", "pso"] {
+            let e = Options::parse_strategies(bad).expect_err(bad).to_string();
+            assert!(e.contains("thesis, rand1bin") || e.contains("pso"), "{e}");
+        }
+        let h = columns(&[Strategy::Jso, Strategy::Thesis, Strategy::Rand1]);
+        assert_eq!(&h[2..5], ["gpude jSO", "gpude thesis", "gpude rand/1/bin"]);
+        assert_eq!(
+            h.last().map(String::as_str),
+            Some("CPU time rand/1/bin (s)")
+        );
+        assert_eq!(key_name(Strategy::Rand1), "rand1bin");
+        assert_eq!(key_name(Strategy::Thesis), "thesis");
     }
 
     #[test]
