@@ -109,6 +109,10 @@ fn main() {
             adaptive_runs_match_cpu,
         ),
         (
+            "classic_cec_runs_match_cpu_bit_for_bit",
+            classic_cec_runs_match_cpu,
+        ),
+        (
             "adaptive_gpu_refusals_are_clear",
             adaptive_gpu_refusals_are_clear,
         ),
@@ -2084,16 +2088,89 @@ fn adaptive_gpu_refusals_are_clear(e: &CudaEngine) {
         err.contains("built-in or CEC 2017 function for jso on the GPU"),
         "{err}"
     );
-    if let Ok(source) = gpude::cec2017::DataSource::locate(None) {
-        let id = gpude::cec2017::FunctionId::new(5).expect("F5");
-        let job = Job::builder_for(Objective::cec2017(&source, id, 10).expect("data"), 10)
-            .strategy(Strategy::Rand1)
-            .generations(5)
-            .build()
-            .expect("valid job");
-        let err = e.run(&job, Mode::Auto).expect_err("refused").to_string();
-        assert!(err.contains("jde, jade, shade, lshade or jso"), "{err}");
+    // A classic strategy on a built-in function is no job for the adaptive kernels.
+    let job = Job::builder(Function::Rastrigin, 10)
+        .strategy(Strategy::Rand1)
+        .generations(5)
+        .build()
+        .expect("valid job");
+    let err = e.run_adaptive(&[&job]).expect_err("refused").to_string();
+    assert!(
+        err.contains("or any strategy on a CEC 2017 function, in a batch of adaptive runs"),
+        "{err}"
+    );
+}
+
+/// The classic strategies (thesis, rand/1/bin) on CEC 2017 functions (plain, hybrid,
+/// composition) at D = 10, f64 and f32, in the adaptive kernels: the GPU's runs (three
+/// per launch) give the CPU engine's bits — best value and point, generations,
+/// evaluations, history and the whole final population; `run` routes a single job there.
+fn classic_cec_runs_match_cpu(e: &CudaEngine) {
+    let source = match gpude::cec2017::DataSource::locate(None) {
+        Ok(s) => s,
+        Err(err) => {
+            println!("    SKIPPED: no CEC 2017 data ({err})");
+            return;
+        }
+    };
+    let mut compared = 0;
+    for precision in [Precision::F64, Precision::F32] {
+        for (s, c) in [
+            (Strategy::Thesis, None),
+            (Strategy::Rand1, Some(Crossover::Binomial)),
+        ] {
+            for n in [1, 5, 13, 22] {
+                let id = gpude::cec2017::FunctionId::new(n).expect("a CEC 2017 function");
+                let objective = Objective::cec2017(&source, id, 10).expect("its data");
+                let jobs: Vec<Job> = (0..3)
+                    .map(|stream| {
+                        let mut b = Job::builder_for(objective.clone(), 10)
+                            .strategy(s)
+                            .pop(24)
+                            .max_evaluations(24 * 61)
+                            .precision(precision)
+                            .seed(7)
+                            .stream(stream)
+                            .history(stream == 0);
+                        if let Some(c) = c {
+                            b = b.crossover(c);
+                        }
+                        b.build().expect("valid job")
+                    })
+                    .collect();
+                let refs: Vec<&Job> = jobs.iter().collect();
+                let gpu = e.run_adaptive(&refs).expect("gpu runs");
+                for (job, (r, pop)) in jobs.iter().zip(&gpu) {
+                    let o = cpu::run_controlled(job, &mut Control::default());
+                    let (cx, cf): (Vec<f64>, Vec<f64>) = match &o.checkpoint.state {
+                        State::F32 { x, fit } => (
+                            x.iter().map(|&v| v as f64).collect(),
+                            fit.iter().map(|&v| v as f64).collect(),
+                        ),
+                        State::F64 { x, fit } => (x.clone(), fit.clone()),
+                    };
+                    let cr = &o.result;
+                    let what = format!("{s:?} F{n} {precision:?} stream {}", job.stream());
+                    assert_eq!(r.termination, cr.termination, "{what}");
+                    assert_eq!(r.generations, 60, "{what}");
+                    assert_eq!(r.evaluations, 24 * 61, "{what}");
+                    assert_eq!(
+                        adaptive_bits(r, &pop.x, &pop.fit),
+                        adaptive_bits(cr, &cx, &cf),
+                        "{what}: the GPU run differs from the CPU run"
+                    );
+                    compared += 1;
+                }
+                let single = e.run(&jobs[1], Mode::Auto).expect("a single gpu run");
+                assert_eq!(
+                    single.best_f.to_bits(),
+                    gpu[1].0.best_f.to_bits(),
+                    "{s:?} F{n} {precision:?}: run and run_adaptive differ"
+                );
+            }
+        }
     }
+    assert_eq!(compared, 2 * 2 * 4 * 3);
 }
 
 /// The shared-memory-resident batch kernel against the CPU engine and the global-memory

@@ -20,7 +20,7 @@ use crate::stats::{self, RankSum, Verdict};
 use crate::{CliError, Result};
 use gpude::cec2017::{DataSource, FunctionId};
 use gpude::host::config::{parse_strategy, strategy_name};
-use gpude::{Job, Objective, Precision, Solver, Strategy};
+use gpude::{Crossover, Job, Objective, Precision, Solver, Strategy};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -119,14 +119,20 @@ impl Options {
         nonempty(dims, "--dims")
     }
 
-    /// Parses `jso,lshade` (the adaptive strategies only).
+    /// Parses `jso,lshade,thesis,rand1bin`: the adaptive strategies, and the classic
+    /// `thesis` and `rand1bin` (also written `rand1`, `rand/1/bin`) beside them.
     pub fn parse_strategies(list: &str) -> Result<Vec<Strategy>> {
         let mut v = Vec::new();
         for item in items(list) {
             let (s, crossover) = parse_strategy(item)?;
-            if !s.is_adaptive() || crossover.is_some() {
+            let ok = match s {
+                Strategy::Thesis => crossover.is_none(),
+                Strategy::Rand1 => matches!(crossover, None | Some(Crossover::Binomial)),
+                s => s.is_adaptive() && crossover.is_none(),
+            };
+            if !ok {
                 return Err(CliError::usage(format!(
-                    "--strategies: {item:?} is not one of jde, jade, shade, lshade, jso"
+                    "--strategies: {item:?} is not one of jde, jade, shade, lshade, jso, thesis, rand1bin"
                 )));
             }
             if !v.contains(&s) {
@@ -210,9 +216,23 @@ pub fn display_name(s: Strategy) -> &'static str {
         Strategy::Shade => "SHADE",
         Strategy::LShade => "L-SHADE",
         Strategy::Jso => "jSO",
+        Strategy::Rand1 => "rand/1/bin",
         _ => strategy_name(s),
     }
 }
+
+/// The name runs.json gives a strategy: `jso`, `lshade`, `thesis`, `rand1bin`.
+pub fn key_name(s: Strategy) -> &'static str {
+    match s {
+        Strategy::Rand1 => "rand1bin",
+        _ => strategy_name(s),
+    }
+}
+
+/// The population size of the classic strategies (thesis, rand/1/bin) in the report:
+/// 100 at every dimension, as SHADE's and JADE's papers run theirs, so that the budget
+/// 10 000·D pays for exactly 100·D − 1 generations after the initial population.
+pub const CLASSIC_POP: u32 = 100;
 
 /// The reference folder: `explicit` when given, else `shared/reference` beside the
 /// repository (where the binary was built from) or beside or under the working folder.
@@ -490,7 +510,7 @@ pub struct FunctionResult {
 
 impl FunctionResult {
     pub fn runs_of(&self, s: Strategy) -> Option<&StrategyRuns> {
-        self.gpude.iter().find(|r| r.strategy == strategy_name(s))
+        self.gpude.iter().find(|r| r.strategy == key_name(s))
     }
 }
 
@@ -537,13 +557,20 @@ pub fn run_strategy(
 ) -> Result<StrategyRuns> {
     let jobs = (0..options.runs)
         .map(|stream| {
-            Job::builder_for(objective.clone(), dim)
+            let b = Job::builder_for(objective.clone(), dim)
                 .strategy(strategy)
                 .precision(Precision::F64)
                 .max_evaluations(options.budget(dim))
                 .seed(options.seed)
-                .stream(stream)
-                .build()
+                .stream(stream);
+            // The classic strategies: Np = CLASSIC_POP, generations as many as the budget
+            // pays for whole (Np·(1 + g) ≤ budget), F, Cr and bounds at their defaults.
+            let b = if strategy.is_adaptive() {
+                b
+            } else {
+                b.pop(CLASSIC_POP)
+            };
+            b.build()
         })
         .collect::<gpude::Result<Vec<Job>>>()?;
     let start = Instant::now();
@@ -554,7 +581,7 @@ pub fn run_strategy(
         .map(|r| competition_error(r.verified_error))
         .collect();
     Ok(StrategyRuns {
-        strategy: strategy_name(strategy).into(),
+        strategy: key_name(strategy).into(),
         mean: stats::mean(&errors),
         std: stats::std_dev(&errors),
         median: stats::median(&errors),
@@ -782,6 +809,18 @@ normal approximation with tie correction, α = {ALPHA}, gpude's errors rounded t
 better / worse when gpude's errors are significantly smaller / larger. \
 CPU time is the wall time of the batch of all runs of the function.\n"
     );
+    if strategies.iter().any(|s| !s.is_adaptive()) {
+        let _ = writeln!(
+            s,
+            "The classic strategies (gpude's thesis variant, rand/1/bin) run at the same budget with Np = {CLASSIC_POP}: \
+the initial population and then as many whole generations as the budget pays for (Np·(1 + g) ≤ budget, {CLASSIC_POP}·D − 1 generations at 10 000·D), \
+F = {}, Cr = {} (rand/1/bin), bounds {} (the classic strategies' default: trials are not brought back into [−100, 100]^D, \
+the error is that of the best point wherever it lies).\n",
+            gpude::host::config::DEFAULT_F,
+            gpude::host::config::DEFAULT_CR,
+            gpude::host::config::bounds_name(gpude::BoundPolicy::InitOnly)
+        );
+    }
     for sum in &r.summaries {
         let d = sum.dim;
         let _ = writeln!(
@@ -1005,8 +1044,22 @@ jSO,F1,10,0.0,0.0,0.0\njSO,F5,10,1.5,2.0,3.5e-1\nEBOwithCMAR,F5,30,0.0,1.0,2.0\n
             Options::parse_strategies("jso, lshade").expect("strategies"),
             [Strategy::Jso, Strategy::LShade]
         );
-        assert!(Options::parse_strategies("rand1").is_err());
-        assert!(Options::parse_strategies("pso").is_err());
+        assert_eq!(
+            Options::parse_strategies("jso,thesis,rand1bin,rand/1/bin,rand1").expect("strategies"),
+            [Strategy::Jso, Strategy::Thesis, Strategy::Rand1]
+        );
+        for bad in ["rand1exp", "best1", "thesisbin", "pso"] {
+            let e = Options::parse_strategies(bad).expect_err(bad).to_string();
+            assert!(e.contains("thesis, rand1bin") || e.contains("pso"), "{e}");
+        }
+        let h = columns(&[Strategy::Jso, Strategy::Thesis, Strategy::Rand1]);
+        assert_eq!(&h[2..5], ["gpude jSO", "gpude thesis", "gpude rand/1/bin"]);
+        assert_eq!(
+            h.last().map(String::as_str),
+            Some("CPU time rand/1/bin (s)")
+        );
+        assert_eq!(key_name(Strategy::Rand1), "rand1bin");
+        assert_eq!(key_name(Strategy::Thesis), "thesis");
     }
 
     #[test]

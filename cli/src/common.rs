@@ -239,8 +239,9 @@ impl BackendArgs {
     pub fn open_for(&self, jobs: &[Job]) -> Result<Solver> {
         let backend = Backend::parse(&self.backend)?;
         // What only the CPU engine runs for now: the classic strategies with objectives
-        // other than the built-ins, expressions and PTX; the adaptive strategies with
-        // objectives other than the built-ins and the CEC 2017 functions.
+        // other than the built-ins, expressions, PTX and the CEC 2017 functions; the
+        // adaptive strategies with objectives other than the built-ins and the CEC 2017
+        // functions.
         let cpu_only = jobs.iter().find_map(|j| {
             let o = j.objective();
             let name = || input::clip(&j.objective().name());
@@ -252,7 +253,11 @@ impl BackendArgs {
                         name()
                     )
                 })
-            } else if j.builtin().is_none() && o.as_expr().is_none() && o.ptx_code().is_none() {
+            } else if j.builtin().is_none()
+                && o.as_expr().is_none()
+                && o.ptx_code().is_none()
+                && o.as_cec2017().is_none()
+            {
                 Some(format!("the objective {}", name()))
             } else {
                 None

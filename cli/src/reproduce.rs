@@ -35,8 +35,8 @@ pub struct Cec2017Args {
     #[arg(long, value_name = "LIST")]
     pub dims: Option<String>,
 
-    /// gpude's strategies, a comma list of jde, jade, shade, lshade, jso
-    /// [default: jso,lshade].
+    /// gpude's strategies, a comma list of jde, jade, shade, lshade, jso and the classic
+    /// thesis and rand1bin (Np = 100, the same budget) [default: jso,lshade].
     #[arg(long, value_name = "LIST")]
     pub strategies: Option<String>,
 

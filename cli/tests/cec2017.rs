@@ -215,6 +215,83 @@ fn quick_run_writes_a_report_that_agrees_with_runs_json() {
     assert!(text(&o.stdout).contains(&line), "and on stdout");
 }
 
+/// `--strategies jso,thesis,rand1bin`: the classic strategies' columns in the table and
+/// their runs in runs.json, at the same budget (Np = 100: 3000 evaluations at D = 10).
+#[test]
+fn classic_strategies_run_beside_the_adaptive_ones() {
+    let Some(reference) = reference() else {
+        return;
+    };
+    let dir = scratch("classic");
+    let o = gpude(&[
+        "reproduce",
+        "cec2017",
+        "--quick",
+        "--backend",
+        "cpu",
+        "--strategies",
+        "jso,thesis,rand/1/bin",
+        "--functions",
+        "5",
+        "--out",
+        dir.to_str().expect("UTF-8"),
+        "--reference",
+        reference.to_str().expect("UTF-8"),
+    ]);
+    assert!(
+        o.status.success(),
+        "exit {:?}\n{}\n{}",
+        o.status.code(),
+        text(&o.stdout),
+        text(&o.stderr)
+    );
+    let report = std::fs::read_to_string(dir.join("REPORT.md")).expect("REPORT.md");
+    let json: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("runs.json")).expect("runs.json"))
+            .expect("runs.json is JSON");
+    assert!(report.contains("Np = 100"), "{report}");
+    let (header, rows) = table_after(&report, "## D = 10 (3000 evaluations per run)");
+    assert_eq!(
+        &header[2..5],
+        ["gpude jSO", "gpude thesis", "gpude rand/1/bin"]
+    );
+    assert_eq!(
+        &header[header.len() - 3..],
+        [
+            "CPU time jSO (s)",
+            "CPU time thesis (s)",
+            "CPU time rand/1/bin (s)"
+        ]
+    );
+    assert_eq!(rows.len(), 1);
+    let gpude = json["results"][0]["gpude"].as_array().expect("gpude runs");
+    let names: Vec<&str> = gpude
+        .iter()
+        .map(|r| r["strategy"].as_str().expect("a name"))
+        .collect();
+    assert_eq!(names, ["jso", "thesis", "rand1bin"]);
+    for (k, runs) in gpude.iter().enumerate() {
+        let evals = runs["evaluations"].as_array().expect("evaluations");
+        assert_eq!(evals.len(), 3);
+        assert!(evals.iter().all(|e| e == 3000), "{evals:?}");
+        let errors: Vec<f64> = runs["errors"]
+            .as_array()
+            .expect("errors")
+            .iter()
+            .map(|e| e.as_f64().expect("a number"))
+            .collect();
+        let mean = errors.iter().sum::<f64>() / 3.0;
+        let (m, _) = mean_sd(&rows[0][2 + k]);
+        assert!(
+            agrees(mean, m),
+            "{}: {} vs {mean}",
+            names[k],
+            rows[0][2 + k]
+        );
+        assert!(mean > 0.0, "F5 is not solved in 3000 evaluations");
+    }
+}
+
 #[test]
 fn the_cuda_backend_runs_on_a_gpu_and_writes_nothing_without_one() {
     let dir = scratch("cuda");
@@ -264,7 +341,8 @@ fn bad_flags_and_outputs_are_refused_before_any_run() {
     for (flag, value, says) in [
         ("--dims", "20", "not a CEC 2017 dimension"),
         ("--functions", "0,3", "not a function number"),
-        ("--strategies", "rand1", "not one of jde"),
+        ("--strategies", "best1", "not one of jde"),
+        ("--strategies", "rand1exp", "not one of jde"),
         ("--runs", "0", "--runs 0 is not allowed"),
     ] {
         let o = gpude(&["reproduce", "cec2017", "--quick", flag, value]);

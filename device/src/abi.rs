@@ -30,7 +30,10 @@ pub struct Run<T> {
 }
 
 /// The settings of an adaptive run (jDE, JADE, SHADE, L-SHADE, jSO), as the CPU engine
-/// and the adaptive kernels read them (see `crate::adaptive_gen`).
+/// and the adaptive kernels read them (see `crate::adaptive_gen`), or of a classic run
+/// (thesis, rand/1/bin, …) on a CEC 2017 function in the adaptive kernels: then `f`,
+/// `cr`, `crossover` (a `Crossover` code) and `variant` (a thesis variant's bits) are
+/// its settings, `max_evaluations` is Np·(gens + 1) and the adaptive fields are unused.
 ///
 /// `strategy`, `bounds` and `formula` are the `as u32` codes of `Strategy`,
 /// `BoundPolicy` and `Formula`; `function` is the built-in function's code, or the CEC
@@ -49,6 +52,8 @@ pub struct AdaptiveRun {
     pub learning_rate: f64,
     pub tau1: f64,
     pub tau2: f64,
+    pub f: f64,
+    pub cr: f64,
     pub strategy: u32,
     pub bounds: u32,
     pub formula: u32,
@@ -58,6 +63,8 @@ pub struct AdaptiveRun {
     pub min_pop: u32,
     pub memory_size: u32,
     pub gens: u32,
+    pub crossover: u32,
+    pub variant: u32,
     pub target: f64,
 }
 

@@ -21,7 +21,7 @@ use crate::adaptive::{
 };
 use crate::de::{
     BoundPolicy, COMPONENT_SLOT, Crossover, RESAMPLE_SLOT, Strategy, TrialParams, block,
-    draw_indices, subsequence, trial_chunk,
+    draw_indices, first_exceeding, run_length, subsequence, trial_chunk,
 };
 use crate::philox::{below, block_words};
 use crate::real::Real;
@@ -101,6 +101,78 @@ pub fn pbest_k(a: &AdaptiveRun, n: u32, t: f64) -> u32 {
         Strategy::Jde => 0,
         Strategy::Jso => rules::pbest_count(rules::jso_p(a.p_best, t), n),
         _ => rules::pbest_count(a.p_best, n),
+    }
+}
+
+/// Individual i's trial of generation `g` of a classic strategy (thesis, rand/1/bin,
+/// …) into `out`: `tp.dim` values from the population `x` of `np` rows, its best row
+/// `best` and the domain. The CPU engine's classic runs and the adaptive kernels' classic
+/// runs on CEC 2017 functions both build their trials here.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub fn classic_trial<T: Real>(
+    tp: &TrialParams<T>,
+    key: [u32; 2],
+    stream: u32,
+    g: u32,
+    np: u32,
+    i: usize,
+    x: &[T],
+    best: usize,
+    lo: &[T],
+    hi: &[T],
+    out: &mut [T],
+) {
+    let d = tp.dim as usize;
+    let jdim = if tp.strategy.crosses() { tp.dim } else { 0 };
+    let draws = tp
+        .variant
+        .draws(key, stream, i as u32, g, np, tp.strategy.draws(), jdim);
+    let sub = subsequence(stream, i as u32);
+    let words = |j0: usize| tp.variant.lambda_words(key, sub, g, j0 as u32);
+    let mut run = tp.dim;
+    if tp.strategy.crosses() && tp.crossover == Crossover::Exponential {
+        let mut first = u32::MAX;
+        let mut j0 = 0;
+        while j0 < d {
+            let n = if d - j0 < 4 { d - j0 } else { 4 } as u32;
+            let f = first_exceeding(tp.cr, &words(j0), j0 as u32, n, tp.dim);
+            if f < first {
+                first = f;
+            }
+            j0 += 4;
+        }
+        run = run_length(first, tp.dim);
+    }
+    let row = |r: usize| &x[r * d..(r + 1) * d];
+    let xi = row(i);
+    let xb = row(best);
+    let nd = tp.strategy.draws() as usize;
+    let mut j0 = 0;
+    while j0 < d {
+        let n = if d - j0 < 4 { d - j0 } else { 4 };
+        let mut r = [[T::ZERO; 4]; 5];
+        let mut k = 0;
+        while k < nd && k < 5 {
+            r[k] = chunk4(row(draws.r[k] as usize), j0);
+            k += 1;
+        }
+        let v = trial_chunk(
+            tp,
+            j0 as u32,
+            n as u32,
+            &chunk4(xi, j0),
+            &r,
+            &chunk4(xb, j0),
+            &chunk4(lo, j0),
+            &chunk4(hi, j0),
+            &words(j0),
+            draws.jrand,
+            run,
+            || block_words(key, sub, block(g, RESAMPLE_SLOT + (j0 / 4) as u32)),
+        );
+        out[j0..j0 + n].copy_from_slice(&v[..n]);
+        j0 += 4;
     }
 }
 

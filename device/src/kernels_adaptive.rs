@@ -1,5 +1,8 @@
 //! The adaptive kernels: jDE, JADE, SHADE, L-SHADE and jSO, one block per run, every
-//! generation in one launch (`adaptive_batch_{f32,f64}_{function}`).
+//! generation in one launch (`adaptive_batch_{f32,f64}_{function}`). The CEC 2017
+//! kernels also run the classic strategies (thesis, rand/1/bin, …) on CEC functions:
+//! the trials a thread per individual through [`classic_trial`] (the CPU engine's
+//! trials), the selection a thread per individual, the best by thread 0.
 //!
 //! A generation runs as the CPU engine runs it, through the same functions of
 //! [`crate::adaptive_gen`]:
@@ -28,15 +31,18 @@ use crate::abi::{
 };
 use crate::adaptive::{JDE_CR_INIT, JDE_F_INIT, archive_capacity, rank};
 use crate::adaptive_gen::{
-    Outcome, Selected, View, adapt, initial_memory, next_size, pbest_k, select, shrink_archive,
-    strategy_of, trial,
+    Outcome, Selected, View, adapt, classic_trial, initial_memory, next_size, pbest_k, select,
+    shrink_archive, strategy_of, trial,
 };
 use crate::cec2017::{self, Data, scratch_len};
-use crate::de::{better, block, init_chunk, subsequence};
+use crate::de::{
+    BoundPolicy, Crossover, Strategy, TrialParams, accepts, better, block, init_chunk, subsequence,
+};
 use crate::functions::{Formula, Function};
 use crate::lanes::evaluate;
 use crate::philox::{block_words, key_of};
 use crate::real::Real;
+use crate::variant::ThesisVariant;
 
 /// The objective of a kernel: a built-in function (fixed at compile time) or a CEC 2017
 /// function (its number and data at run time).
@@ -69,6 +75,24 @@ fn best_of<T: Real>(fit: &[T]) -> usize {
         i += 1;
     }
     b
+}
+
+/// A classic run's trial settings (`None` for an adaptive strategy).
+#[inline(always)]
+fn classic_params<T: Real>(a: &AdaptiveRun) -> Option<TrialParams<T>> {
+    let strategy = match Strategy::from_u32(a.strategy) {
+        Some(s) if !s.is_adaptive() => s,
+        _ => return None,
+    };
+    Some(TrialParams {
+        strategy,
+        crossover: Crossover::from_u32(a.crossover).unwrap_or(Crossover::Binomial),
+        bounds: BoundPolicy::from_u32(a.bounds).unwrap_or(BoundPolicy::InitOnly),
+        f: T::of(a.f),
+        cr: T::of(a.cr),
+        dim: a.dim,
+        variant: ThesisVariant::from_bits(a.variant).unwrap_or(ThesisVariant::DEFAULT),
+    })
 }
 
 /// A block-wide barrier.
@@ -191,6 +215,54 @@ unsafe fn adaptive<T: Real>(p: AdaptiveParams<T>, function: Option<Function>) {
             }
         }
         barrier();
+
+        if function.is_none()
+            && let Some(tp) = classic_params::<T>(&a)
+        {
+            // A classic strategy: every generation at full size, as `cpu::generation`.
+            let mut g = 0u32;
+            loop {
+                let best = read_volatile(state.add(ADAPTIVE_BEST)) as usize;
+                let bf = read_volatile(best_f);
+                if g >= a.gens || bf.to_f64() <= a.target {
+                    break;
+                }
+                let g1 = g + 1;
+                let xs = from_raw_parts(x, np * d);
+                let mut i = tid;
+                while i < np {
+                    let out = from_raw_parts_mut(trials.add(i * d), d);
+                    classic_trial(&tp, key, stream, g1, a.np, i, xs, best, lo, hi, out);
+                    *tfit.add(i) = objective.value(out, scratch);
+                    i += nt;
+                }
+                barrier();
+                // The selection: each thread its own rows.
+                let mut i = tid;
+                while i < np {
+                    let tf = *tfit.add(i);
+                    if accepts(tf, *fit.add(i)) {
+                        core::ptr::copy_nonoverlapping(trials.add(i * d), x.add(i * d), d);
+                        *fit.add(i) = tf;
+                    }
+                    i += nt;
+                }
+                barrier();
+                if tid == 0 {
+                    let best = best_of(from_raw_parts(fit, np));
+                    *state.add(ADAPTIVE_BEST) = best as u32;
+                    *best_f = *fit.add(best);
+                    if !hist.is_null() {
+                        *hist.add(g1 as usize) = *fit.add(best);
+                    }
+                    *evals += np as u64;
+                    write_volatile(state.add(ADAPTIVE_GENS), g1);
+                }
+                barrier();
+                g = g1;
+            }
+            return;
+        }
 
         let mut g = 0u32;
         loop {

@@ -135,6 +135,12 @@ pub fn gpu_check(job: &Job) -> Result<()> {
     }
 }
 
+/// True when the CUDA engine runs `job` in the adaptive kernels: an adaptive strategy,
+/// or a classic one on a CEC 2017 function.
+pub fn in_adaptive_kernels(job: &Job) -> bool {
+    job.adaptive().is_some() || job.objective().as_cec2017().is_some()
+}
+
 /// The papers' initial population size, for the adaptive strategies.
 pub fn default_pop(s: Strategy, dim: u32) -> Option<u32> {
     let n = match s {
@@ -367,12 +373,24 @@ pub(crate) fn settle(
 /// The settings of an adaptive `job` as both engines read them (the device crate's
 /// [`AdaptiveRun`]); `function` is the built-in's code, or the CEC 2017 function's number.
 pub fn run_settings(job: &Job) -> AdaptiveRun {
-    let a = job.adaptive().expect("an adaptive job");
     let function = match (job.builtin(), job.objective().as_cec2017()) {
         (Some(f), _) => f as u32,
         (None, Some(c)) => c.id().number(),
         (None, None) => 0,
     };
+    let np = job.pop();
+    // A classic run (CEC 2017 functions on the GPU): its generations are the limit; the
+    // budget is what they spend.
+    let classic = Adaptive {
+        max_evaluations: job.evaluations(job.generations()),
+        archive_rate: 0.0,
+        p_best: 0.0,
+        learning_rate: 0.0,
+        tau: [0.0, 0.0],
+        min_pop: np,
+        memory_size: 1,
+    };
+    let a = job.adaptive().unwrap_or(&classic);
     AdaptiveRun {
         max_evaluations: a.max_evaluations,
         archive_rate: a.archive_rate,
@@ -380,15 +398,19 @@ pub fn run_settings(job: &Job) -> AdaptiveRun {
         learning_rate: a.learning_rate,
         tau1: a.tau[0],
         tau2: a.tau[1],
+        f: job.f(),
+        cr: job.cr(),
         strategy: job.strategy() as u32,
         bounds: job.bounds() as u32,
         formula: job.formula() as u32,
         function,
         dim: job.dim(),
-        np: job.pop(),
+        np,
         min_pop: a.min_pop,
         memory_size: a.memory_size,
         gens: job.generations(),
+        crossover: job.crossover() as u32,
+        variant: job.thesis_variant().bits(),
         target: job.target_value().unwrap_or(f64::NAN),
     }
 }

@@ -10,10 +10,7 @@ pub use crate::checkpoint::{Checkpoint, State, Stored};
 use crate::config::{Job, Precision};
 use crate::error::{Error, Result};
 use crate::result::RunResult;
-use gpude_device::de::{
-    Crossover, RESAMPLE_SLOT, TrialParams, accepts, block, first_exceeding, init_chunk, run_length,
-    subsequence, trial_chunk,
-};
+use gpude_device::de::{TrialParams, accepts, block, init_chunk, subsequence};
 use gpude_device::functions::lane_consts;
 use gpude_device::lanes::{evaluate, evaluate_with};
 use gpude_device::philox::{block_words, key_of};
@@ -228,53 +225,19 @@ fn build_trial<T: Real>(
         dim: d as u32,
         variant: job.thesis_variant(),
     };
-    let jdim = if spec.strategy.crosses() { d as u32 } else { 0 };
-    let draws = tp.variant.draws(
+    gpude_device::adaptive_gen::classic_trial(
+        &tp,
         key,
         job.stream(),
-        i as u32,
         g,
         np,
-        spec.strategy.draws(),
-        jdim,
+        i,
+        &pop.x,
+        best,
+        &pop.lo,
+        &pop.hi,
+        out,
     );
-    let sub = subsequence(job.stream(), i as u32);
-    let words = |j0: usize| tp.variant.lambda_words(key, sub, g, j0 as u32);
-    let mut run = d as u32;
-    if spec.strategy.crosses() && job.crossover() == Crossover::Exponential {
-        let mut first = u32::MAX;
-        for j0 in (0..d).step_by(4) {
-            let n = (d - j0).min(4) as u32;
-            first = first.min(first_exceeding(tp.cr, &words(j0), j0 as u32, n, d as u32));
-        }
-        run = run_length(first, d as u32);
-    }
-    let (lo, hi) = (&pop.lo, &pop.hi);
-    let xi = pop.row(i);
-    let xb = pop.row(best);
-    let nd = spec.strategy.draws() as usize;
-    for j0 in (0..d).step_by(4) {
-        let n = (d - j0).min(4);
-        let mut r = [[T::ZERO; 4]; 5];
-        for (k, rk) in r.iter_mut().enumerate().take(nd) {
-            *rk = chunk4(pop.row(draws.r[k] as usize), j0);
-        }
-        let v = trial_chunk(
-            &tp,
-            j0 as u32,
-            n as u32,
-            &chunk4(xi, j0),
-            &r,
-            &chunk4(xb, j0),
-            &chunk4(lo, j0),
-            &chunk4(hi, j0),
-            &words(j0),
-            draws.jrand,
-            run,
-            || block_words(key, sub, block(g, RESAMPLE_SLOT + (j0 / 4) as u32)),
-        );
-        out[j0..j0 + n].copy_from_slice(&v[..n]);
-    }
 }
 
 /// [`trial`] specialised: the function fixed at compile time, and with `THESIS` the

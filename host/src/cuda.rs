@@ -371,7 +371,7 @@ impl CudaEngine {
                 .map(|o| o.result);
         }
         job.check()?;
-        if job.adaptive().is_some() {
+        if crate::adaptive::in_adaptive_kernels(job) {
             return Ok(self.run_adaptive(&[job])?.remove(0).0);
         }
         let mode = match mode {
@@ -410,7 +410,7 @@ impl CudaEngine {
             return Ok((o.result, FinalPopulation { x, fit }));
         }
         job.check()?;
-        if job.adaptive().is_some() {
+        if crate::adaptive::in_adaptive_kernels(job) {
             return Ok(self.run_adaptive(&[job])?.remove(0));
         }
         let mode = match mode {
@@ -461,13 +461,13 @@ impl CudaEngine {
     pub fn run_batch(&self, jobs: &[Job]) -> Result<Vec<RunResult>> {
         if jobs
             .iter()
-            .any(|j| j.adaptive().is_some() || j.objective().is_host_callback())
+            .any(|j| crate::adaptive::in_adaptive_kernels(j) || j.objective().is_host_callback())
         {
             // Adaptive jobs go to their own kernels, host callbacks run one after the
             // other (as on the CPU engine), the other jobs in their launches.
             Job::check_all(jobs)?;
             let (adaptive, rest): (Vec<usize>, Vec<usize>) =
-                (0..jobs.len()).partition(|&k| jobs[k].adaptive().is_some());
+                (0..jobs.len()).partition(|&k| crate::adaptive::in_adaptive_kernels(&jobs[k]));
             let (cb, plain): (Vec<usize>, Vec<usize>) = rest
                 .into_iter()
                 .partition(|&k| jobs[k].objective().is_host_callback());
@@ -531,18 +531,19 @@ impl CudaEngine {
             .collect())
     }
 
-    /// Runs adaptive jobs (every one of `jobs` must be adaptive): compatible ones share
-    /// a launch of the adaptive kernels, one block each, launches spread over the
-    /// streams. One result and final population per job, in order.
+    /// Runs adaptive jobs (every one of `jobs` must be adaptive, or a classic strategy on
+    /// a CEC 2017 function): compatible ones share a launch of the adaptive kernels, one
+    /// block each, launches spread over the streams. One result and final population per
+    /// job, in order.
     pub fn run_adaptive(&self, jobs: &[&Job]) -> Result<Vec<(RunResult, FinalPopulation)>> {
         for job in jobs {
-            if job.adaptive().is_none() {
+            if !crate::adaptive::in_adaptive_kernels(job) {
                 let name = crate::config::strategy_name(job.strategy());
                 return Err(Error::invalid(
                     "strategy",
                     name,
                     format!(
-                        "an adaptive strategy (jde, jade, shade, lshade, jso) in a batch of adaptive runs; run {name} in a batch of its own"
+                        "an adaptive strategy (jde, jade, shade, lshade, jso), or any strategy on a CEC 2017 function, in a batch of adaptive runs; run {name} in a batch of its own"
                     ),
                 ));
             }

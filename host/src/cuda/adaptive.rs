@@ -1,6 +1,7 @@
 //! The adaptive strategies on the GPU: one block per run of the adaptive kernels
 //! (`gpude_device::kernels_adaptive`), a batch of compatible runs per launch, with the
-//! built-in functions and the CEC 2017 functions (their data uploaded once per launch).
+//! built-in functions and the CEC 2017 functions (their data uploaded once per launch);
+//! and the classic strategies on the CEC 2017 functions, in the same kernels.
 
 use super::{CudaEngine, FinalPopulation, GpuReal, cuda_err, dev, dev_opt, push_params};
 use crate::config::Job;
@@ -309,16 +310,15 @@ impl<T: GpuReal> AdaptiveLaunch<T> {
             let rows = &x[k * np * d..(k * np + n) * d];
             let values = &fit[k * np..k * np + n];
             let bf = best_f[k].to_f64();
-            let a = job.adaptive().expect("an adaptive job");
             let reached = job.target_value().is_some_and(|t| bf <= t);
-            let termination = if reached {
-                Termination::TargetReached
-            } else if evaluations[k] >= a.max_evaluations {
-                Termination::MaxEvaluations
-            } else if g >= job.generations() {
-                Termination::MaxGenerations
-            } else {
-                Termination::Stopped
+            let termination = match job.adaptive() {
+                // A classic run on a CEC function ends as the CPU engine's does.
+                None if reached || g >= job.generations() => crate::result::termination(job, g, bf),
+                None => Termination::Stopped,
+                Some(_) if reached => Termination::TargetReached,
+                Some(a) if evaluations[k] >= a.max_evaluations => Termination::MaxEvaluations,
+                Some(_) if g >= job.generations() => Termination::MaxGenerations,
+                Some(_) => Termination::Stopped,
             };
             let result = RunResult::ended(
                 job,

@@ -82,10 +82,10 @@ pub fn check_objective(job: &Job) -> Result<()> {
         Objective::Cec2017(_) => {
             let name = crate::config::strategy_name(job.strategy());
             return Err(Error::invalid(
-                "strategy",
+                "layout",
                 name,
                 format!(
-                    "jde, jade, shade, lshade or jso for a CEC 2017 function on the GPU ({name} runs them on the CPU engine only for now; use --backend cpu)"
+                    "a single run or a batch for {name} on a CEC 2017 function on the GPU (they run in the adaptive kernels, one block per run; islands and the other layouts do not evaluate CEC functions); use --backend cpu for this layout"
                 ),
             ));
         }
