@@ -2442,7 +2442,7 @@ fn shared_batch_falls_back(e: &CudaEngine) {
 fn nan_objectives_run_as_on_the_cpu(e: &CudaEngine) {
     let saved = e.batch_kernel();
     let mut runs = 0;
-    for src in ["sqrt(-1 - sum(x^2))", "sum(x^2) + sqrt(1 - x[0])"] {
+    for src in ["sqrt(-1 - sum(x^2))", "sum(x^2) + sqrt(1 - sum(x))"] {
         for p in [Precision::F32, Precision::F64] {
             for s in [Strategy::Thesis, Strategy::Best1] {
                 let mut b = Job::builder_for(Objective::expr(src, None).expect("parses"), 12)
