@@ -738,7 +738,10 @@ impl CudaEngine {
         mode: Mode,
         watch: &mut Watch,
     ) -> Result<Vec<Ran>> {
-        if entries.iter().any(|e| e.job().adaptive().is_some()) {
+        if entries
+            .iter()
+            .any(|e| crate::adaptive::in_adaptive_kernels(e.job()))
+        {
             return self.adaptive_entries(entries, watch);
         }
         if entries
@@ -863,6 +866,13 @@ impl CudaEngine {
             let job = e.job();
             if watch.keep || watch.every > 0 || matches!(e, Entry::Started(_)) {
                 crate::checkpoint::savable(job)?;
+                // A classic strategy on a CEC 2017 function is savable, but its kernel
+                // (the adaptive family's) keeps no state between launches.
+                return Err(Error::invalid(
+                    "checkpoint on the GPU",
+                    crate::config::strategy_name(job.strategy()),
+                    "a run outside the adaptive kernels: runs on CEC 2017 functions are not saved on the GPU yet; use --backend cpu to save them",
+                ));
             }
             jobs.push(job.clone());
         }
