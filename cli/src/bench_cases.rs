@@ -1,7 +1,10 @@
 //! Benchmarks of the engines on the thesis variant (Griewank, D = 128 unless stated).
 //! The cases marked `expr` run the same function written as an expression
 //! (`gpude::expr::builtins::expression`), which the GPU links into the external kernels:
-//! each beside its built-in case, so that the two can be compared.
+//! each beside its built-in case, so that the two can be compared. The case marked `ptx`
+//! runs the example objective crate's Rosenbrock (`examples/objective-rust`, compiled to
+//! PTX and linked in the same way) beside the built-in and the expression; it is listed
+//! when its PTX file is found ([`example_ptx`]).
 //!
 //! Each case is timed at two generation counts, G/5 and G, median of `repeats` runs
 //! each; the marginal cost per generation `(t(G) − t(G/5)) / (0.8 G)` leaves out the
@@ -22,6 +25,8 @@ pub struct Case {
     pub function: &'static str,
     /// The function written as an expression instead of the built-in.
     pub expression: bool,
+    /// The example objective crate's PTX instead of the built-in (Rosenbrock).
+    pub ptx: bool,
     pub dim: u32,
     pub pop: u32,
     /// The batch kernel a `batch` case forces (`gpude::BatchKernel`): `shared` for the
@@ -69,10 +74,13 @@ pub fn standard_cases(gpu: bool, quick: bool) -> Vec<Case> {
         mode,
         function: if name.contains("sphere") {
             "sphere"
+        } else if name.contains("rosenbrock") {
+            "rosenbrock"
         } else {
             "griewank"
         },
         expression: name.contains("expr"),
+        ptx: name.contains("ptx"),
         dim: if name.contains("D=30") { 30 } else { 128 },
         pop,
         batch_kernel: match (mode, name.contains("shared")) {
@@ -86,7 +94,7 @@ pub fn standard_cases(gpu: bool, quick: bool) -> Vec<Case> {
         precision: prec.name(),
     };
     // (name, backend, mode, Np, populations, generations, precision)
-    let table: [(&str, &'static str, &'static str, u32, u32, u32, Precision); 23] = [
+    let table: [(&str, &'static str, &'static str, u32, u32, u32, Precision); 26] = [
         (
             "one pop Np=2048 (grid)",
             "cuda",
@@ -179,6 +187,33 @@ pub fn standard_cases(gpu: bool, quick: bool) -> Vec<Case> {
         ),
         (
             "batch 132 x 2048 sphere expr",
+            "cuda",
+            "batch",
+            2048,
+            132,
+            g(200),
+            Precision::F32,
+        ),
+        (
+            "batch 132 x 2048 rosenbrock",
+            "cuda",
+            "batch",
+            2048,
+            132,
+            g(200),
+            Precision::F32,
+        ),
+        (
+            "batch 132 x 2048 rosenbrock expr",
+            "cuda",
+            "batch",
+            2048,
+            132,
+            g(200),
+            Precision::F32,
+        ),
+        (
+            "batch 132 x 2048 rosenbrock ptx",
             "cuda",
             "batch",
             2048,
@@ -297,7 +332,7 @@ pub fn standard_cases(gpu: bool, quick: bool) -> Vec<Case> {
     ];
     let mut v = Vec::new();
     for (name, backend, mode, pop, pops, gens, prec) in table {
-        if backend == "cuda" && !gpu {
+        if backend == "cuda" && !gpu || name.contains("ptx") && example_ptx().is_none() {
             continue;
         }
         v.push(case(name, backend, mode, pop, pops, gens, prec));
@@ -305,10 +340,38 @@ pub fn standard_cases(gpu: bool, quick: bool) -> Vec<Case> {
     v
 }
 
+/// The example objective crate's PTX: `$GPUDE_OBJECTIVE_PTX`, else the GPU bundle's copy
+/// (`gpu-bundle/objective-example.ptx`, made by `scripts/gpu-bundle.sh`), else the
+/// crate's own build output; `None` when none is there.
+pub fn example_ptx() -> Option<String> {
+    let candidates = [
+        std::env::var("GPUDE_OBJECTIVE_PTX").ok(),
+        Some("gpu-bundle/objective-example.ptx".into()),
+        Some(
+            "examples/objective-rust/target/nvptx64-nvidia-cuda/release/gpude_objective_example.ptx"
+                .into(),
+        ),
+    ];
+    candidates
+        .into_iter()
+        .flatten()
+        .find_map(|p| std::fs::read_to_string(p).ok())
+}
+
 fn jobs_for(c: &Case, gens: u32) -> Result<Vec<Job>> {
     let info = gpude::FunctionInfo::parse(c.function)?;
     let precision = Precision::parse(c.precision)?;
-    let objective = if c.expression {
+    let objective = if c.ptx {
+        let text = example_ptx().ok_or_else(|| gpude::Error::Input {
+            what: format!("bench case {}", c.name),
+            message: "the example objective's PTX file is not there (GPUDE_OBJECTIVE_PTX)".into(),
+        })?;
+        Objective::ptx(
+            "example objective",
+            Some(info.min),
+            gpude::host::ptx_objective::PtxCode::parse(text)?,
+        )?
+    } else if c.expression {
         Objective::expr(
             &gpude::expr::builtins::expression(info.function),
             Some(info.min),
