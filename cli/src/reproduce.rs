@@ -252,6 +252,8 @@ fn cec2017(args: Cec2017Args) -> Result<String> {
             .collect(),
         results,
     };
+    // The plots first: the report links them.
+    crate::cec2017_plots::write_all(&args.out, &r.results, &options.strategies, r.runs)?;
     let report = c::report(&r, &options.strategies);
     c::write(&args.out, &report, &r)?;
     let mut out = String::new();
