@@ -310,6 +310,19 @@ fn the_cuda_backend_runs_on_a_gpu_and_writes_nothing_without_one() {
         let report = std::fs::read_to_string(dir.join("REPORT.md")).expect("a report");
         assert!(report.contains("GPU time jSO (s)"), "{report}");
         assert!(!report.contains("CPU time"), "{report}");
+        // The GPU runs record their histories too: the plots are drawn from them.
+        for f in [1, 5] {
+            let png = dir.join(format!("plots/D10_F{f}.png"));
+            assert!(
+                std::fs::metadata(&png).is_ok_and(|m| m.len() > 1000),
+                "{}",
+                png.display()
+            );
+            assert!(
+                report.contains(&format!("(plots/D10_F{f}.svg)")),
+                "{report}"
+            );
+        }
     } else {
         assert!(err.contains("CUDA is not available"), "{err}");
         assert!(!dir.exists(), "nothing is written");
