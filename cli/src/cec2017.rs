@@ -477,6 +477,8 @@ pub struct StrategyRuns {
     pub errors_disagree: usize,
     /// Wall time of the batch of all runs, seconds.
     pub wall_s: f64,
+    /// The median error over the runs against the evaluations spent (the plots').
+    pub curve: crate::cec2017_plots::Curve,
 }
 
 /// gpude's jSO against the published jSO on one function.
@@ -562,7 +564,8 @@ pub fn run_strategy(
                 .precision(Precision::F64)
                 .max_evaluations(options.budget(dim))
                 .seed(options.seed)
-                .stream(stream);
+                .stream(stream)
+                .history(true);
             // The classic strategies: Np = CLASSIC_POP, generations as many as the budget
             // pays for whole (Np·(1 + g) ≤ budget), F, Cr and bounds at their defaults.
             let b = if strategy.is_adaptive() {
@@ -576,6 +579,7 @@ pub fn run_strategy(
     let start = Instant::now();
     let results = solver.run_batch(&jobs)?;
     let wall_s = start.elapsed().as_secs_f64();
+    let curve = crate::cec2017_plots::curve(&jobs[0], &results, objective.reference())?;
     let errors: Vec<f64> = results
         .iter()
         .map(|r| competition_error(r.verified_error))
@@ -589,6 +593,7 @@ pub fn run_strategy(
         errors_disagree: results.iter().filter(|r| r.errors_disagree).count(),
         errors,
         wall_s,
+        curve,
     })
 }
 
@@ -863,6 +868,7 @@ the error is that of the best point wherever it lies).\n",
         }
         s.push_str(&table(&rows));
         let _ = writeln!(s, "\n{}\n", summary_line(sum));
+        convergence(&mut s, r, d);
     }
     // On the GPU the times are the batch launches' (the runs of one function and strategy
     // in one launch).
@@ -870,6 +876,27 @@ the error is that of the best point wherever it lies).\n",
         s = s.replace("CPU time", "GPU time");
     }
     s
+}
+
+/// The section of dimension `d` that links its convergence plots.
+fn convergence(s: &mut String, r: &Reproduction, d: u32) {
+    let _ = writeln!(s, "### Convergence, D = {d}\n");
+    let _ = writeln!(
+        s,
+        "Median over the {} runs of the best error f(best) − F* (the search's own best value) against the evaluations spent, \
+one line per strategy, log scale, errors below 1e-8 drawn at 1e-8. The evaluations are exact: the initial population, then each generation's trials \
+(L-SHADE's and jSO's populations shrink on their linear schedule; the classic strategies keep Np = {CLASSIC_POP}).\n",
+        r.runs
+    );
+    for f in r.results.iter().filter(|f| f.dim == d) {
+        let stem = crate::cec2017_plots::stem(d, f.function);
+        let _ = writeln!(
+            s,
+            "- F{} {}: [PNG]({stem}.png), [SVG]({stem}.svg)",
+            f.function, f.title
+        );
+    }
+    s.push('\n');
 }
 
 /// Writes REPORT.md and runs.json into `dir`, each whole or not at all.

@@ -9,6 +9,7 @@ mod bench;
 pub mod bench_cases;
 pub mod castro2012;
 pub mod cec2017;
+pub mod cec2017_plots;
 mod common;
 mod eval;
 mod functions;

@@ -63,7 +63,8 @@ pub struct Cec2017Args {
     #[arg(long, default_value_t = 1, value_name = "SEED")]
     pub seed: u64,
 
-    /// Folder for REPORT.md and runs.json (made if missing; files in it are replaced).
+    /// Folder for REPORT.md, runs.json and the convergence plots plots/D<d>_F<n>.png and
+    /// .svg (made if missing; files in it are replaced).
     #[arg(long, default_value = "cec2017-reproduction", value_name = "DIR")]
     pub out: PathBuf,
 
@@ -252,6 +253,8 @@ fn cec2017(args: Cec2017Args) -> Result<String> {
             .collect(),
         results,
     };
+    // The plots first: the report links them.
+    crate::cec2017_plots::write_all(&args.out, &r.results, &options.strategies, r.runs)?;
     let report = c::report(&r, &options.strategies);
     c::write(&args.out, &report, &r)?;
     let mut out = String::new();
@@ -260,9 +263,10 @@ fn cec2017(args: Cec2017Args) -> Result<String> {
     }
     let _ = writeln!(
         out,
-        "wrote {} and {}",
+        "wrote {}, {} and the plots in {}",
         args.out.join("REPORT.md").display(),
-        args.out.join("runs.json").display()
+        args.out.join("runs.json").display(),
+        args.out.join(crate::cec2017_plots::PLOTS_DIR).display()
     );
     Ok(out)
 }

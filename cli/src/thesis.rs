@@ -1247,7 +1247,7 @@ fn histories_json(r: &Reproduction) -> HistoriesJson<'_> {
 // Plots
 
 /// Colours of the lines, one per population size.
-const COLORS: [RGBColor; 6] = [
+pub(crate) const COLORS: [RGBColor; 6] = [
     RGBColor(31, 119, 180),
     RGBColor(255, 127, 14),
     RGBColor(44, 160, 44),
@@ -1255,12 +1255,12 @@ const COLORS: [RGBColor; 6] = [
     RGBColor(148, 103, 189),
     RGBColor(140, 86, 75),
 ];
-const PLOT_SIZE: (u32, u32) = (1000, 640);
-const FONT: &str = "sans-serif";
+pub(crate) const PLOT_SIZE: (u32, u32) = (1000, 640);
+pub(crate) const FONT: &str = "sans-serif";
 
 /// Registers the embedded DejaVu Sans as the plots' `sans-serif` (no system fonts are
 /// read, so plots look the same everywhere).
-fn register_font() -> Result<()> {
+pub(crate) fn register_font() -> Result<()> {
     static REGISTERED: OnceLock<bool> = OnceLock::new();
     let ok = *REGISTERED.get_or_init(|| {
         plotters::style::register_font(FONT, FontStyle::Normal, dejavu::sans::regular()).is_ok()

@@ -310,6 +310,19 @@ fn the_cuda_backend_runs_on_a_gpu_and_writes_nothing_without_one() {
         let report = std::fs::read_to_string(dir.join("REPORT.md")).expect("a report");
         assert!(report.contains("GPU time jSO (s)"), "{report}");
         assert!(!report.contains("CPU time"), "{report}");
+        // The GPU runs record their histories too: the plots are drawn from them.
+        for f in [1, 5] {
+            let png = dir.join(format!("plots/D10_F{f}.png"));
+            assert!(
+                std::fs::metadata(&png).is_ok_and(|m| m.len() > 1000),
+                "{}",
+                png.display()
+            );
+            assert!(
+                report.contains(&format!("(plots/D10_F{f}.svg)")),
+                "{report}"
+            );
+        }
     } else {
         assert!(err.contains("CUDA is not available"), "{err}");
         assert!(!dir.exists(), "nothing is written");
@@ -370,4 +383,100 @@ fn bad_flags_and_outputs_are_refused_before_any_run() {
         "{}",
         text(&o.stderr)
     );
+}
+
+/// The convergence plots: one PNG and one SVG per dimension and function under `plots/`,
+/// linked from the report's "Convergence" section, and their median curves in runs.json.
+#[test]
+fn quick_run_writes_convergence_plots_that_the_report_links() {
+    let Some(reference) = reference() else {
+        return;
+    };
+    let dir = scratch("plots");
+    let o = gpude(&[
+        "reproduce",
+        "cec2017",
+        "--quick",
+        "--backend",
+        "cpu",
+        "--strategies",
+        "jso,lshade,thesis",
+        "--out",
+        dir.to_str().expect("UTF-8"),
+        "--reference",
+        reference.to_str().expect("UTF-8"),
+    ]);
+    assert!(
+        o.status.success(),
+        "exit {:?}\n{}\n{}",
+        o.status.code(),
+        text(&o.stdout),
+        text(&o.stderr)
+    );
+    let report = std::fs::read_to_string(dir.join("REPORT.md")).expect("REPORT.md");
+    let json: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("runs.json")).expect("runs.json"))
+            .expect("runs.json is JSON");
+    let section = &report[report
+        .find("### Convergence, D = 10")
+        .expect("a Convergence section")..];
+    for f in [1, 5] {
+        let stem = format!("plots/D10_F{f}");
+        let png = std::fs::read(dir.join(format!("{stem}.png"))).expect("the PNG");
+        assert!(png.len() > 1000, "{stem}.png: {} bytes", png.len());
+        assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n", "{stem}.png is a PNG");
+        let svg = std::fs::read_to_string(dir.join(format!("{stem}.svg"))).expect("the SVG");
+        assert!(svg.contains("<svg") && svg.trim_end().ends_with("</svg>"));
+        assert!(svg.contains("jSO") && svg.contains("L-SHADE") && svg.contains("thesis"));
+        assert!(svg.contains("evaluations"), "the x axis is the evaluations");
+        assert!(
+            section.contains(&format!("]({stem}.png)"))
+                && section.contains(&format!("]({stem}.svg)")),
+            "{stem} is linked:\n{section}"
+        );
+    }
+    // The curves in runs.json: from the initial population to the whole budget, the
+    // median error never below 1e-8 and never rising (each run's best only improves).
+    for r in json["results"].as_array().expect("results") {
+        for runs in r["gpude"].as_array().expect("gpude runs") {
+            let name = runs["strategy"].as_str().expect("a name");
+            let evals: Vec<u64> = runs["curve"]["evaluations"]
+                .as_array()
+                .expect("evaluations")
+                .iter()
+                .map(|e| e.as_u64().expect("a count"))
+                .collect();
+            let errors: Vec<f64> = runs["curve"]["median_error"]
+                .as_array()
+                .expect("median errors")
+                .iter()
+                .map(|e| e.as_f64().expect("a number"))
+                .collect();
+            assert_eq!(evals.len(), errors.len());
+            assert!(evals.len() > 2, "{name}");
+            // The initial populations: round(25 ln D √D) = 182 (jSO), 18 D (L-SHADE),
+            // Np = 100 (thesis).
+            let initial = match name {
+                "jso" => 182,
+                "lshade" => 180,
+                _ => 100,
+            };
+            assert_eq!(evals[0], initial, "{name}");
+            assert_eq!(evals.last(), Some(&3000), "{name}: the whole budget");
+            assert!(evals.windows(2).all(|w| w[0] < w[1]), "{name}: {evals:?}");
+            assert!(errors.iter().all(|&e| e >= 1e-8), "{name}: {errors:?}");
+            assert!(
+                errors.windows(2).all(|w| w[1] <= w[0]),
+                "{name}: {errors:?}"
+            );
+            // The last point is the median of the final best values; the verified
+            // median agrees up to the competition's zero.
+            let median = runs["median"].as_f64().expect("median");
+            let last = *errors.last().expect("points");
+            assert!(
+                (last - median.max(1e-8)).abs() <= 1e-6 * median.max(1.0),
+                "{name}: {last} vs {median}"
+            );
+        }
+    }
 }
