@@ -429,5 +429,6 @@ fn the_example_objective_is_a_ptx_objective_that_links() {
             .unwrap_or_else(|m| panic!("{name} with the example: {m}"));
         linked += 1;
     }
-    assert_eq!(linked, 4);
+    // Batch and controlled batch (`…_ctl`), classic and thesis, f32 and f64.
+    assert_eq!(linked, 8);
 }
