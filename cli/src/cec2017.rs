@@ -567,11 +567,13 @@ pub fn run_strategy(
                 .stream(stream)
                 .history(true);
             // The classic strategies: Np = CLASSIC_POP, generations as many as the budget
-            // pays for whole (Np·(1 + g) ≤ budget), F, Cr and bounds at their defaults.
+            // pays for whole (Np·(1 + g) ≤ budget), F and Cr at their defaults, and the
+            // adaptive strategies' bound rule (midpoint), so that every run stays in the
+            // box where the functions have their minimum F*.
             let b = if strategy.is_adaptive() {
                 b
             } else {
-                b.pop(CLASSIC_POP)
+                b.pop(CLASSIC_POP).bounds(gpude::BoundPolicy::Midpoint)
             };
             b.build()
         })
@@ -819,11 +821,11 @@ CPU time is the wall time of the batch of all runs of the function.\n"
             s,
             "The classic strategies (gpude's thesis variant, rand/1/bin) run at the same budget with Np = {CLASSIC_POP}: \
 the initial population and then as many whole generations as the budget pays for (Np·(1 + g) ≤ budget, {CLASSIC_POP}·D − 1 generations at 10 000·D), \
-F = {}, Cr = {} (rand/1/bin), bounds {} (the classic strategies' default: trials are not brought back into [−100, 100]^D, \
-the error is that of the best point wherever it lies).\n",
+F = {}, Cr = {} (rand/1/bin), bounds {} (as the adaptive strategies: a component of a trial that leaves [−100, 100] \
+is put midway between its parent's value and the bound, so that every point stays where the functions have their minimum F*).\n",
             gpude::host::config::DEFAULT_F,
             gpude::host::config::DEFAULT_CR,
-            gpude::host::config::bounds_name(gpude::BoundPolicy::InitOnly)
+            gpude::host::config::bounds_name(gpude::BoundPolicy::Midpoint)
         );
     }
     for sum in &r.summaries {
