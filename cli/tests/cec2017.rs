@@ -36,6 +36,33 @@ fn reference() -> Option<PathBuf> {
     None
 }
 
+/// A quick CPU run of `reproduce cec2017` with `extra` flags into `scratch(name)`, which
+/// must succeed: its folder, REPORT.md, runs.json and what it printed on stdout.
+fn quick_cpu_run(name: &str, reference: &Path, extra: &[&str]) -> (PathBuf, String, Value, String) {
+    let dir = scratch(name);
+    let mut args = vec!["reproduce", "cec2017", "--quick", "--backend", "cpu"];
+    args.extend_from_slice(extra);
+    args.extend_from_slice(&[
+        "--out",
+        dir.to_str().expect("UTF-8"),
+        "--reference",
+        reference.to_str().expect("UTF-8"),
+    ]);
+    let o = gpude(&args);
+    assert!(
+        o.status.success(),
+        "exit {:?}\n{}\n{}",
+        o.status.code(),
+        text(&o.stdout),
+        text(&o.stderr)
+    );
+    let report = std::fs::read_to_string(dir.join("REPORT.md")).expect("REPORT.md");
+    let json: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("runs.json")).expect("runs.json"))
+            .expect("runs.json is JSON");
+    (dir, report, json, text(&o.stdout))
+}
+
 fn cells(line: &str) -> Vec<String> {
     line.trim()
         .trim_start_matches('|')
@@ -82,29 +109,7 @@ fn quick_run_writes_a_report_that_agrees_with_runs_json() {
     let Some(reference) = reference() else {
         return;
     };
-    let dir = scratch("quick");
-    let o = gpude(&[
-        "reproduce",
-        "cec2017",
-        "--quick",
-        "--backend",
-        "cpu",
-        "--out",
-        dir.to_str().expect("UTF-8"),
-        "--reference",
-        reference.to_str().expect("UTF-8"),
-    ]);
-    assert!(
-        o.status.success(),
-        "exit {:?}\n{}\n{}",
-        o.status.code(),
-        text(&o.stdout),
-        text(&o.stderr)
-    );
-    let report = std::fs::read_to_string(dir.join("REPORT.md")).expect("REPORT.md");
-    let json: Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("runs.json")).expect("runs.json"))
-            .expect("runs.json is JSON");
+    let (_, report, json, stdout) = quick_cpu_run("quick", &reference, &[]);
     assert!(
         report.contains("--quick"),
         "the command line is in the report"
@@ -212,7 +217,7 @@ fn quick_run_writes_a_report_that_agrees_with_runs_json() {
         report.contains(&line),
         "the summary line {line:?} in\n{report}"
     );
-    assert!(text(&o.stdout).contains(&line), "and on stdout");
+    assert!(stdout.contains(&line), "and on stdout");
 }
 
 /// `--strategies jso,thesis,rand1bin`: the classic strategies' columns in the table and
@@ -222,33 +227,11 @@ fn classic_strategies_run_beside_the_adaptive_ones() {
     let Some(reference) = reference() else {
         return;
     };
-    let dir = scratch("classic");
-    let o = gpude(&[
-        "reproduce",
-        "cec2017",
-        "--quick",
-        "--backend",
-        "cpu",
-        "--strategies",
-        "jso,thesis,rand/1/bin",
-        "--functions",
-        "5",
-        "--out",
-        dir.to_str().expect("UTF-8"),
-        "--reference",
-        reference.to_str().expect("UTF-8"),
-    ]);
-    assert!(
-        o.status.success(),
-        "exit {:?}\n{}\n{}",
-        o.status.code(),
-        text(&o.stdout),
-        text(&o.stderr)
+    let (_, report, json, _) = quick_cpu_run(
+        "classic",
+        &reference,
+        &["--strategies", "jso,thesis,rand/1/bin", "--functions", "5"],
     );
-    let report = std::fs::read_to_string(dir.join("REPORT.md")).expect("REPORT.md");
-    let json: Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("runs.json")).expect("runs.json"))
-            .expect("runs.json is JSON");
     assert!(report.contains("Np = 100"), "{report}");
     let (header, rows) = table_after(&report, "## D = 10 (3000 evaluations per run)");
     assert_eq!(
@@ -392,31 +375,8 @@ fn quick_run_writes_convergence_plots_that_the_report_links() {
     let Some(reference) = reference() else {
         return;
     };
-    let dir = scratch("plots");
-    let o = gpude(&[
-        "reproduce",
-        "cec2017",
-        "--quick",
-        "--backend",
-        "cpu",
-        "--strategies",
-        "jso,lshade,thesis",
-        "--out",
-        dir.to_str().expect("UTF-8"),
-        "--reference",
-        reference.to_str().expect("UTF-8"),
-    ]);
-    assert!(
-        o.status.success(),
-        "exit {:?}\n{}\n{}",
-        o.status.code(),
-        text(&o.stdout),
-        text(&o.stderr)
-    );
-    let report = std::fs::read_to_string(dir.join("REPORT.md")).expect("REPORT.md");
-    let json: Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("runs.json")).expect("runs.json"))
-            .expect("runs.json is JSON");
+    let (dir, report, json, _) =
+        quick_cpu_run("plots", &reference, &["--strategies", "jso,lshade,thesis"]);
     let section = &report[report
         .find("### Convergence, D = 10")
         .expect("a Convergence section")..];
