@@ -83,6 +83,7 @@ pub mod registry;
 /// The shared-memory-resident batch kernels and their shared-memory layout (the layout's
 /// functions build for the host too: the CUDA engine sizes the launch with them).
 pub mod resident;
+pub mod separable;
 pub mod variant;
 
 #[cfg(target_arch = "nvptx64")]
