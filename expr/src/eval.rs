@@ -57,53 +57,13 @@ fn flag<T: ExprReal>(b: bool) -> T {
 
 fn run<T: ExprReal>(p: &Program, block: &[Inst], x: &[T], j: usize, s: &mut Scratch<T>) {
     for ins in block {
-        let r = |i: u32| s.regs[i as usize];
         let v = match ins.op {
-            Op::Lit(i) => {
-                let (a, b) = p.lits[i as usize];
-                T::lit(a, b)
-            }
             Op::Dim => T::of_u32(x.len() as u32),
             Op::Index => T::of_u32(j as u32),
             // In range: the loop bounds exclude every j whose neighbours do not exist.
             Op::Load(k) => x[(j as isize + k as isize) as usize],
-            Op::Neg(a) => -r(a),
-            Op::Add(a, b) => r(a) + r(b),
-            Op::Sub(a, b) => r(a) - r(b),
-            Op::Mul(a, b) => r(a) * r(b),
-            Op::Div(a, b) => r(a) / r(b),
-            Op::Sqrt(a) => r(a).sqrt(),
-            Op::Abs(a) => r(a).abs(),
-            Op::Min(a, b) => {
-                let (a, b) = (r(a), r(b));
-                if b < a { b } else { a }
-            }
-            Op::Max(a, b) => {
-                let (a, b) = (r(a), r(b));
-                if b > a { b } else { a }
-            }
-            Op::Cmp(c, a, b) => {
-                let (a, b) = (r(a), r(b));
-                flag(match c {
-                    Cmp::Lt => a < b,
-                    Cmp::Le => a <= b,
-                    Cmp::Gt => a > b,
-                    Cmp::Ge => a >= b,
-                    Cmp::Eq => a == b,
-                    Cmp::Ne => a != b,
-                })
-            }
-            Op::Select(c, a, b) => {
-                if r(c) != T::ZERO {
-                    r(a)
-                } else {
-                    r(b)
-                }
-            }
-            Op::Call(f, a) => T::call(f, r(a)),
-            Op::Pow(a, b) => T::pow(r(a), r(b)),
             Op::CumSum(i, a) => {
-                let v = s.cums[i as usize] + r(a);
+                let v = s.cums[i as usize] + s.regs[a as usize];
                 s.cums[i as usize] = v;
                 v
             }
@@ -128,7 +88,57 @@ fn run<T: ExprReal>(p: &Program, block: &[Inst], x: &[T], j: usize, s: &mut Scra
                 }
                 acc
             }
+            op => pure(&p.lits, op, |i| s.regs[i as usize]),
         };
         s.regs[ins.dst as usize] = v;
+    }
+}
+
+/// The value of an instruction that reads only registers and literals (every operation
+/// but `D`, `j`, loads, running sums and reductions, for which it gives NaN): the one
+/// definition of the arithmetic that every CPU evaluation uses.
+#[inline(always)]
+pub(crate) fn pure<T: ExprReal>(lits: &[(f64, f32)], op: Op, r: impl Fn(u32) -> T) -> T {
+    match op {
+        Op::Lit(i) => {
+            let (a, b) = lits[i as usize];
+            T::lit(a, b)
+        }
+        Op::Neg(a) => -r(a),
+        Op::Add(a, b) => r(a) + r(b),
+        Op::Sub(a, b) => r(a) - r(b),
+        Op::Mul(a, b) => r(a) * r(b),
+        Op::Div(a, b) => r(a) / r(b),
+        Op::Sqrt(a) => r(a).sqrt(),
+        Op::Abs(a) => r(a).abs(),
+        Op::Min(a, b) => {
+            let (a, b) = (r(a), r(b));
+            if b < a { b } else { a }
+        }
+        Op::Max(a, b) => {
+            let (a, b) = (r(a), r(b));
+            if b > a { b } else { a }
+        }
+        Op::Cmp(c, a, b) => {
+            let (a, b) = (r(a), r(b));
+            flag(match c {
+                Cmp::Lt => a < b,
+                Cmp::Le => a <= b,
+                Cmp::Gt => a > b,
+                Cmp::Ge => a >= b,
+                Cmp::Eq => a == b,
+                Cmp::Ne => a != b,
+            })
+        }
+        Op::Select(c, a, b) => {
+            if r(c) != T::ZERO {
+                r(a)
+            } else {
+                r(b)
+            }
+        }
+        Op::Call(f, a) => T::call(f, r(a)),
+        Op::Pow(a, b) => T::pow(r(a), r(b)),
+        Op::Dim | Op::Index | Op::Load(_) | Op::CumSum(..) | Op::Reduce(_) => T::NAN,
     }
 }

@@ -107,12 +107,14 @@ mod ir;
 pub mod ops;
 mod parser;
 mod ptx;
+mod separable;
 
 pub use error::{ErrorKind, ParseError};
 pub use eval::Scratch;
 pub use ops::ExprReal;
 pub use parser::Transcendental;
 pub use ptx::PTX_HEADER;
+pub use separable::{NotSeparable, SeparableExpr};
 
 /// The longest expression accepted, in bytes.
 pub const MAX_LEN: usize = 10_000;
@@ -146,6 +148,38 @@ impl Precision {
         match self {
             Precision::F32 => "gpude_objective_f32",
             Precision::F64 => "gpude_objective_f64",
+        }
+    }
+
+    /// The name of the separable form's a-function ([`SeparableExpr::ptx`]).
+    pub fn sep_a_name(self) -> &'static str {
+        match self {
+            Precision::F32 => "gpude_sep_a_f32",
+            Precision::F64 => "gpude_sep_a_f64",
+        }
+    }
+
+    /// The name of the separable form's b-function (defined when B is used).
+    pub fn sep_b_name(self) -> &'static str {
+        match self {
+            Precision::F32 => "gpude_sep_b_f32",
+            Precision::F64 => "gpude_sep_b_f64",
+        }
+    }
+
+    /// The name of the separable form's final step.
+    pub fn sep_finish_name(self) -> &'static str {
+        match self {
+            Precision::F32 => "gpude_sep_finish_f32",
+            Precision::F64 => "gpude_sep_finish_f64",
+        }
+    }
+
+    /// The name of the separable form's flags (a `.u32` global, `SepFlags::bits`).
+    pub fn sep_flags_name(self) -> &'static str {
+        match self {
+            Precision::F32 => "gpude_sep_flags_f32",
+            Precision::F64 => "gpude_sep_flags_f64",
         }
     }
 
@@ -209,12 +243,17 @@ impl Expr {
 
     /// The PTX symbols of the maths the generated code calls (to be linked with it).
     pub fn external_symbols(&self, p: Precision) -> Vec<String> {
-        let (fs, pow) = self.program.calls();
-        let mut v: Vec<String> = fs.into_iter().map(|f| ops::symbol(f, p)).collect();
-        if pow {
-            v.push(ops::pow_symbol(p));
-        }
-        v
+        external_symbols(&self.program, p)
+    }
+
+    /// The separable form (see the crate documentation), if the expression has one.
+    pub fn separable(&self) -> Option<SeparableExpr> {
+        self.separable_form().ok()
+    }
+
+    /// [`Expr::separable`], with the reason when the expression has no separable form.
+    pub fn separable_form(&self) -> Result<SeparableExpr, NotSeparable> {
+        separable::analyse(&self.program, &self.source)
     }
 
     /// A PTX module defining [`Precision::function_name`]: see the crate documentation.
@@ -251,6 +290,16 @@ impl Expr {
     pub fn ir(&self) -> String {
         self.program.to_string()
     }
+}
+
+/// The PTX symbols of the maths `program` calls.
+fn external_symbols(program: &ir::Program, p: Precision) -> Vec<String> {
+    let (fs, pow) = program.calls();
+    let mut v: Vec<String> = fs.into_iter().map(|f| ops::symbol(f, p)).collect();
+    if pow {
+        v.push(ops::pow_symbol(p));
+    }
+    v
 }
 
 impl core::str::FromStr for Expr {

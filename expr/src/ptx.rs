@@ -39,15 +39,15 @@ use core::fmt::Write;
 /// every GPU from Volta on (the driver compiles it for the GPU at load time).
 pub const PTX_HEADER: &str = ".version 7.0\n.target sm_70\n.address_size 64\n";
 
-struct Ty {
-    t: &'static str,
-    b: &'static str,
-    f: &'static str,
-    c: &'static str,
-    size: u32,
+pub(crate) struct Ty {
+    pub(crate) t: &'static str,
+    pub(crate) b: &'static str,
+    pub(crate) f: &'static str,
+    pub(crate) c: &'static str,
+    pub(crate) size: u32,
 }
 
-fn ty(p: Precision) -> Ty {
+pub(crate) fn ty(p: Precision) -> Ty {
     match p {
         Precision::F32 => Ty {
             t: "f32",
@@ -67,7 +67,7 @@ fn ty(p: Precision) -> Ty {
 }
 
 /// A floating-point constant in PTX's exact hexadecimal form.
-fn konst(p: Precision, v64: f64, v32: f32) -> String {
+pub(crate) fn konst(p: Precision, v64: f64, v32: f32) -> String {
     match p {
         Precision::F32 => format!("0f{:08X}", v32.to_bits()),
         Precision::F64 => format!("0d{:016X}", v64.to_bits()),
@@ -76,7 +76,7 @@ fn konst(p: Precision, v64: f64, v32: f32) -> String {
 
 /// The comment line naming the source, with anything that could end a PTX comment
 /// replaced and the text cut short.
-fn source_comment(src: &str) -> String {
+pub(crate) fn source_comment(src: &str) -> String {
     let clean: String = src
         .chars()
         .map(|c| if c.is_ascii_graphic() { c } else { ' ' })
@@ -106,24 +106,7 @@ pub(crate) fn module(
     s.push_str("//\n");
     s.push_str(PTX_HEADER);
     s.push('\n');
-    let t = ty(prec);
-    let (calls, pow) = p.calls();
-    for f in calls {
-        let _ = writeln!(
-            s,
-            ".extern .func (.param .{b} r) {} (.param .{b} a);",
-            symbol(f, prec),
-            b = t.b
-        );
-    }
-    if pow {
-        let _ = writeln!(
-            s,
-            ".extern .func (.param .{b} r) {} (.param .{b} a, .param .{b} b);",
-            pow_symbol(prec),
-            b = t.b
-        );
-    }
+    externs(&mut s, p, prec);
     s.push('\n');
     let tables = tables(p, prec, dim);
     for (i, t) in tables.iter().enumerate() {
@@ -143,6 +126,28 @@ pub(crate) fn module(
     s.push('\n');
     function(&mut s, p, prec, name, &tables);
     s
+}
+
+/// The `.extern` declarations of the maths `p` calls.
+pub(crate) fn externs(s: &mut String, p: &Program, prec: Precision) {
+    let t = ty(prec);
+    let (calls, pow) = p.calls();
+    for f in calls {
+        let _ = writeln!(
+            s,
+            ".extern .func (.param .{b} r) {} (.param .{b} a);",
+            symbol(f, prec),
+            b = t.b
+        );
+    }
+    if pow {
+        let _ = writeln!(
+            s,
+            ".extern .func (.param .{b} r) {} (.param .{b} a, .param .{b} b);",
+            pow_symbol(prec),
+            b = t.b
+        );
+    }
 }
 
 fn function(s: &mut String, p: &Program, prec: Precision, name: &str, tables: &[Option<Table>]) {
@@ -178,29 +183,33 @@ fn function(s: &mut String, p: &Program, prec: Precision, name: &str, tables: &[
 /// top level), one of the scalar iterations before the vector loop, or the `m`-th
 /// component of the vector loop (`x[j]` then comes from the vector load's register
 /// `%v<m>`). The copies' comments say which they are: `// (pre) r3 = …`, `// (x2) r3 = …`.
+/// [`Part::Chunk`] is component `k` of a chunk of the separable form
+/// ([`crate::separable`]): `x[j]` is `%v<k>`, `x[j-1]` is `%v<k-1>` (`%v4`, the chunk's
+/// `prev`, for k = 0), tagged `// (k2) r3 = …`.
 #[derive(Clone, Copy)]
-enum Part {
+pub(crate) enum Part {
     Only,
     Pre,
     Vector(u32),
+    Chunk(u32),
 }
 
 /// A copy of a loop body: its part of the loop, and the table its per-j values come
 /// from (tagged `(t) `, `(t pre) `, `(t x2) `) if any.
 #[derive(Clone, Copy)]
-struct Copy<'a> {
-    part: Part,
-    table: Option<&'a Table>,
+pub(crate) struct Copy<'a> {
+    pub(crate) part: Part,
+    pub(crate) table: Option<&'a Table>,
 }
 
 impl Copy<'_> {
-    const ONLY: Copy<'static> = Copy {
+    pub(crate) const ONLY: Copy<'static> = Copy {
         part: Part::Only,
         table: None,
     };
 }
 
-fn block(
+pub(crate) fn block(
     s: &mut String,
     p: &Program,
     prec: Precision,
@@ -219,6 +228,7 @@ fn block(
         Part::Only => "(t) ".to_string(),
         Part::Pre => format!("({t_}{}pre) ", if t_.is_empty() { "" } else { " " }),
         Part::Vector(m) => format!("({t_}{}x{m}) ", if t_.is_empty() { "" } else { " " }),
+        Part::Chunk(k) => format!("(k{k}) "),
     };
     for ins in insts {
         let _ = writeln!(s, "\t// {tag}r{} = {}", ins.dst, ins.op);
@@ -242,10 +252,17 @@ fn block(
             Op::Dim => format!("cvt.rn.{tt}.u32 {d}, %r0;"),
             Op::Index => format!("cvt.rn.{tt}.u32 {d}, %r1;"),
             Op::Load(0) => match copy.part {
-                Part::Vector(m) => format!("mov.{tt} {d}, %v{m};"),
+                Part::Vector(m) | Part::Chunk(m) => format!("mov.{tt} {d}, %v{m};"),
                 _ => format!("ld.global.{tt} {d}, [%rd1];"),
             },
-            Op::Load(k) => format!("ld.global.{tt} {d}, [%rd1+{}];", k * t.size as i32),
+            Op::Load(k) => match copy.part {
+                // A chunk has x[j] and x[j-1] only (the separable form allows no other
+                // neighbour): anything else is NaN, as on the CPU.
+                Part::Chunk(0) if k == -1 => format!("mov.{tt} {d}, %v4;"),
+                Part::Chunk(m) if k == -1 => format!("mov.{tt} {d}, %v{};", m - 1),
+                Part::Chunk(_) => format!("mov.{tt} {d}, {};", konst(prec, f64::NAN, f32::NAN)),
+                _ => format!("ld.global.{tt} {d}, [%rd1+{}];", k * t.size as i32),
+            },
             Op::Neg(a) => format!("neg.{tt} {d}, {};", r(a)),
             Op::Add(a, b) => format!("add.rn.{tt} {d}, {}, {};", r(a), r(b)),
             Op::Sub(a, b) => format!("sub.rn.{tt} {d}, {}, {};", r(a), r(b)),
