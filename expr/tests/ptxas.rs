@@ -64,18 +64,31 @@ fn find_ptxas() -> Option<PathBuf> {
     (!p.is_empty()).then(|| PathBuf::from(p))
 }
 
-fn scratch_dir() -> PathBuf {
-    std::env::temp_dir().join(format!("gpude-expr-ptxas-{}", std::process::id()))
+/// The files of the runs for `arch` (one folder per architecture, so that the tests,
+/// which run in parallel, each remove only their own).
+fn scratch_dir(arch: &str) -> PathBuf {
+    std::env::temp_dir().join(format!("gpude-expr-ptxas-{}-{arch}", std::process::id()))
 }
 
 /// `ptxas -arch=sm_90 [-c] file`; Err with its message on failure.
 fn ptxas(exe: &Path, ptx: &str, name: &str, relocatable: bool) -> Result<String, String> {
-    let dir = scratch_dir();
+    ptxas_arch(exe, ptx, name, relocatable, "sm_90")
+}
+
+/// `ptxas -arch=<arch> [-c] file`.
+fn ptxas_arch(
+    exe: &Path,
+    ptx: &str,
+    name: &str,
+    relocatable: bool,
+    arch: &str,
+) -> Result<String, String> {
+    let dir = scratch_dir(arch);
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
     let file = dir.join(format!("{name}.ptx"));
     std::fs::write(&file, ptx).map_err(|e| e.to_string())?;
     let mut cmd = Command::new(exe);
-    cmd.arg("-arch=sm_90").arg("-v");
+    cmd.arg(format!("-arch={arch}")).arg("-v");
     if relocatable {
         cmd.arg("-c");
     }
@@ -168,7 +181,66 @@ fn ptx_assembles_with_ptxas_for_sm_90() {
         "ptxas: {} expressions × 2 precisions assemble for sm_90",
         expressions().len()
     );
-    let _ = std::fs::remove_dir_all(scratch_dir());
+    let _ = std::fs::remove_dir_all(scratch_dir("sm_90"));
+}
+
+/// The modules of the separable form (`SeparableExpr::ptx`) of every separable expression
+/// above and of the built-ins, for both precisions: as generated (relocatable: they are
+/// functions for the kernels to call) and with the maths defined, for `sm_70`.
+#[test]
+fn separable_ptx_assembles_with_ptxas_for_sm_70() {
+    let Some(exe) = find_ptxas() else {
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED: separable_ptx_assembles_with_ptxas_for_sm_70 — ptxas not found \
+             (set PTXAS or pip install nvidia-cuda-nvcc-cu12)"
+        );
+        return;
+    };
+    let mut all = expressions();
+    all.extend(
+        gpude_device::Function::ALL
+            .iter()
+            .map(|&f| Expr::parse(&gpude_expr::builtins::expression(f)).unwrap()),
+    );
+    let mut modules = 0;
+    for (i, e) in all.iter().enumerate() {
+        let Some(s) = e.separable() else { continue };
+        for p in [Precision::F32, Precision::F64] {
+            let name = format!("sep{i}_{}", p.name());
+            let ptx = s.ptx(p);
+            let report = ptxas_arch(&exe, &ptx, &name, true, "sm_70")
+                .unwrap_or_else(|msg| panic!("{}: ptxas failed:\n{msg}\n{ptx}", e.source()));
+            let mut want = vec![p.sep_a_name(), p.sep_finish_name()];
+            if s.flags().b != gpude_device::separable::BKind::None {
+                want.push(p.sep_b_name());
+            }
+            for f in want {
+                assert!(report.contains(f), "{f} not in the report:\n{report}");
+            }
+            if !s.external_symbols(p).is_empty() {
+                let full = with_stubs(&ptx, e, p);
+                ptxas_arch(&exe, &full, &format!("{name}_full"), true, "sm_70")
+                    .unwrap_or_else(|msg| panic!("{}: ptxas failed:\n{msg}\n{full}", e.source()));
+            }
+            modules += 1;
+        }
+    }
+    // Sphere … Weierstrass and most of the list above.
+    assert!(modules >= 2 * 15, "{modules}");
+    // The check can fail: a malformed instruction is refused.
+    let bad = Expr::parse("sum(x^2)")
+        .unwrap()
+        .separable()
+        .unwrap()
+        .ptx(Precision::F64)
+        .replace("add.rn.f64", "add.rn.f65");
+    assert!(ptxas_arch(&exe, &bad, "sep_bad", true, "sm_70").is_err());
+    let _ = writeln!(
+        std::io::stderr(),
+        "ptxas: {modules} separable modules assemble for sm_70"
+    );
+    let _ = std::fs::remove_dir_all(scratch_dir("sm_70"));
 }
 
 /// ptxas (and the driver) refuse any byte outside ASCII, comments included: a long
