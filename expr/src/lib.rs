@@ -77,7 +77,62 @@
 //!
 //! The order is sequential (component 0 first, one accumulator), not the lane-group
 //! order of the built-in objectives, so an expression of a built-in function agrees with
-//! the built-in to a few ulps rather than bit for bit.
+//! the built-in to a few ulps rather than bit for bit. Expressions that take the
+//! separable form (below) can also be evaluated in the built-ins' order.
+//!
+//! # The separable form
+//!
+//! An expression is *separable* when it is `F(R₁, R₂, D)`: a top level that uses at
+//! most two different reductions (any number of times each; a reduction written twice
+//! with the same term counts once), where
+//!
+//! - one of them is a `sum`, which becomes the accumulator **A**, and the other a `sum`
+//!   or a `prod`, which becomes **B** (with a single `prod` and no `sum`, the `prod` is B
+//!   and A is unused; two `prod`s are not separable);
+//! - each reduction's term reads only `x` (`x[j]`), `x[j-1]`, `j`, `D`, literals and
+//!   `cumsum(x)` — no other neighbour, and `cumsum` of `x` alone, in a term without
+//!   `x[j-1]` (there the loop starts at j = 1, so the running sum would start at `x[1]`).
+//!
+//! Eight built-ins written as expressions ([`builtins`]): all but Penalized (four
+//! different sums) are separable. [`Expr::separable`] gives the form
+//! ([`SeparableExpr`]), [`Expr::separable_form`] the reason when there is none.
+//!
+//! The separable form computes the same terms and final step as the expression, one
+//! IEEE operation per instruction as above, but **adds the terms in the lanes' order**
+//! of the built-in functions (`gpude_device::lanes`, contract in
+//! `gpude_device::separable`): D is split over a group of lanes in chunks of four
+//! components; each lane adds its chunks' terms to its own A and B, component by
+//! component, round after round (a term reading `x[j-1]` is skipped at j = 0, so each
+//! reduction keeps the range the whole-vector rule gives it and an empty range still
+//! gives 0 or 1); `cumsum(x)` at component j is the prefix sum of the components before
+//! the chunk (from the group's scan) plus the chunk's components up to j, added left to
+//! right; then the lanes' A and B are combined by the xor butterfly (A by `+`, B by `+`
+//! or `×`), and the top level runs once on the result. That order depends only on D, so
+//! the CPU engine ([`SeparableExpr`] implements `gpude_device::separable::Separable`
+//! for `f32` and `f64`) and the GPU ([`SeparableExpr::ptx`]) round identically, and an
+//! expression whose terms and final step repeat a built-in's operations (Sphere as
+//! `sum(x^2)`, Schwefel 1.2 as `sum(cumsum(x)^2)`, and the textbook Rosenbrock,
+//! Griewank, Rastrigin and Ackley as in [`builtins`], Ackley's last step grouped as
+//! `(20 - 20*exp(…)) + (exp(1) - exp(…))`) gives the built-in's value bit for bit. The
+//! value differs from [`Expr::eval`]'s (which keeps the ascending order) by rounding
+//! only: a few ulps times D of the sum of the terms' magnitudes.
+//!
+//! ```
+//! use gpude_device::separable::{BKind, Separable};
+//! use gpude_expr::{Expr, Precision};
+//!
+//! let griewank = Expr::parse("sum(x^2)/4000 - prod(cos(x*(1/sqrt(j+1)))) + 1")?;
+//! let s = griewank.separable().expect("a sum and a product");
+//! assert_eq!(s.flags().b, BKind::Product);
+//! // One chunk of four components, then the final step (D = 4).
+//! let x = [0.5f64, -1.0, 2.0, 0.25];
+//! let a = s.a(0.0, x, 0.0, 0.0, 0, 4, 4);
+//! let b = s.b(1.0, x, 0.0, 0.0, 0, 4, 4);
+//! assert_eq!(s.finish(a, b, 4), griewank.eval(&x)); // one lane: the ascending order
+//! assert!(s.ptx(Precision::F32).contains("gpude_sep_finish_f32"));
+//! assert!(Expr::parse("sum(x[j+1]*x)")?.separable().is_none());
+//! # Ok::<(), gpude_expr::ParseError>(())
+//! ```
 //!
 //! # Limits
 //!
@@ -99,6 +154,14 @@
 //! one dimension, the one the CUDA engine links: its loops read the values that depend on
 //! j and D only from a table computed here by the interpreter's operations (exactly the
 //! values the loops would compute), and compute them for any other D.
+//!
+//! [`SeparableExpr::ptx`] gives the separable form's module: `gpude_sep_a_fN`,
+//! `gpude_sep_b_fN` (when B is used), `gpude_sep_finish_fN` and the `.u32` global
+//! `gpude_sep_flags_fN`, with the parameter lists of `gpude_device::separable` (named in
+//! [`Precision::sep_a_name`] and its siblings). The a- and b-functions run the term's
+//! instructions once per component of the chunk (`n` ≤ 4 copies, each tagged `(kM)` in
+//! its comments), with `x[j]` and `x[j-1]` from their parameters instead of loads; the
+//! maths are the same `.extern` symbols.
 
 pub mod builtins;
 pub mod error;
