@@ -291,6 +291,8 @@ pub(crate) fn analyse(p: &Program, source: &str) -> Result<SeparableExpr, NotSep
 
 /// Registers on the stack up to this many, else on the heap.
 const STACK_REGS: usize = 256;
+/// Running sums on the stack up to this many.
+const STACK_CUMS: usize = 8;
 
 impl SeparableExpr {
     /// The text the expression was parsed from.
@@ -336,7 +338,13 @@ impl SeparableExpr {
             &mut heap
         };
         // Each running sum starts from the components before the chunk.
-        let mut cums = vec![base; t.n_cums as usize];
+        let (mut cstack, mut cheap) = ([base; STACK_CUMS], Vec::new());
+        let cums: &mut [T] = if t.n_cums as usize <= STACK_CUMS {
+            &mut cstack[..t.n_cums as usize]
+        } else {
+            cheap.resize(t.n_cums as usize, base);
+            &mut cheap
+        };
         for k in 0..n.min(4) {
             let j = j0.wrapping_add(k);
             if j < t.lo {
