@@ -433,6 +433,32 @@ fn declarations_match_the_contract() {
             assert_eq!(have, want, "{src} {t}");
             assert_eq!(want[1].split(p.sep_a_name()).count(), 2);
             assert!(ptx.is_ascii());
+            // Four copies of each term, one per component of the chunk, with x[j] and
+            // x[j-1] the chunk's registers (%v4 = prev).
+            let lines: Vec<&str> = ptx.lines().map(str::trim).collect();
+            let copies: Vec<usize> = (0..4)
+                .map(|k| {
+                    let tag = format!("// (k{k}) ");
+                    lines.iter().filter(|l| l.starts_with(&tag)).count()
+                })
+                .collect();
+            assert!(
+                copies[0] > 0 && copies.iter().all(|&c| c == copies[0]),
+                "{copies:?}"
+            );
+            for (i, l) in lines.iter().enumerate() {
+                let Some(rest) = l.strip_prefix("// (k") else {
+                    continue;
+                };
+                let k: usize = rest[..1].parse().unwrap();
+                let next = lines[i + 1];
+                if l.ends_with("= x[j]") {
+                    assert!(next.ends_with(&format!(", %v{k};")), "{l} / {next}");
+                } else if l.ends_with("= x[j-1]") {
+                    let want = if k == 0 { 4 } else { k - 1 };
+                    assert!(next.ends_with(&format!(", %v{want};")), "{l} / {next}");
+                }
+            }
             for banned in [".ftz", ".approx", "fma.", "mad.rn", "ld.global"] {
                 assert!(!ptx.contains(banned), "{banned} in {src}");
             }
