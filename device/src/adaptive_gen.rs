@@ -29,6 +29,11 @@ use crate::real::Real;
 /// Four values of `s` from `j0` (zeros past its end).
 #[inline(always)]
 pub fn chunk4<T: Real>(s: &[T], j0: usize) -> [T; 4] {
+    if j0 + 4 <= s.len() {
+        let mut v = [T::ZERO; 4];
+        v.copy_from_slice(&s[j0..j0 + 4]);
+        return v;
+    }
     let mut v = [T::ZERO; 4];
     let end = if j0 + 4 < s.len() { j0 + 4 } else { s.len() };
     let mut k = j0;
@@ -37,6 +42,21 @@ pub fn chunk4<T: Real>(s: &[T], j0: usize) -> [T; 4] {
         k += 1;
     }
     v
+}
+
+/// Writes the first `n` of `v` to `out` from `j0`: one fixed-size move for a whole chunk
+/// (a slice copy of run-time length is a call to `memcpy` on the CPU).
+#[inline(always)]
+pub fn put4<T: Real>(out: &mut [T], j0: usize, n: usize, v: &[T; 4]) {
+    if n == 4 {
+        out[j0..j0 + 4].copy_from_slice(v);
+    } else {
+        let mut k = 0;
+        while k < n {
+            out[j0 + k] = v[k];
+            k += 1;
+        }
+    }
 }
 
 /// The strategy of a run's settings (jDE for a code that is no adaptive strategy:
@@ -171,7 +191,7 @@ pub fn classic_trial<T: Real>(
             run,
             || block_words(key, sub, block(g, RESAMPLE_SLOT + (j0 / 4) as u32)),
         );
-        out[j0..j0 + n].copy_from_slice(&v[..n]);
+        put4(out, j0, n, &v);
         j0 += 4;
     }
 }
@@ -232,7 +252,7 @@ pub fn trial<T: Real>(
                 d as u32,
                 resample(j0),
             );
-            out[j0..j0 + n].copy_from_slice(&c[..n]);
+            put4(out, j0, n, &c);
             j0 += 4;
         }
         return Outcome {
@@ -297,7 +317,7 @@ pub fn trial<T: Real>(
             jrand,
             resample(j0),
         );
-        out[j0..j0 + n].copy_from_slice(&c[..n]);
+        put4(out, j0, n, &c);
         j0 += 4;
     }
     Outcome {

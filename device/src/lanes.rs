@@ -102,6 +102,28 @@ pub fn partial<T: Real>(
     let g = group_width(width);
     let gu = g as usize;
     let mut acc = [Acc::<T>::identity(f, formula); MAX_GROUP as usize];
+    if !f.needs_prefix() {
+        // Without the prefix scan each lane needs only its own chunk and the component
+        // before it (the previous lane's last one, or the previous round's, or `prev`):
+        // no per-round array of the lanes' inputs.
+        for c in 0..rounds(width) {
+            for l in 0..gu {
+                let (j0, n) = chunk(width, g, c, l as u32);
+                if n == 0 {
+                    continue;
+                }
+                let li = LaneIn {
+                    v: crate::adaptive_gen::chunk4(x, j0 as usize),
+                    j0: j_start + j0,
+                    n,
+                    prev: if j0 == 0 { prev } else { x[j0 as usize - 1] },
+                    base: T::ZERO,
+                };
+                accumulate(f, formula, &mut acc[l], &li, dim, &kc(li.j0));
+            }
+        }
+        return butterfly(&mut acc[..gu], f, formula);
+    }
     let mut carry_last = prev;
     let mut carry_sum = base;
     let mut ins = [LaneIn {
@@ -164,16 +186,17 @@ pub fn scan_inclusive<T: Real>(x: &mut [T]) {
     }
 }
 
-/// The xor-butterfly combination of the lanes' sums, as the warp does it.
+/// The xor-butterfly combination of the lanes' sums: lane 0's value after the warp's
+/// butterfly. At each level the warp's lane `l` combines its own value with lane `l ^ m`'s;
+/// as the combination is commutative bit for bit, lanes `l` and `l ^ m` then hold the same
+/// value, so the lower half alone carries every value lane 0 will read: it is computed in
+/// place, half as many combinations and no copies.
 #[inline(always)]
 pub fn butterfly<T: Real>(acc: &mut [Acc<T>], f: Function, formula: Formula) -> Acc<T> {
-    let g = acc.len();
-    let mut m = g / 2;
+    let mut m = acc.len() / 2;
     while m >= 1 {
-        let old: [Acc<T>; MAX_GROUP as usize] =
-            core::array::from_fn(|i| acc.get(i).copied().unwrap_or(Acc::identity(f, formula)));
-        for l in 0..g {
-            acc[l] = old[l].combine(old[l ^ m], f, formula);
+        for l in 0..m {
+            acc[l] = acc[l].combine(acc[l + m], f, formula);
         }
         m /= 2;
     }
@@ -183,6 +206,53 @@ pub fn butterfly<T: Real>(acc: &mut [Acc<T>], f: Function, formula: Formula) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The in-place halving gives lane 0's value of the warp's butterfly, which every
+    /// lane computes from copies of the previous level.
+    #[test]
+    fn butterfly_is_the_warps_lane_zero() {
+        let mut w = 0x9e37_79b9u32;
+        let mut next = || {
+            w ^= w << 13;
+            w ^= w >> 17;
+            w ^= w << 5;
+            (w as f32 / u32::MAX as f32) * 3.0 - 1.0
+        };
+        for f in [Function::Griewank, Function::Ackley, Function::Sphere] {
+            for formula in [Formula::Exact, Formula::Textbook] {
+                for g in [1usize, 2, 4, 8, 16, 32] {
+                    let lanes: Vec<Acc<f32>> = (0..g)
+                        .map(|_| Acc {
+                            a: next(),
+                            b: next(),
+                        })
+                        .collect();
+                    let mut warp = lanes.clone();
+                    let mut m = g / 2;
+                    while m >= 1 {
+                        let old = warp.clone();
+                        for l in 0..g {
+                            warp[l] = old[l].combine(old[l ^ m], f, formula);
+                        }
+                        m /= 2;
+                    }
+                    assert!(warp.iter().all(|a| a.a.to_bits() == warp[0].a.to_bits()));
+                    let mut acc = lanes.clone();
+                    let got = butterfly(&mut acc, f, formula);
+                    assert_eq!(
+                        got.a.to_bits(),
+                        warp[0].a.to_bits(),
+                        "{f:?} {formula:?} {g}"
+                    );
+                    assert_eq!(
+                        got.b.to_bits(),
+                        warp[0].b.to_bits(),
+                        "{f:?} {formula:?} {g}"
+                    );
+                }
+            }
+        }
+    }
 
     #[test]
     fn groups_cover_every_component_once() {

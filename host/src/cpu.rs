@@ -128,7 +128,7 @@ pub fn initial<T: Real>(job: &Job) -> Population<T> {
                 let n = (d - j0).min(4);
                 let u = block_words(key, sub, block(0, (j0 / 4) as u32));
                 let v = init_chunk(&u, n as u32, &chunk4(lo, j0), &chunk4(hi, j0));
-                row[j0..j0 + n].copy_from_slice(&v[..n]);
+                gpude_device::adaptive_gen::put4(row, j0, n, &v);
             }
             if let Some(f) = builtin {
                 *fx = evaluate_fast(f, job.formula(), row);
