@@ -1,14 +1,16 @@
 //! The adaptive kernels: jDE, JADE, SHADE, L-SHADE and jSO, one block per run, every
-//! generation in one launch (`adaptive_batch_{f32,f64}_{function}`). The CEC 2017
+//! generation in one launch (`adaptive_batch_{f32,f64}_{function}`), or one run over
+//! the whole grid (`adaptive_grid_{f32,f64}_{function}`, see below). The CEC 2017
 //! kernels also run the classic strategies (thesis, rand/1/bin, …) on CEC functions:
 //! the trials a thread per individual through [`classic_trial`] (the CPU engine's
 //! trials), the selection a thread per individual, the best by thread 0.
 //!
 //! A generation runs as the CPU engine runs it, through the same functions of
 //! [`crate::adaptive_gen`]:
-//! 1. the p-best ranking: each thread ranks individuals ([`rank`]: how many are
-//!    better), which puts individual i at `ranking[rank(i)]`, the order the CPU engine's
-//!    sort gives;
+//! 1. the p-best ranking, a top-k selection: each thread ranks individuals ([`rank`]:
+//!    how many are better) and puts individual i at `ranking[rank(i)]` when its rank is
+//!    below k, the first k of the order the CPU engine's partial sort gives (the trials
+//!    read no further);
 //! 2. the trials and their values, a thread per individual (strided over the block);
 //! 3. thread 0: the selection, the archive and the memory in index order;
 //! 4. L-SHADE and jSO: the threads rank again, thread 0 keeps the best `next` in index
