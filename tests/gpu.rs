@@ -117,6 +117,10 @@ fn main() {
             adaptive_gpu_refusals_are_clear,
         ),
         (
+            "adaptive_grid_runs_match_cpu_bit_for_bit",
+            adaptive_grid_runs_match_cpu,
+        ),
+        (
             "nan_objectives_run_as_on_the_cpu",
             nan_objectives_run_as_on_the_cpu,
         ),
@@ -2020,12 +2024,42 @@ fn adaptive_bits(r: &RunResult, x: &[f64], fit: &[f64]) -> (Vec<u64>, Vec<u64>, 
     )
 }
 
+/// The CPU engine's run of an adaptive job: its result and final population (rows,
+/// values) as f64.
+fn cpu_adaptive(job: &Job) -> (RunResult, Vec<f64>, Vec<f64>) {
+    use gpude::host::adaptive::run_until;
+    match job.precision() {
+        Precision::F64 => run_until::<f64>(job, None, None),
+        Precision::F32 => {
+            let (r, x, f) = run_until::<f32>(job, None, None);
+            (
+                r,
+                x.iter().map(|&v| v as f64).collect(),
+                f.iter().map(|&v| v as f64).collect(),
+            )
+        }
+    }
+}
+
+/// The CPU engine's run of a classic job (on a CEC 2017 function): its result and final
+/// population (rows, values) as f64.
+fn cpu_classic(job: &Job) -> (RunResult, Vec<f64>, Vec<f64>) {
+    let o = cpu::run_controlled(job, &mut Control::default());
+    let (x, fit): (Vec<f64>, Vec<f64>) = match &o.checkpoint.state {
+        State::F32 { x, fit } => (
+            x.iter().map(|&v| v as f64).collect(),
+            fit.iter().map(|&v| v as f64).collect(),
+        ),
+        State::F64 { x, fit } => (x.clone(), fit.clone()),
+    };
+    (o.result, x, fit)
+}
+
 /// Every adaptive strategy, f64 and f32, on a built-in function and CEC 2017 functions
 /// (plain, hybrid, composition): the GPU's runs (one block each, two per launch) give
 /// the CPU engine's bits — best value and point, generations, evaluations, history, and
 /// the whole final population (reduced for L-SHADE and jSO).
 fn adaptive_runs_match_cpu(e: &CudaEngine) {
-    use gpude::host::adaptive::run_until;
     let mut objectives = vec![Objective::Builtin(Function::Rastrigin)];
     match gpude::cec2017::DataSource::locate(None) {
         Ok(source) => {
@@ -2042,19 +2076,9 @@ fn adaptive_runs_match_cpu(e: &CudaEngine) {
             for objective in &objectives {
                 let jobs = adaptive_jobs(s, objective, precision);
                 let refs: Vec<&Job> = jobs.iter().collect();
-                let gpu = e.run_adaptive(&refs).expect("gpu runs");
+                let gpu = e.run_adaptive(&refs, Mode::Batch).expect("gpu runs");
                 for (job, (r, pop)) in jobs.iter().zip(&gpu) {
-                    let (cr, cx, cf) = match precision {
-                        Precision::F64 => run_until::<f64>(job, None, None),
-                        Precision::F32 => {
-                            let (r, x, f) = run_until::<f32>(job, None, None);
-                            (
-                                r,
-                                x.iter().map(|&v| v as f64).collect(),
-                                f.iter().map(|&v| v as f64).collect(),
-                            )
-                        }
-                    };
+                    let (cr, cx, cf) = cpu_adaptive(job);
                     let what = format!(
                         "{s:?} {} {precision:?} stream {}",
                         objective.name(),
@@ -2094,10 +2118,139 @@ fn adaptive_gpu_refusals_are_clear(e: &CudaEngine) {
         .generations(5)
         .build()
         .expect("valid job");
-    let err = e.run_adaptive(&[&job]).expect_err("refused").to_string();
+    let err = e
+        .run_adaptive(&[&job], Mode::Batch)
+        .expect_err("refused")
+        .to_string();
     assert!(
         err.contains("or any strategy on a CEC 2017 function, in a batch of adaptive runs"),
         "{err}"
+    );
+    // The adaptive kernels have no step layout.
+    let job = Job::builder(Function::Rastrigin, 10)
+        .strategy(Strategy::Jso)
+        .max_evaluations(500)
+        .build()
+        .expect("valid job");
+    let err = e.run(&job, Mode::Steps).expect_err("refused").to_string();
+    assert!(err.contains("auto, batch or grid for jso"), "{err}");
+}
+
+/// The whole-GPU layout of the adaptive kernels (`--mode grid`: one run over the whole
+/// grid in a cooperative launch) against the CPU engine, bit for bit: every adaptive
+/// strategy, f64 and f32, on a built-in function and a CEC 2017 function, and a classic
+/// strategy on CEC 2017 functions, with a population below one block's threads (one
+/// block) and one above (several blocks, so that the grid barrier, the serial parts on
+/// thread 0 of block 0 and the reads of other blocks' rows are exercised) — best value
+/// and point, generations, evaluations, history and the whole final population. Two
+/// streams go through `run_adaptive` (one launch each, one after the other), single
+/// jobs through `run_with_population`; the batch layout gives the same bits.
+fn adaptive_grid_runs_match_cpu(e: &CudaEngine) {
+    let mut objectives = vec![Objective::Builtin(Function::Rastrigin)];
+    let mut cec = Vec::new();
+    match gpude::cec2017::DataSource::locate(None) {
+        Ok(source) => {
+            for n in [5, 13] {
+                let id = gpude::cec2017::FunctionId::new(n).expect("a CEC 2017 function");
+                cec.push(Objective::cec2017(&source, id, 10).expect("its data"));
+            }
+            objectives.push(cec[0].clone());
+        }
+        Err(err) => println!("    NOTE: no CEC 2017 data ({err}); the built-in function only"),
+    }
+    // (population, budget): 24 individuals are one block of 32 threads; 600 are three
+    // blocks of 256 threads (or more of fewer), and L-SHADE and jSO shrink them to a
+    // block's worth within the run. Both budgets end with a partial generation.
+    let sizes = [(24u32, 2_345u64), (600, 4_321)];
+    let mut compared = 0;
+    for precision in [Precision::F64, Precision::F32] {
+        for s in Strategy::ADAPTIVE {
+            for objective in &objectives {
+                for (np, budget) in sizes {
+                    let jobs: Vec<Job> = (0..2)
+                        .map(|stream| {
+                            Job::builder_for(objective.clone(), 10)
+                                .strategy(s)
+                                .pop(np)
+                                .max_evaluations(budget)
+                                .precision(precision)
+                                .seed(2017)
+                                .stream(stream)
+                                .history(true)
+                                .build()
+                                .expect("valid job")
+                        })
+                        .collect();
+                    let refs: Vec<&Job> = jobs.iter().collect();
+                    let grid = e.run_adaptive(&refs, Mode::Grid).expect("grid runs");
+                    let batch = e.run_adaptive(&refs, Mode::Batch).expect("batch runs");
+                    for ((job, (r, pop)), (rb, popb)) in jobs.iter().zip(&grid).zip(&batch) {
+                        let (cr, cx, cf) = cpu_adaptive(job);
+                        let what = format!(
+                            "{s:?} {} {precision:?} Np {np} stream {}",
+                            objective.name(),
+                            job.stream()
+                        );
+                        assert_eq!(r.termination, Termination::MaxEvaluations, "{what}");
+                        assert_eq!(r.termination, cr.termination, "{what}");
+                        assert_eq!(r.evaluations, budget, "{what}");
+                        let want = adaptive_bits(&cr, &cx, &cf);
+                        assert_eq!(
+                            adaptive_bits(r, &pop.x, &pop.fit),
+                            want,
+                            "{what}: the grid run differs from the CPU run"
+                        );
+                        assert_eq!(
+                            adaptive_bits(rb, &popb.x, &popb.fit),
+                            want,
+                            "{what}: the batch run differs from the CPU run"
+                        );
+                        compared += 1;
+                    }
+                    // A single job routed by its mode.
+                    let (r, pop) = e
+                        .run_with_population(&jobs[1], Mode::Grid)
+                        .expect("a single grid run");
+                    assert_eq!(
+                        adaptive_bits(&r, &pop.x, &pop.fit),
+                        adaptive_bits(&grid[1].0, &grid[1].1.x, &grid[1].1.fit),
+                        "{s:?} {} {precision:?} Np {np}: run and run_adaptive differ",
+                        objective.name()
+                    );
+                }
+            }
+        }
+        // A classic strategy on CEC 2017 functions (plain, hybrid) in the same kernels.
+        for objective in &cec {
+            for (np, gens) in [(24u32, 40u32), (600, 12)] {
+                let job = Job::builder_for(objective.clone(), 10)
+                    .strategy(Strategy::Rand1)
+                    .crossover(Crossover::Binomial)
+                    .pop(np)
+                    .max_evaluations(np as u64 * (gens as u64 + 1))
+                    .precision(precision)
+                    .seed(7)
+                    .stream(1)
+                    .history(true)
+                    .build()
+                    .expect("valid job");
+                let (r, pop) = e.run_with_population(&job, Mode::Grid).expect("a grid run");
+                let (cr, cx, cf) = cpu_classic(&job);
+                let what = format!("Rand1 {} {precision:?} Np {np}", objective.name());
+                assert_eq!(r.termination, cr.termination, "{what}");
+                assert_eq!(r.generations, gens, "{what}");
+                assert_eq!(
+                    adaptive_bits(&r, &pop.x, &pop.fit),
+                    adaptive_bits(&cr, &cx, &cf),
+                    "{what}: the grid run differs from the CPU run"
+                );
+                compared += 1;
+            }
+        }
+    }
+    assert_eq!(
+        compared,
+        2 * (5 * objectives.len() * sizes.len() * 2 + cec.len() * 2)
     );
 }
 
@@ -2139,17 +2292,10 @@ fn classic_cec_runs_match_cpu(e: &CudaEngine) {
                     })
                     .collect();
                 let refs: Vec<&Job> = jobs.iter().collect();
-                let gpu = e.run_adaptive(&refs).expect("gpu runs");
+                let gpu = e.run_adaptive(&refs, Mode::Batch).expect("gpu runs");
                 for (job, (r, pop)) in jobs.iter().zip(&gpu) {
-                    let o = cpu::run_controlled(job, &mut Control::default());
-                    let (cx, cf): (Vec<f64>, Vec<f64>) = match &o.checkpoint.state {
-                        State::F32 { x, fit } => (
-                            x.iter().map(|&v| v as f64).collect(),
-                            fit.iter().map(|&v| v as f64).collect(),
-                        ),
-                        State::F64 { x, fit } => (x.clone(), fit.clone()),
-                    };
-                    let cr = &o.result;
+                    let (cr, cx, cf) = cpu_classic(job);
+                    let cr = &cr;
                     let what = format!("{s:?} F{n} {precision:?} stream {}", job.stream());
                     assert_eq!(r.termination, cr.termination, "{what}");
                     assert_eq!(r.generations, 60, "{what}");

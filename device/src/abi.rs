@@ -286,14 +286,17 @@ macro_rules! adaptive_params {
             evaluations: *mut u64,
             best_f: *mut $t,
             hist: *mut $t,
+            sync: *mut u64,
         } }
     };
 }
 
 declare_params! {
-    /// The adaptive kernels (`adaptive_batch_*`): one block per run of an adaptive
-    /// strategy, every generation in one launch; `P` runs = the grid size, each with
-    /// `np` (the initial size) rows of `dim` values (no padding).
+    /// The adaptive kernels of both layouts: `adaptive_batch_*`, one block per run of an
+    /// adaptive strategy, every generation in one launch, `P` runs = the grid size; and
+    /// `adaptive_grid_*` ([`ADAPTIVE_GRID_FAMILY`]), one run (`P` = 1) over the whole grid
+    /// in one cooperative launch. Each run has `np` (the initial size) rows of `dim`
+    /// values (no padding).
     ///
     /// Inputs: `seeds`, `streams` (P), `lo`, `hi` (dim each); for the CEC 2017 kernels
     /// the function's data in the layout of `cec2017::Data` (`shift`, `rotation`,
@@ -304,9 +307,16 @@ declare_params! {
     /// `scratch` (`cec2017::scratch_len(dim)` values, P·blockDim of them). Outputs:
     /// `state` (`ADAPTIVE_STATE_WORDS` per run), `evaluations`, `best_f` (P) and `hist`
     /// ((gens + 1)·P values, or null for no history); `x` and `fit` hold the final
-    /// population (its first `state[ADAPTIVE_SIZE]` rows).
+    /// population (its first `state[ADAPTIVE_SIZE]` rows). `sync` is the grid barrier's
+    /// counter of the grid kernels (one zeroed word); the batch kernels do not read it
+    /// (null). In the grid layout `scratch` holds a value set per thread of the grid
+    /// (gridDim·blockDim of them).
     AdaptiveParams, adaptive_params, "adaptive_batch_"
 }
+
+/// The name prefix of the adaptive grid kernels, which take [`AdaptiveParams`] as the
+/// batch kernels do.
+pub const ADAPTIVE_GRID_FAMILY: &str = "adaptive_grid_";
 
 /// Words of an adaptive run's state: the population size, the archive's length, the
 /// memory's next entry, the generations done, the best individual's index, and the
@@ -387,6 +397,15 @@ pub fn for_each_params(mut f: impl FnMut([&'static str; 2], &'static [Field])) {
     one::<CeilingParams<f64>>(&mut f);
     one::<AdaptiveParams<f32>>(&mut f);
     one::<AdaptiveParams<f64>>(&mut f);
+    // The adaptive grid kernels share the batch kernels' parameters.
+    f(
+        [ADAPTIVE_GRID_FAMILY, f32::WORD],
+        AdaptiveParams::<f32>::FIELDS,
+    );
+    f(
+        [ADAPTIVE_GRID_FAMILY, f64::WORD],
+        AdaptiveParams::<f64>::FIELDS,
+    );
 }
 
 // Device pointers are 64-bit on nvptx64; the host must agree.
@@ -431,8 +450,8 @@ mod tests {
         check::<EvalParams<f64>>("function", "out");
         check::<CeilingParams<f32>>("iters", "out");
         check::<CeilingParams<f64>>("iters", "out");
-        check::<AdaptiveParams<f32>>("run", "hist");
-        check::<AdaptiveParams<f64>>("run", "hist");
+        check::<AdaptiveParams<f32>>("run", "sync");
+        check::<AdaptiveParams<f64>>("run", "sync");
         assert_eq!(BatchParams::<f32>::FIELDS.len(), 19);
         assert_eq!(core::mem::size_of::<Run<f32>>(), 44);
         assert_eq!(core::mem::size_of::<Run<f64>>(), 56);
@@ -442,7 +461,7 @@ mod tests {
     fn kernel_names_follow_the_registry() {
         let mut names = Vec::new();
         for_each_params(|[family, precision], _| names.push(format!("{family}{precision}")));
-        assert_eq!(names.len(), 12);
+        assert_eq!(names.len(), 14);
         let key = crate::registry::KernelKey {
             layout: crate::registry::Layout::Grid,
             family: crate::registry::Family::Thesis,
@@ -456,5 +475,17 @@ mod tests {
             .filter(|p| name.starts_with(p.as_str()))
             .collect();
         assert_eq!(owners, ["de_grid_f64"]);
+        // The adaptive grid kernels have their own prefix, with the batch kernels' fields.
+        let key = crate::registry::AdaptiveKey {
+            layout: crate::registry::Layout::Grid,
+            function: crate::registry::CEC2017,
+            precision: crate::registry::KernelPrecision::F32,
+        };
+        let name = key.name_into(&mut buf);
+        let owners: Vec<_> = names
+            .iter()
+            .filter(|p| name.starts_with(p.as_str()))
+            .collect();
+        assert_eq!(owners, ["adaptive_grid_f32"]);
     }
 }

@@ -90,8 +90,8 @@ pub struct View<'a, T> {
     pub x: &'a [T],
     pub lo: &'a [T],
     pub hi: &'a [T],
-    /// The ranking's first entries, best first (at least `k`; SHADE's own count is at
-    /// most the population).
+    /// The ranking's first `k` entries, best first (a top-k selection: the trials read
+    /// no further; SHADE's own counts are at most `k`, see [`pbest_k`]).
     pub ranking: &'a [u32],
     pub archive: &'a [T],
     pub archive_len: u32,
@@ -113,13 +113,20 @@ pub struct Outcome<T> {
 }
 
 /// How many individuals the p-best ranking must hold in a generation at population `n`
-/// and budget fraction `t` (0 for jDE; SHADE's individual counts are at most its upper
-/// bound's).
+/// and budget fraction `t` (0 for jDE). SHADE draws each individual's count from its
+/// p_i ∈ [2/n, p] ([`shade_p`](rules::shade_p), non-decreasing in its word), so the
+/// largest word gives the most it can ask for: with rounding that may pass p's own count,
+/// and the ranking holds the larger of the two. (The count changes no result: the
+/// ranking's first entries are the same whatever its length.)
 #[inline(always)]
 pub fn pbest_k(a: &AdaptiveRun, n: u32, t: f64) -> u32 {
     match strategy_of(a) {
         Strategy::Jde => 0,
         Strategy::Jso => rules::pbest_count(rules::jso_p(a.p_best, t), n),
+        Strategy::Shade => {
+            let most = rules::pbest_count(rules::shade_p(u32::MAX, n, a.p_best), n);
+            rules::pbest_count(a.p_best, n).max(most)
+        }
         _ => rules::pbest_count(a.p_best, n),
     }
 }
@@ -471,5 +478,55 @@ pub fn initial_memory<T: Real>(s: Strategy, h: usize, memory_size: usize) -> (T,
         }
     } else {
         (T::of(0.5), T::of(0.5))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The p-best ranking's length covers every count SHADE's trials can draw (every
+    /// word at the ends and a stride through the rest), at every population size and
+    /// for several p.
+    #[test]
+    fn shade_counts_stay_within_the_ranking() {
+        let mut a = AdaptiveRun {
+            max_evaluations: 1000,
+            archive_rate: 1.0,
+            p_best: 0.2,
+            learning_rate: 0.0,
+            tau1: 0.0,
+            tau2: 0.0,
+            f: 0.0,
+            cr: 0.0,
+            strategy: Strategy::Shade as u32,
+            bounds: 0,
+            formula: 0,
+            function: 0,
+            dim: 10,
+            np: 100,
+            min_pop: 100,
+            memory_size: 100,
+            gens: 10,
+            crossover: 0,
+            variant: 0,
+            target: f64::NAN,
+        };
+        assert_eq!(strategy_of(&a), Strategy::Shade);
+        let words: Vec<u32> = (0..=4096u64)
+            .map(|k| (k * (u32::MAX as u64) / 4096) as u32)
+            .chain([1, u32::MAX - 1])
+            .collect();
+        for p in [0.0, 0.01, 0.05, 0.11, 0.2, 0.25, 1.0 / 3.0, 0.5, 1.0] {
+            a.p_best = p;
+            for n in 4..=400u32 {
+                let k = pbest_k(&a, n, 0.0);
+                assert!((2..=n).contains(&k), "p {p}, n {n}: k {k}");
+                for &w in &words {
+                    let c = rules::pbest_count(rules::shade_p(w, n, p), n);
+                    assert!(c <= k, "p {p}, n {n}, word {w}: count {c} > k {k}");
+                }
+            }
+        }
     }
 }

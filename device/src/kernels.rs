@@ -94,8 +94,20 @@ fn atomic_add_u64(p: *mut u64, v: u64) {
 
 /// A barrier across all blocks of a cooperative launch (all co-resident). `epoch`
 /// counts the barriers this block has passed; the counter only grows.
+///
+/// Thread 0 of each block fences (`membar.gl`) before it arrives and after all have
+/// arrived, and the block meets at `bar.sync` on both sides: what any thread of the grid
+/// wrote before the barrier is seen by plain loads of every thread after it (the
+/// fences order the writes and the loads at GPU scope, and `bar.sync` carries that order
+/// to the block's other threads), as the grid kernels here and the adaptive grid
+/// kernels rely on.
+///
+/// # Safety
+/// Every thread of every block reaches each call the same number of times; `counter` is
+/// a global word zeroed before the launch; the launch is cooperative (every block
+/// resident) with `nblocks` blocks.
 #[inline(always)]
-unsafe fn grid_sync(counter: *mut u64, nblocks: u32, epoch: &mut u64) {
+pub(crate) unsafe fn grid_sync(counter: *mut u64, nblocks: u32, epoch: &mut u64) {
     // SAFETY: barriers are reached by every thread of every block the same number of
     // times (the generation loop is grid-uniform); `counter` is a zeroed global word.
     unsafe {

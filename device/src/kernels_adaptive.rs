@@ -1,14 +1,16 @@
 //! The adaptive kernels: jDE, JADE, SHADE, L-SHADE and jSO, one block per run, every
-//! generation in one launch (`adaptive_batch_{f32,f64}_{function}`). The CEC 2017
+//! generation in one launch (`adaptive_batch_{f32,f64}_{function}`), or one run over
+//! the whole grid (`adaptive_grid_{f32,f64}_{function}`, see below). The CEC 2017
 //! kernels also run the classic strategies (thesis, rand/1/bin, …) on CEC functions:
 //! the trials a thread per individual through [`classic_trial`] (the CPU engine's
 //! trials), the selection a thread per individual, the best by thread 0.
 //!
 //! A generation runs as the CPU engine runs it, through the same functions of
 //! [`crate::adaptive_gen`]:
-//! 1. the p-best ranking: each thread ranks individuals ([`rank`]: how many are
-//!    better), which puts individual i at `ranking[rank(i)]`, the order the CPU engine's
-//!    sort gives;
+//! 1. the p-best ranking, a top-k selection: each thread ranks individuals ([`rank`]:
+//!    how many are better) and puts individual i at `ranking[rank(i)]` when its rank is
+//!    below k, the first k of the order the CPU engine's partial sort gives (the trials
+//!    read no further);
 //! 2. the trials and their values, a thread per individual (strided over the block);
 //! 3. thread 0: the selection, the archive and the memory in index order;
 //! 4. L-SHADE and jSO: the threads rank again, thread 0 keeps the best `next` in index
@@ -20,8 +22,17 @@
 //!
 //! Every buffer is in global memory, laid out as [`AdaptiveParams`] says; the block's
 //! threads meet at `bar.sync`, which also orders their global memory accesses.
+//!
+//! The same generation runs over a *team* of threads ([`Team`]): the block of its run
+//! (`adaptive_batch_*`, a run per block) or the whole grid (`adaptive_grid_*`: one run,
+//! one cooperative launch, the team's threads strided over the grid, thread 0 of block 0
+//! doing the serial parts, and [`grid_sync`] in place of `bar.sync`). Only the team's
+//! size and its barrier differ: every step and its order of operations is the same, so
+//! both layouts give the CPU engine's bits. After a grid barrier plain loads see what
+//! other blocks wrote before it (see [`grid_sync`]); the state words that steer the
+//! control flow are read with `read_volatile` in both layouts.
 
-use core::arch::nvptx::{_block_dim_x, _block_idx_x, _syncthreads, _thread_idx_x};
+use core::arch::nvptx::{_block_dim_x, _block_idx_x, _grid_dim_x, _syncthreads, _thread_idx_x};
 use core::ptr::{read_volatile, write_volatile};
 use core::slice::{from_raw_parts, from_raw_parts_mut};
 
@@ -39,6 +50,7 @@ use crate::de::{
     BoundPolicy, Crossover, Strategy, TrialParams, accepts, better, block, init_chunk, subsequence,
 };
 use crate::functions::{Formula, Function};
+use crate::kernels::grid_sync;
 use crate::lanes::evaluate;
 use crate::philox::{block_words, key_of};
 use crate::real::Real;
@@ -95,31 +107,134 @@ fn classic_params<T: Real>(a: &AdaptiveRun) -> Option<TrialParams<T>> {
     })
 }
 
-/// A block-wide barrier.
-#[inline(always)]
-fn barrier() {
-    // SAFETY: every thread of the block reaches each call: the kernel's control flow
-    // around them depends only on values all threads read alike.
-    unsafe { _syncthreads() }
+/// The threads that run one run together: which run, this thread's index among them
+/// and their count, and their barrier.
+trait Team {
+    /// The run's index (its part of every per-run buffer).
+    fn run(&self) -> usize;
+    /// This thread's index in the team (thread 0 does the serial parts).
+    fn tid(&self) -> usize;
+    /// The team's thread count (the stride of the parallel loops).
+    fn threads(&self) -> usize;
+    /// Every thread of the team waits for all; what any of them wrote to global memory
+    /// before it, all of them see after it.
+    ///
+    /// # Safety
+    /// Every thread of the team reaches each call, the same number of times.
+    unsafe fn barrier(&mut self);
 }
 
-/// One run per block; see the module's documentation.
+/// A block per run (`bar.sync`).
+struct BlockTeam {
+    run: usize,
+    tid: usize,
+    threads: usize,
+}
+
+impl BlockTeam {
+    #[inline(always)]
+    fn here() -> Self {
+        // SAFETY: reading the special registers has no precondition.
+        unsafe {
+            BlockTeam {
+                run: _block_idx_x() as usize,
+                tid: _thread_idx_x() as usize,
+                threads: _block_dim_x() as usize,
+            }
+        }
+    }
+}
+
+impl Team for BlockTeam {
+    #[inline(always)]
+    fn run(&self) -> usize {
+        self.run
+    }
+    #[inline(always)]
+    fn tid(&self) -> usize {
+        self.tid
+    }
+    #[inline(always)]
+    fn threads(&self) -> usize {
+        self.threads
+    }
+    #[inline(always)]
+    unsafe fn barrier(&mut self) {
+        // SAFETY: the caller's contract: every thread of the block reaches it.
+        unsafe { _syncthreads() }
+    }
+}
+
+/// The whole grid of a cooperative launch for run 0 ([`grid_sync`] on the counter
+/// `sync`).
+struct GridTeam {
+    tid: usize,
+    threads: usize,
+    sync: *mut u64,
+    blocks: u32,
+    epoch: u64,
+}
+
+impl GridTeam {
+    #[inline(always)]
+    fn here(sync: *mut u64) -> Self {
+        // SAFETY: reading the special registers has no precondition.
+        unsafe {
+            let (b, t, nt, nb) = (
+                _block_idx_x(),
+                _thread_idx_x(),
+                _block_dim_x(),
+                _grid_dim_x(),
+            );
+            GridTeam {
+                tid: b as usize * nt as usize + t as usize,
+                threads: nb as usize * nt as usize,
+                sync,
+                blocks: nb,
+                epoch: 0,
+            }
+        }
+    }
+}
+
+impl Team for GridTeam {
+    #[inline(always)]
+    fn run(&self) -> usize {
+        0
+    }
+    #[inline(always)]
+    fn tid(&self) -> usize {
+        self.tid
+    }
+    #[inline(always)]
+    fn threads(&self) -> usize {
+        self.threads
+    }
+    #[inline(always)]
+    unsafe fn barrier(&mut self) {
+        // SAFETY: the caller's contract (every thread of the grid reaches it), and the
+        // grid kernels' (a cooperative launch of `blocks` blocks, `sync` a zeroed word).
+        unsafe { grid_sync(self.sync, self.blocks, &mut self.epoch) }
+    }
+}
+
+/// One run over `team`; see the module's documentation.
 ///
 /// # Safety
 /// The host launches it with the buffers [`AdaptiveParams`] describes, sized for the
-/// grid's runs and the block's threads, and with a CEC function's data when
-/// `function` is `None`.
+/// grid's runs and the team's threads, and with a CEC function's data when `function`
+/// is `None`; for a [`GridTeam`], cooperatively, with `sync` a zeroed word.
 #[inline(always)]
-unsafe fn adaptive<T: Real>(p: AdaptiveParams<T>, function: Option<Function>) {
+unsafe fn adaptive<T: Real, M: Team>(
+    p: AdaptiveParams<T>,
+    function: Option<Function>,
+    team: &mut M,
+) {
     let a: AdaptiveRun = p.run;
-    // SAFETY: reading the special registers has no precondition.
-    let (b, tid, nt) = unsafe {
-        (
-            _block_idx_x() as usize,
-            _thread_idx_x() as usize,
-            _block_dim_x() as usize,
-        )
-    };
+    let (b, tid, nt) = (team.run(), team.tid(), team.threads());
+    // SAFETY: every thread of the team reaches each call: the kernel's control flow
+    // around them depends only on values all threads read alike.
+    let mut barrier = || unsafe { team.barrier() };
     let d = a.dim as usize;
     let np = a.np as usize;
     let h = a.memory_size as usize;
@@ -281,11 +396,15 @@ unsafe fn adaptive<T: Real>(p: AdaptiveParams<T>, function: Option<Function>) {
             let t = spent as f64 / a.max_evaluations as f64;
             let k = pbest_k(&a, n as u32, t);
             if k > 0 {
-                // The ranking: individual i at its rank (a permutation of 0..n).
+                // The ranking's top k: individual i at its rank when that is below k
+                // (the trials read no further; the ranks are a permutation of 0..n).
                 let fs = from_raw_parts(fit, n);
                 let mut i = tid;
                 while i < n {
-                    *ranking.add(rank(fs, i as u32) as usize) = i as u32;
+                    let r = rank(fs, i as u32);
+                    if r < k {
+                        *ranking.add(r as usize) = i as u32;
+                    }
                     i += nt;
                 }
                 barrier();
@@ -300,7 +419,7 @@ unsafe fn adaptive<T: Real>(p: AdaptiveParams<T>, function: Option<Function>) {
                     x: from_raw_parts(x, n * d),
                     lo,
                     hi,
-                    ranking: from_raw_parts(ranking, n),
+                    ranking: from_raw_parts(ranking, k as usize),
                     archive: from_raw_parts(archive, cap_max * d),
                     archive_len,
                     mf: from_raw_parts(memory, h),
@@ -412,14 +531,26 @@ unsafe fn adaptive<T: Real>(p: AdaptiveParams<T>, function: Option<Function>) {
     }
 }
 
-/// Defines an adaptive entry point from [`AdaptiveParams`]' field list.
+/// Defines an adaptive entry point from [`AdaptiveParams`]' field list: `batch` (a run
+/// per block) or `grid` (one run over the grid).
 macro_rules! adaptive_entry {
-    ($(#[$doc:meta])* $name:ident, $function:expr; $params:ident<$t:ty> { $($f:ident: $ty:ty,)* }) => {
+    ($(#[$doc:meta])* $name:ident, $function:expr, batch; $params:ident<$t:ty> { $($f:ident: $ty:ty,)* }) => {
         $(#[$doc])*
         #[unsafe(no_mangle)]
         pub unsafe extern "ptx-kernel" fn $name($($f: $ty),*) {
+            let mut team = BlockTeam::here();
             // SAFETY: forwarded from this kernel's contract.
-            unsafe { adaptive::<$t>($params::<$t> { $($f),* }, $function) }
+            unsafe { adaptive::<$t, _>($params::<$t> { $($f),* }, $function, &mut team) }
+        }
+    };
+    ($(#[$doc:meta])* $name:ident, $function:expr, grid; $params:ident<$t:ty> { $($f:ident: $ty:ty,)* }) => {
+        $(#[$doc])*
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $name($($f: $ty),*) {
+            let p = $params::<$t> { $($f),* };
+            let mut team = GridTeam::here(p.sync);
+            // SAFETY: forwarded from this kernel's contract.
+            unsafe { adaptive::<$t, _>(p, $function, &mut team) }
         }
     };
 }
@@ -435,13 +566,27 @@ macro_rules! adaptive_kernels {
                 ///
                 /// # Safety
                 /// Launched by the host with buffers sized as [`AdaptiveParams`] says.
-                ${concat(adaptive_batch_f32_, $key)}, Some(Function::$variant)), f32);
+                ${concat(adaptive_batch_f32_, $key)}, Some(Function::$variant), batch), f32);
             crate::adaptive_params!(adaptive_entry!(
                 /// As the f32 kernel, in double precision.
                 ///
                 /// # Safety
                 /// As the f32 kernel.
-                ${concat(adaptive_batch_f64_, $key)}, Some(Function::$variant)), f64);
+                ${concat(adaptive_batch_f64_, $key)}, Some(Function::$variant), batch), f64);
+            crate::adaptive_params!(adaptive_entry!(
+                /// One run of an adaptive strategy over the whole grid (see the module).
+                ///
+                /// # Safety
+                /// Launched cooperatively by the host, with buffers sized as
+                /// [`AdaptiveParams`] says for one run and the grid's threads, and `sync`
+                /// a zeroed word.
+                ${concat(adaptive_grid_f32_, $key)}, Some(Function::$variant), grid), f32);
+            crate::adaptive_params!(adaptive_entry!(
+                /// As the f32 kernel, in double precision.
+                ///
+                /// # Safety
+                /// As the f32 kernel.
+                ${concat(adaptive_grid_f64_, $key)}, Some(Function::$variant), grid), f64);
         )*
     };
 }
@@ -456,7 +601,8 @@ crate::adaptive_params!(
         /// Launched by the host with buffers sized as [`AdaptiveParams`] says, the
         /// function's data included.
         adaptive_batch_f32_cec2017,
-        None
+        None,
+        batch
     ),
     f32
 );
@@ -467,7 +613,35 @@ crate::adaptive_params!(
         /// # Safety
         /// As `adaptive_batch_f32_cec2017`.
         adaptive_batch_f64_cec2017,
-        None
+        None,
+        batch
+    ),
+    f64
+);
+crate::adaptive_params!(
+    adaptive_entry!(
+        /// One run of an adaptive strategy (or a classic one) over the whole grid on a
+        /// CEC 2017 function.
+        ///
+        /// # Safety
+        /// Launched cooperatively by the host, with buffers sized as [`AdaptiveParams`]
+        /// says for one run and the grid's threads, the function's data included, and
+        /// `sync` a zeroed word.
+        adaptive_grid_f32_cec2017,
+        None,
+        grid
+    ),
+    f32
+);
+crate::adaptive_params!(
+    adaptive_entry!(
+        /// As `adaptive_grid_f32_cec2017`, in double precision.
+        ///
+        /// # Safety
+        /// As `adaptive_grid_f32_cec2017`.
+        adaptive_grid_f64_cec2017,
+        None,
+        grid
     ),
     f64
 );

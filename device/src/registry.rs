@@ -290,20 +290,35 @@ pub fn for_each_host_key(mut f: impl FnMut(KernelKey)) {
 /// function's number is a run-time setting, its data device buffers).
 pub const CEC2017: &str = "cec2017";
 
-/// One adaptive kernel (jDE, JADE, SHADE, L-SHADE and jSO, chosen at run time): one block
-/// per run, every generation in one launch (`kernels_adaptive.rs`).
+/// The layouts of the adaptive kernels: [`Layout::Batch`] (one block per run, every
+/// generation in one launch) and [`Layout::Grid`] (one run over the whole grid, one
+/// cooperative launch).
+pub const ADAPTIVE_LAYOUTS: [Layout; 2] = [Layout::Batch, Layout::Grid];
+
+/// One adaptive kernel (jDE, JADE, SHADE, L-SHADE and jSO, and the classic strategies on
+/// CEC 2017 functions, chosen at run time) in one of [`ADAPTIVE_LAYOUTS`]
+/// (`kernels_adaptive.rs`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct AdaptiveKey {
+    /// [`Layout::Batch`] or [`Layout::Grid`].
+    pub layout: Layout,
     /// A built-in function's kernel key, or [`CEC2017`].
     pub function: &'static str,
     pub precision: KernelPrecision,
 }
 
 impl AdaptiveKey {
-    /// Writes the entry point's name (`adaptive_batch_f64_cec2017`) into `buf` and returns
-    /// its length.
+    /// Writes the entry point's name (`adaptive_batch_f64_cec2017`,
+    /// `adaptive_grid_f32_sphere`) into `buf` and returns its length.
     pub fn write_name(&self, buf: &mut [u8; KERNEL_NAME_MAX]) -> usize {
-        let parts = ["adaptive_batch_", self.precision.word(), "_", self.function];
+        let parts = [
+            "adaptive_",
+            self.layout.word(),
+            "_",
+            self.precision.word(),
+            "_",
+            self.function,
+        ];
         let mut n = 0;
         for p in parts {
             for &b in p.as_bytes() {
@@ -324,7 +339,7 @@ impl AdaptiveKey {
 }
 
 /// Calls `f` with every adaptive kernel's key: each built-in function and CEC 2017, in
-/// both precisions.
+/// both precisions and both layouts.
 pub fn for_each_adaptive_key(mut f: impl FnMut(AdaptiveKey)) {
     macro_rules! keys {
         ($($(#[$doc:meta])* $variant:ident = $num:literal, $key:ident, $name:literal,
@@ -332,19 +347,23 @@ pub fn for_each_adaptive_key(mut f: impl FnMut(AdaptiveKey)) {
             [$(stringify!($key)),*]
         };
     }
-    for function in builtin_functions!(keys) {
+    for layout in ADAPTIVE_LAYOUTS {
+        for function in builtin_functions!(keys) {
+            for precision in KernelPrecision::ALL {
+                f(AdaptiveKey {
+                    layout,
+                    function,
+                    precision,
+                });
+            }
+        }
         for precision in KernelPrecision::ALL {
             f(AdaptiveKey {
-                function,
+                layout,
+                function: CEC2017,
                 precision,
             });
         }
-    }
-    for precision in KernelPrecision::ALL {
-        f(AdaptiveKey {
-            function: CEC2017,
-            precision,
-        });
     }
 }
 
@@ -410,8 +429,10 @@ mod tests {
             assert!(names.insert(key.name_into(&mut buf).to_string()), "{key:?}");
             adaptive += 1;
         });
-        assert_eq!(adaptive, 2 * (Function::ALL.len() + 1));
+        assert_eq!(adaptive, 2 * 2 * (Function::ALL.len() + 1));
         assert!(names.contains("adaptive_batch_f32_cec2017"));
         assert!(names.contains("adaptive_batch_f64_rosenbrock"));
+        assert!(names.contains("adaptive_grid_f32_cec2017"));
+        assert!(names.contains("adaptive_grid_f64_rosenbrock"));
     }
 }

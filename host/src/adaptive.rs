@@ -32,6 +32,7 @@ use gpude_device::abi::AdaptiveRun;
 use gpude_device::adaptive as rules;
 use gpude_device::adaptive_gen as step;
 use gpude_device::philox::key_of;
+pub use gpude_device::registry::Layout;
 use gpude_device::{Crossover, Real, Strategy};
 use nalgebra::DVector;
 use rayon::prelude::*;
@@ -139,6 +140,34 @@ pub fn gpu_check(job: &Job) -> Result<()> {
 /// or a classic one on a CEC 2017 function.
 pub fn in_adaptive_kernels(job: &Job) -> bool {
     job.adaptive().is_some() || job.objective().as_cec2017().is_some()
+}
+
+/// The layout of the adaptive kernels that a GPU mode asks for: `auto` and `batch` run
+/// a block per run (a batch of compatible runs per launch), `grid` one run over the
+/// whole GPU per cooperative launch (the runs of a batch one after the other). The
+/// adaptive kernels have no step layout: `steps` is refused, naming the strategy of
+/// `job`.
+pub fn gpu_layout(mode: crate::cuda::Mode, job: &Job) -> Result<Layout> {
+    use crate::cuda::Mode;
+    match mode {
+        Mode::Auto | Mode::Batch => Ok(Layout::Batch),
+        Mode::Grid => Ok(Layout::Grid),
+        Mode::Steps => {
+            let name = strategy_name(job.strategy());
+            let what = if job.adaptive().is_some() {
+                name.to_string()
+            } else {
+                format!("{name} on a CEC 2017 function")
+            };
+            Err(Error::invalid(
+                "mode",
+                "steps",
+                format!(
+                    "auto, batch or grid for {what}: the adaptive kernels run a block per run or one run over the whole GPU, not a launch per generation"
+                ),
+            ))
+        }
+    }
 }
 
 /// The papers' initial population size, for the adaptive strategies.
@@ -690,4 +719,50 @@ pub fn run_until<T: Real>(
         },
     );
     (result, st.pop.x, st.pop.fit)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cuda::Mode;
+    use gpude_device::Function;
+
+    /// The GPU modes an adaptive job may ask for and the layout each gives; `steps`,
+    /// which the adaptive kernels do not have, is refused naming the strategy and what
+    /// is allowed.
+    #[test]
+    fn gpu_modes_of_adaptive_jobs() {
+        for s in Strategy::ADAPTIVE {
+            let job = Job::builder(Function::Rastrigin, 10)
+                .strategy(s)
+                .build()
+                .expect("valid job");
+            assert!(in_adaptive_kernels(&job));
+            assert_eq!(gpu_layout(Mode::Auto, &job).unwrap(), Layout::Batch);
+            assert_eq!(gpu_layout(Mode::Batch, &job).unwrap(), Layout::Batch);
+            assert_eq!(gpu_layout(Mode::Grid, &job).unwrap(), Layout::Grid);
+            let err = gpu_layout(Mode::Steps, &job)
+                .expect_err("no step layout")
+                .to_string();
+            let name = strategy_name(s);
+            assert!(err.contains("steps"), "{err}");
+            assert!(
+                err.contains(&format!("auto, batch or grid for {name}")),
+                "{err}"
+            );
+        }
+        // The names the CLI's --mode takes reach the layouts.
+        let job = Job::builder(Function::Sphere, 10)
+            .strategy(Strategy::Jso)
+            .build()
+            .expect("valid job");
+        for (word, layout) in [
+            ("grid", Layout::Grid),
+            ("whole-gpu", Layout::Grid),
+            ("block", Layout::Batch),
+        ] {
+            let mode = Mode::parse(word).expect("a mode");
+            assert_eq!(gpu_layout(mode, &job).unwrap(), layout, "{word}");
+        }
+    }
 }

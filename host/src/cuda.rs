@@ -372,7 +372,7 @@ impl CudaEngine {
         }
         job.check()?;
         if crate::adaptive::in_adaptive_kernels(job) {
-            return Ok(self.run_adaptive(&[job])?.remove(0).0);
+            return Ok(self.run_adaptive(&[job], mode)?.remove(0).0);
         }
         let mode = match mode {
             Mode::Auto => self.auto_mode(job),
@@ -411,7 +411,7 @@ impl CudaEngine {
         }
         job.check()?;
         if crate::adaptive::in_adaptive_kernels(job) {
-            return Ok(self.run_adaptive(&[job])?.remove(0));
+            return Ok(self.run_adaptive(&[job], mode)?.remove(0));
         }
         let mode = match mode {
             Mode::Auto => self.auto_mode(job),
@@ -474,7 +474,7 @@ impl CudaEngine {
             let mut results: Vec<Option<RunResult>> = vec![None; jobs.len()];
             if !adaptive.is_empty() {
                 let refs: Vec<&Job> = adaptive.iter().map(|&k| &jobs[k]).collect();
-                for (&k, (r, _)) in adaptive.iter().zip(self.run_adaptive(&refs)?) {
+                for (&k, (r, _)) in adaptive.iter().zip(self.run_adaptive(&refs, Mode::Batch)?) {
                     results[k] = Some(r);
                 }
             }
@@ -532,11 +532,20 @@ impl CudaEngine {
     }
 
     /// Runs adaptive jobs (every one of `jobs` must be adaptive, or a classic strategy on
-    /// a CEC 2017 function): compatible ones share a launch of the adaptive kernels, one
-    /// block each, launches spread over the streams. One result and final population per
-    /// job, in order.
-    pub fn run_adaptive(&self, jobs: &[&Job]) -> Result<Vec<(RunResult, FinalPopulation)>> {
+    /// a CEC 2017 function) in the layout `mode` asks for (see
+    /// [`crate::adaptive::gpu_layout`]): in the batch layout (`auto`, `batch`) compatible
+    /// ones share a launch of the adaptive kernels, one block each, launches spread over
+    /// the streams; in the grid layout (`grid`) each runs over the whole GPU in a
+    /// cooperative launch of its own, one after the other. One result and final
+    /// population per job, in order.
+    pub fn run_adaptive(
+        &self,
+        jobs: &[&Job],
+        mode: Mode,
+    ) -> Result<Vec<(RunResult, FinalPopulation)>> {
+        let mut layout = Layout::Batch;
         for job in jobs {
+            layout = crate::adaptive::gpu_layout(mode, job)?;
             if !crate::adaptive::in_adaptive_kernels(job) {
                 let name = crate::config::strategy_name(job.strategy());
                 return Err(Error::invalid(
@@ -551,36 +560,51 @@ impl CudaEngine {
         }
         let owned: Vec<Job> = jobs.iter().map(|&j| j.clone()).collect();
         Job::check_all(&owned)?;
-        let mut groups: Vec<Vec<usize>> = Vec::new();
-        for (k, job) in jobs.iter().enumerate() {
-            match groups.iter_mut().find(|g| compatible(jobs[g[0]], job)) {
-                Some(g) => g.push(k),
-                None => groups.push(vec![k]),
-            }
-        }
         enum Launch {
             F32(adaptive::AdaptiveLaunch<f32>),
             F64(adaptive::AdaptiveLaunch<f64>),
         }
-        let mut pending = Vec::new();
-        for (n, group) in groups.iter().enumerate() {
-            let stream = self.streams[n % self.streams.len()].clone();
-            let members: Vec<&Job> = group.iter().map(|&k| jobs[k]).collect();
-            let launch = match members[0].precision() {
-                crate::Precision::F32 => Launch::F32(self.launch_adaptive(&members, stream)?),
-                crate::Precision::F64 => Launch::F64(self.launch_adaptive(&members, stream)?),
-            };
-            pending.push((group, launch));
-        }
+        let launch = |members: &[&Job], stream: Arc<CudaStream>| -> Result<Launch> {
+            Ok(match members[0].precision() {
+                crate::Precision::F32 => {
+                    Launch::F32(self.launch_adaptive(members, stream, layout)?)
+                }
+                crate::Precision::F64 => {
+                    Launch::F64(self.launch_adaptive(members, stream, layout)?)
+                }
+            })
+        };
+        let finish = |l: Launch, members: &[&Job]| match l {
+            Launch::F32(l) => l.finish(members),
+            Launch::F64(l) => l.finish(members),
+        };
         let mut results: Vec<Option<(RunResult, FinalPopulation)>> = vec![None; jobs.len()];
-        for (group, launch) in pending {
-            let members: Vec<&Job> = group.iter().map(|&k| jobs[k]).collect();
-            let rs = match launch {
-                Launch::F32(l) => l.finish(&members)?,
-                Launch::F64(l) => l.finish(&members)?,
-            };
-            for (&k, r) in group.iter().zip(rs) {
-                results[k] = Some(r);
+        if layout == Layout::Grid {
+            // Each run has the whole GPU: one cooperative launch after the other, each
+            // read back before the next starts.
+            for (k, job) in jobs.iter().enumerate() {
+                let l = launch(&[job], self.streams[0].clone())?;
+                results[k] = finish(l, &[job])?.pop();
+            }
+        } else {
+            let mut groups: Vec<Vec<usize>> = Vec::new();
+            for (k, job) in jobs.iter().enumerate() {
+                match groups.iter_mut().find(|g| compatible(jobs[g[0]], job)) {
+                    Some(g) => g.push(k),
+                    None => groups.push(vec![k]),
+                }
+            }
+            let mut pending = Vec::new();
+            for (n, group) in groups.iter().enumerate() {
+                let stream = self.streams[n % self.streams.len()].clone();
+                let members: Vec<&Job> = group.iter().map(|&k| jobs[k]).collect();
+                pending.push((group, launch(&members, stream)?));
+            }
+            for (group, l) in pending {
+                let members: Vec<&Job> = group.iter().map(|&k| jobs[k]).collect();
+                for (&k, r) in group.iter().zip(finish(l, &members)?) {
+                    results[k] = Some(r);
+                }
             }
         }
         Ok(results
@@ -813,18 +837,38 @@ impl CudaEngine {
     ) -> Result<(u32, usize)> {
         let g = group_width(dim);
         let threads = self.max_threads(func, name)?.min(256);
-        let per_sm = func
-            .occupancy_max_active_blocks_per_multiprocessor(threads, 0, None)
-            .map_err(cuda_err(format!("{name}: occupancy")))?;
-        if per_sm == 0 && resident {
+        let most = if resident {
+            self.resident_blocks(func, name, threads)?
+        } else {
+            self.per_sm(func, name, threads)?.max(1) * self.sm_count
+        };
+        let groups_needed = (np as u32).div_ceil(threads / g);
+        let nblocks = groups_needed.min(most).max(1) as usize;
+        Ok((threads, nblocks))
+    }
+
+    /// How many blocks of `threads` threads of `func` a multiprocessor holds at once.
+    fn per_sm(&self, func: &CudaFunction, name: &str, threads: u32) -> Result<u32> {
+        func.occupancy_max_active_blocks_per_multiprocessor(threads, 0, None)
+            .map_err(cuda_err(format!("{name}: occupancy")))
+    }
+
+    /// The most blocks of `threads` threads of `func` that are resident on the GPU at
+    /// once (what a cooperative launch may have); an error when none fits.
+    pub(crate) fn resident_blocks(
+        &self,
+        func: &CudaFunction,
+        name: &str,
+        threads: u32,
+    ) -> Result<u32> {
+        let per_sm = self.per_sm(func, name, threads)?;
+        if per_sm == 0 {
             return Err(Error::Cuda {
                 context: name.to_string(),
                 message: format!("no block of {threads} threads fits on a multiprocessor"),
             });
         }
-        let groups_needed = (np as u32).div_ceil(threads / g);
-        let nblocks = groups_needed.min(per_sm.max(1) * self.sm_count).max(1) as usize;
-        Ok((threads, nblocks))
+        Ok(per_sm * self.sm_count)
     }
 
     /// The step kernel, its launch shape, buffers and parameters for a whole-GPU run of

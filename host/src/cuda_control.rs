@@ -742,7 +742,7 @@ impl CudaEngine {
             .iter()
             .any(|e| crate::adaptive::in_adaptive_kernels(e.job()))
         {
-            return self.adaptive_entries(entries, watch);
+            return self.adaptive_entries(entries, mode, watch);
         }
         if entries
             .iter()
@@ -857,10 +857,17 @@ impl CudaEngine {
     }
 
     /// [`CudaEngine::run_entries`] for adaptive runs: they run to their end in one batch
-    /// launch (no checkpoints: an adaptive run's memory and archive are not saved yet;
-    /// a stop flag set during the launch does not stop it), and the observer sees each
-    /// run's last generation.
-    fn adaptive_entries(&self, entries: Vec<Entry>, watch: &mut Watch) -> Result<Vec<Ran>> {
+    /// launch, or in the grid and step modes one after the other as [`CudaEngine::run`]
+    /// runs them (the adaptive ones in the grid layout; see
+    /// [`crate::adaptive::gpu_layout`]). No checkpoints: an adaptive run's memory and
+    /// archive are not saved yet; a stop flag set during a launch does not stop it. The
+    /// observer sees each run's last generation.
+    fn adaptive_entries(
+        &self,
+        entries: Vec<Entry>,
+        mode: Mode,
+        watch: &mut Watch,
+    ) -> Result<Vec<Ran>> {
         let mut jobs = Vec::with_capacity(entries.len());
         for e in &entries {
             let job = e.job();
@@ -876,7 +883,13 @@ impl CudaEngine {
             }
             jobs.push(job.clone());
         }
-        let results = self.run_batch(&jobs)?;
+        let results = match mode {
+            Mode::Grid | Mode::Steps => jobs
+                .iter()
+                .map(|j| self.run(j, mode))
+                .collect::<Result<Vec<_>>>()?,
+            Mode::Auto | Mode::Batch => self.run_batch(&jobs)?,
+        };
         if let Some(o) = watch.observer {
             for (k, r) in results.iter().enumerate() {
                 // The runs have ended: a stop asked for now changes nothing.

@@ -1,5 +1,6 @@
 //! The adaptive strategies on the GPU: one block per run of the adaptive kernels
-//! (`gpude_device::kernels_adaptive`), a batch of compatible runs per launch, with the
+//! (`gpude_device::kernels_adaptive`), a batch of compatible runs per launch, or one
+//! run over the whole GPU in one cooperative launch (the grid layout), with the
 //! built-in functions and the CEC 2017 functions (their data uploaded once per launch);
 //! and the classic strategies on the CEC 2017 functions, in the same kernels.
 
@@ -13,7 +14,7 @@ use gpude_device::abi::{
 };
 use gpude_device::adaptive::archive_capacity;
 use gpude_device::cec2017::scratch_len;
-use gpude_device::registry::{AdaptiveKey, CEC2017, KERNEL_NAME_MAX, KernelPrecision};
+use gpude_device::registry::{AdaptiveKey, CEC2017, KERNEL_NAME_MAX, KernelPrecision, Layout};
 use nalgebra::DVector;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -21,9 +22,10 @@ use std::time::{Duration, Instant};
 /// The most threads a block of the adaptive kernels runs with.
 const MAX_THREADS: u32 = 256;
 
-/// The adaptive kernel of `job` in precision `T`.
-fn kernel_name<T: GpuReal>(job: &Job) -> String {
+/// The adaptive kernel of `job` in precision `T` and `layout` (batch or grid).
+fn kernel_name<T: GpuReal>(job: &Job, layout: Layout) -> String {
     let key = AdaptiveKey {
+        layout,
         function: job.builtin().map_or(CEC2017, |f| f.key()),
         precision: if T::NAME == "f32" {
             KernelPrecision::F32
@@ -55,18 +57,33 @@ pub(crate) struct AdaptiveLaunch<T: GpuReal> {
     _data: (CudaSlice<T>, CudaSlice<T>, CudaSlice<u32>),
     _work: Vec<CudaSlice<T>>,
     _work_u: Vec<CudaSlice<u32>>,
+    /// The grid barrier's counter (the grid layout only).
+    _sync: Option<CudaSlice<u64>>,
 }
 
 impl CudaEngine {
     /// Launches the runs of `jobs` (adaptive, compatible: equal but for seed and
-    /// stream), one block each, on `stream`.
+    /// stream) on `stream`: in [`Layout::Batch`] one block each; in [`Layout::Grid`]
+    /// the one run of `jobs` over the whole GPU, in a cooperative launch.
     pub(crate) fn launch_adaptive<T: GpuReal>(
         &self,
         jobs: &[&Job],
         stream: Arc<CudaStream>,
+        layout: Layout,
     ) -> Result<AdaptiveLaunch<T>> {
         let job = jobs[0];
         crate::adaptive::gpu_check(job)?;
+        let grid = match layout {
+            Layout::Batch => false,
+            Layout::Grid if jobs.len() == 1 => true,
+            _ => {
+                return Err(Error::invalid(
+                    "adaptive launch",
+                    format!("{layout:?} with {} runs", jobs.len()),
+                    "the batch layout, or the grid layout with one run",
+                ));
+            }
+        };
         let run = crate::adaptive::run_settings(job);
         let p = jobs.len();
         let d = job.dim() as usize;
@@ -79,13 +96,23 @@ impl CudaEngine {
         } else {
             0
         };
-        let name = kernel_name::<T>(job);
+        let name = kernel_name::<T>(job, layout);
         let func: CudaFunction = self.function(&name)?;
         let threads = self
             .max_threads(&func, &name)?
             .min(MAX_THREADS)
             .min((np as u32).div_ceil(32) * 32)
             .max(32);
+        // The grid layout: a thread per individual, as many blocks as that takes and
+        // fit on the GPU at once (the grid barrier needs every block resident).
+        let blocks = if grid {
+            let resident = self.resident_blocks(&func, &name, threads)?;
+            (np as u32).div_ceil(threads).clamp(1, resident)
+        } else {
+            p as u32
+        };
+        // The scratch: a value set per thread of the grid in both layouts.
+        let team_threads = blocks as usize * threads as usize;
         let sl = scratch_len(d);
         let cec = job.objective().as_cec2017();
         let (shift, rotation, shuffle): (Vec<T>, Vec<T>, Vec<u32>) = match cec {
@@ -103,13 +130,13 @@ impl CudaEngine {
             + p * cap * d
             + 2 * p * h
             + 2 * p * np
-            + p * threads as usize * sl
+            + team_threads * sl
             + p
             + hist_len
             + shift.len()
             + rotation.len()
             + 2 * d;
-        let words = 3 * p * np + p * ADAPTIVE_STATE_WORDS + shuffle.len() + 3 * p;
+        let words = 3 * p * np + p * ADAPTIVE_STATE_WORDS + shuffle.len() + 3 * p + 2;
         let needed = (std::mem::size_of::<T>() * reals + 4 * words) as u64;
         self.check_memory(needed)?;
         let ctx = |what: &str| format!("{name}: {what}");
@@ -158,7 +185,7 @@ impl CudaEngine {
         let jde = alloc(2 * p * np)?;
         let ranks = allocu(p * np)?;
         let ranking = allocu(p * np)?;
-        let scratch = alloc(p * threads as usize * sl)?;
+        let scratch = alloc(team_threads * sl)?;
         let state = allocu(p * ADAPTIVE_STATE_WORDS)?;
         let evaluations = stream
             .alloc_zeros::<u64>(p)
@@ -166,6 +193,15 @@ impl CudaEngine {
         let best_f = alloc(p)?;
         let hist = if hist_len > 0 {
             Some(alloc(hist_len)?)
+        } else {
+            None
+        };
+        let sync = if grid {
+            Some(
+                stream
+                    .alloc_zeros::<u64>(1)
+                    .map_err(cuda_err(ctx("allocating")))?,
+            )
         } else {
             None
         };
@@ -195,6 +231,7 @@ impl CudaEngine {
             evaluations: dev(&evaluations, s),
             best_f: dev(&best_f, s),
             hist: dev_opt(hist.as_ref(), s),
+            sync: dev_opt(sync.as_ref(), s),
         };
         // The CEC data must be the function's at this dimension (the kernel reads
         // `components(n)` shifts and rotations and `shuffles(n)` permutations).
@@ -217,19 +254,30 @@ impl CudaEngine {
             }
         }
         let cfg = LaunchConfig {
-            grid_dim: (p as u32, 1, 1),
+            grid_dim: (blocks, 1, 1),
             block_dim: (threads, 1, 1),
             shared_mem_bytes: 0,
         };
         let start = Instant::now();
         let mut b = stream.launch_builder(&func);
         push_params(&mut b, &params);
-        // SAFETY: the parameters are the kernel's (the build script checks them against
-        // the PTX); every buffer above is sized as `AdaptiveParams` says for `p` runs of
-        // `np` rows of `d` values, `threads` threads per block (the scratch) and
-        // `gens + 1` history entries, and lives in the returned launch until it is read
-        // back; the CEC data cover the function (checked just above).
-        unsafe { b.launch(cfg) }.map_err(cuda_err(ctx("launching")))?;
+        if grid {
+            // SAFETY: as the batch launch below, for the one run (p = 1) over `blocks`
+            // blocks of `threads` (the scratch holds a set per thread of the grid), with
+            // `sync` a zeroed word that lives in the returned launch; the cooperative
+            // launch refuses a grid whose blocks cannot all be resident, which the grid
+            // barrier needs (blocks ≤ occupancy × multiprocessors).
+            unsafe { b.launch_cooperative(cfg) }
+                .map_err(cuda_err(ctx("launching (cooperative)")))?;
+        } else {
+            // SAFETY: the parameters are the kernel's (the build script checks them
+            // against the PTX); every buffer above is sized as `AdaptiveParams` says for
+            // `p` runs of `np` rows of `d` values, `threads` threads per block (the
+            // scratch) and `gens + 1` history entries, and lives in the returned launch
+            // until it is read back; the CEC data cover the function (checked just
+            // above); the batch kernels do not read `sync` (null).
+            unsafe { b.launch(cfg) }.map_err(cuda_err(ctx("launching")))?;
+        }
         Ok(AdaptiveLaunch {
             stream: stream.clone(),
             name,
@@ -256,6 +304,7 @@ impl CudaEngine {
                 scratch,
             ],
             _work_u: vec![trial_word, ranks, ranking],
+            _sync: sync,
         })
     }
 }
