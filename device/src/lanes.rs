@@ -6,10 +6,36 @@
 //! `rounds(D) = ⌈D / 4G⌉` rounds; in round `c` lane `l` owns the four components from
 //! `4(cG + l)`.
 
-use crate::functions::{
-    Acc, Formula, Function, LaneIn, accumulate, finish, lane_consts, lane_total,
-};
+use crate::functions::{Acc, BuiltinObjective, Formula, Function, LaneIn, lane_consts, lane_total};
 use crate::real::Real;
+
+/// An objective as a group of lanes evaluates it: per-lane accumulators that start at
+/// [`identity`](LaneObjective::identity), take each round's chunk by
+/// [`accumulate`](LaneObjective::accumulate), combine across the group by the xor
+/// butterfly ([`combine`](LaneObjective::combine)) and give the value by
+/// [`finish`](LaneObjective::finish). The built-in functions
+/// ([`BuiltinObjective`]) and a user's separable objective
+/// ([`crate::separable::SepLanes`] on the CPU, the linked symbols on the GPU) are the
+/// two kinds; the kernels and [`partial_of`] run any of them in the same order.
+pub trait LaneObjective<T: Real>: Copy {
+    /// Every lane's accumulators before the first round.
+    fn identity(&self) -> Acc<T>;
+    /// The per-chunk constants the kernels hoist out of their loops (see
+    /// [`lane_consts`]); zeros where the objective has none.
+    fn consts(&self, j0: u32) -> [T; 4];
+    /// Adds one lane's chunk of one round to `acc` (`kc` from [`LaneObjective::consts`]).
+    fn accumulate(&self, acc: &mut Acc<T>, li: &LaneIn<T>, dim: u32, kc: &[T; 4]);
+    /// Two lanes' accumulators combined (commutative bit for bit).
+    fn combine(&self, x: Acc<T>, y: Acc<T>) -> Acc<T>;
+    /// Whether the second accumulator is used (the group shuffles it only then).
+    fn uses_b(&self) -> bool;
+    /// The value from the group's combined accumulators.
+    fn finish(&self, acc: Acc<T>, dim: u32) -> T;
+    /// Does a lane read the component before its chunk (`LaneIn::prev`)?
+    fn needs_prev(&self) -> bool;
+    /// Does a lane read the sum of the components before its chunk (`LaneIn::base`)?
+    fn needs_prefix(&self) -> bool;
+}
 
 /// Components per lane per round (one 16-byte load of `f32`).
 pub const PER_LANE: u32 = 4;
@@ -54,7 +80,6 @@ pub const fn chunk(dim: u32, g: u32, c: u32, l: u32) -> (u32, u32) {
 }
 
 /// The objective value of `x`, computed exactly as a group of lanes on the GPU does.
-#[allow(clippy::needless_range_loop)] // lane-indexed, as the warp runs it
 #[inline(always)]
 pub fn evaluate<T: Real>(f: Function, formula: Formula, x: &[T]) -> T {
     evaluate_with(f, formula, x, |j0| lane_consts(f, j0))
@@ -69,24 +94,29 @@ pub fn evaluate_with<T: Real>(
     x: &[T],
     kc: impl Fn(u32) -> [T; 4],
 ) -> T {
-    let dim = x.len() as u32;
-    finish(
-        f,
-        formula,
-        partial(f, formula, x, 0, dim, T::ZERO, T::ZERO, kc),
-        dim,
-    )
+    evaluate_of_with(BuiltinObjective { f, formula }, x, kc)
 }
 
-/// The combined sums of a piece of a vector: `x` holds components
-/// `j_start .. j_start + x.len()` of a `dim`-dimensional vector (`j_start` a multiple of
-/// [`PER_LANE`]), `prev` is component `j_start − 1` (unused when `j_start = 0`) and
-/// `base` the sum of components `0 .. j_start` (only for functions that
-/// [need a prefix](Function::needs_prefix)). The piece is spread over its own group
-/// (width [`group_width`] of its length) exactly as a whole vector is; for the whole
-/// vector (`j_start = 0`, `prev = base = 0`) this is [`evaluate`] before [`finish`].
-/// Pieces combine with [`Acc::combine`].
-#[allow(clippy::needless_range_loop, clippy::too_many_arguments)] // lane-indexed, as the warp runs it
+/// The value of `x` under any [`LaneObjective`], computed exactly as a group of lanes
+/// on the GPU does (for a built-in, [`evaluate`]).
+#[inline(always)]
+pub fn evaluate_of<T: Real, O: LaneObjective<T>>(o: O, x: &[T]) -> T {
+    evaluate_of_with(o, x, |j0| o.consts(j0))
+}
+
+/// [`evaluate_of`] with the per-chunk constants supplied by the caller.
+#[inline(always)]
+pub fn evaluate_of_with<T: Real, O: LaneObjective<T>>(
+    o: O,
+    x: &[T],
+    kc: impl Fn(u32) -> [T; 4],
+) -> T {
+    let dim = x.len() as u32;
+    o.finish(partial_of(o, x, 0, dim, T::ZERO, T::ZERO, kc), dim)
+}
+
+/// [`partial_of`] for a built-in function.
+#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 pub fn partial<T: Real>(
     f: Function,
@@ -98,10 +128,41 @@ pub fn partial<T: Real>(
     base: T,
     kc: impl Fn(u32) -> [T; 4],
 ) -> Acc<T> {
+    partial_of(
+        BuiltinObjective { f, formula },
+        x,
+        j_start,
+        dim,
+        prev,
+        base,
+        kc,
+    )
+}
+
+/// The combined sums of a piece of a vector: `x` holds components
+/// `j_start .. j_start + x.len()` of a `dim`-dimensional vector (`j_start` a multiple of
+/// [`PER_LANE`]), `prev` is component `j_start − 1` (unused when `j_start = 0`) and
+/// `base` the sum of components `0 .. j_start` (only for objectives that
+/// [need a prefix](LaneObjective::needs_prefix)). The piece is spread over its own group
+/// (width [`group_width`] of its length) exactly as a whole vector is; for the whole
+/// vector (`j_start = 0`, `prev = base = 0`) this is [`evaluate_of`] before the finish.
+/// Pieces combine with [`LaneObjective::combine`]. A lane sees `prev` only where the
+/// objective [needs it](LaneObjective::needs_prev) (else 0), as on the GPU.
+#[allow(clippy::needless_range_loop, clippy::too_many_arguments)] // lane-indexed, as the warp runs it
+#[inline(always)]
+pub fn partial_of<T: Real, O: LaneObjective<T>>(
+    o: O,
+    x: &[T],
+    j_start: u32,
+    dim: u32,
+    prev: T,
+    base: T,
+    kc: impl Fn(u32) -> [T; 4],
+) -> Acc<T> {
     let width = x.len() as u32;
     let g = group_width(width);
     let gu = g as usize;
-    let mut acc = [Acc::<T>::identity(f, formula); MAX_GROUP as usize];
+    let mut acc = [o.identity(); MAX_GROUP as usize];
     let mut carry_last = prev;
     let mut carry_sum = base;
     let mut ins = [LaneIn {
@@ -126,10 +187,12 @@ pub fn partial<T: Real>(
                 base: T::ZERO,
             };
         }
-        for l in 0..gu {
-            ins[l].prev = if l == 0 { carry_last } else { ins[l - 1].v[3] };
+        if o.needs_prev() {
+            for l in 0..gu {
+                ins[l].prev = if l == 0 { carry_last } else { ins[l - 1].v[3] };
+            }
         }
-        if f.needs_prefix() {
+        if o.needs_prefix() {
             let mut incl = [T::ZERO; MAX_GROUP as usize];
             for l in 0..gu {
                 incl[l] = lane_total(&ins[l]);
@@ -142,11 +205,11 @@ pub fn partial<T: Real>(
             carry_sum = carry_sum + incl[gu - 1];
         }
         for l in 0..gu {
-            accumulate(f, formula, &mut acc[l], &ins[l], dim, &kc(ins[l].j0));
+            o.accumulate(&mut acc[l], &ins[l], dim, &kc(ins[l].j0));
         }
         carry_last = ins[gu - 1].v[3];
     }
-    butterfly(&mut acc[..gu], f, formula)
+    butterfly_of(&mut acc[..gu], o)
 }
 
 /// Hillis–Steele inclusive scan, in the order the warp-shuffle scan adds.
@@ -167,13 +230,19 @@ pub fn scan_inclusive<T: Real>(x: &mut [T]) {
 /// The xor-butterfly combination of the lanes' sums, as the warp does it.
 #[inline(always)]
 pub fn butterfly<T: Real>(acc: &mut [Acc<T>], f: Function, formula: Formula) -> Acc<T> {
+    butterfly_of(acc, BuiltinObjective { f, formula })
+}
+
+/// [`butterfly`] for any [`LaneObjective`].
+#[inline(always)]
+pub fn butterfly_of<T: Real, O: LaneObjective<T>>(acc: &mut [Acc<T>], o: O) -> Acc<T> {
     let g = acc.len();
     let mut m = g / 2;
     while m >= 1 {
         let old: [Acc<T>; MAX_GROUP as usize] =
-            core::array::from_fn(|i| acc.get(i).copied().unwrap_or(Acc::identity(f, formula)));
+            core::array::from_fn(|i| acc.get(i).copied().unwrap_or(o.identity()));
         for l in 0..g {
-            acc[l] = old[l].combine(old[l ^ m], f, formula);
+            acc[l] = o.combine(old[l], old[l ^ m]);
         }
         m /= 2;
     }
