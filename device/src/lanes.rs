@@ -146,8 +146,9 @@ pub fn partial<T: Real>(
 /// [need a prefix](LaneObjective::needs_prefix)). The piece is spread over its own group
 /// (width [`group_width`] of its length) exactly as a whole vector is; for the whole
 /// vector (`j_start = 0`, `prev = base = 0`) this is [`evaluate_of`] before the finish.
-/// Pieces combine with [`LaneObjective::combine`]. A lane sees `prev` only where the
-/// objective [needs it](LaneObjective::needs_prev) (else 0), as on the GPU.
+/// Pieces combine with [`LaneObjective::combine`]. Every lane's `prev` is set here; an
+/// objective that does not [need it](LaneObjective::needs_prev) must not read it (the
+/// kernels pass 0 then).
 #[allow(clippy::needless_range_loop, clippy::too_many_arguments)] // lane-indexed, as the warp runs it
 #[inline(always)]
 pub fn partial_of<T: Real, O: LaneObjective<T>>(
@@ -187,10 +188,8 @@ pub fn partial_of<T: Real, O: LaneObjective<T>>(
                 base: T::ZERO,
             };
         }
-        if o.needs_prev() {
-            for l in 0..gu {
-                ins[l].prev = if l == 0 { carry_last } else { ins[l - 1].v[3] };
-            }
+        for l in 0..gu {
+            ins[l].prev = if l == 0 { carry_last } else { ins[l - 1].v[3] };
         }
         if o.needs_prefix() {
             let mut incl = [T::ZERO; MAX_GROUP as usize];

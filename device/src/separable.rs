@@ -178,13 +178,16 @@ impl<T: Real, S: Separable<T> + ?Sized> LaneObjective<T> for SepLanes<'_, S> {
         [T::ZERO; 4]
     }
     /// The chunk's terms: nothing for a lane without components (the symbols are never
-    /// called with `n = 0`).
+    /// called with `n = 0`). `prev` and `base` are 0 unless the flags ask for them, on
+    /// the CPU as in the kernels.
     #[inline(always)]
     fn accumulate(&self, acc: &mut Acc<T>, li: &LaneIn<T>, dim: u32, _kc: &[T; 4]) {
         if li.n > 0 {
-            acc.a = self.s.a(acc.a, li.v, li.prev, li.base, li.j0, li.n, dim);
+            let prev = if self.flags.prev { li.prev } else { T::ZERO };
+            let base = if self.flags.prefix { li.base } else { T::ZERO };
+            acc.a = self.s.a(acc.a, li.v, prev, base, li.j0, li.n, dim);
             if self.flags.b != BKind::None {
-                acc.b = self.s.b(acc.b, li.v, li.prev, li.base, li.j0, li.n, dim);
+                acc.b = self.s.b(acc.b, li.v, prev, base, li.j0, li.n, dim);
             }
         }
     }

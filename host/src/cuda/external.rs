@@ -10,6 +10,12 @@
 //! expression calls). The linked image is loaded as a module; it is kept per kernel and
 //! expression text, so that a batch or a benchmark links once.
 //!
+//! The separable family (`gpude_device::kernels_separable`) is linked the same way with
+//! a module that defines the objective's separable form: a PTX objective's own module
+//! (which may define both forms; the engine prefers the separable one), or an
+//! expression's separable form's module. Its flags go into the launch parameter
+//! `Run::formula` (`run_params`).
+//!
 //! The kernels take the same arguments as the built-in ones: the launch code is shared,
 //! and only the function differs.
 
@@ -111,6 +117,17 @@ fn objective_code(job: &Job, p: ExprPrecision) -> Result<Option<(String, String)
     }
     match job.objective() {
         Objective::Builtin(_) => Ok(None),
+        // The separable form's module, for the separable kernels (see `kernel_name`).
+        Objective::Expr(e) if e.separable.is_some() => {
+            let ptx = job
+                .objective()
+                .expr_separable_ptx(p, job.dim())
+                .unwrap_or_default();
+            Ok(Some((
+                format!("separable {} D={} {}", p.name(), job.dim(), e.expr.source()),
+                ptx,
+            )))
+        }
         // Generated for the job's dimension: the per-j values come from a table.
         Objective::Expr(e) => Ok(Some((
             format!("expr {} D={} {}", p.name(), job.dim(), e.expr.source()),
