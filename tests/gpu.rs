@@ -1439,15 +1439,6 @@ macro_rules! separable_rosenbrock {
 separable_rosenbrock!(f32);
 separable_rosenbrock!(f64);
 
-/// The CPU engine's run of `job`.
-fn cpu_run(job: &Job) -> RunResult {
-    match job.precision() {
-        Precision::F32 => cpu::run::<f32>(job, None),
-        Precision::F64 => cpu::run::<f64>(job, None),
-    }
-    .expect("CPU run")
-}
-
 /// The separable form of a PTX objective (the example crate's Rosenbrock) runs in the
 /// separable kernels: in every layout (batch, batch under control, grid, steps), f32 and
 /// f64, classic and thesis strategies, its runs equal the CPU engine's with the same
@@ -1502,9 +1493,9 @@ fn separable_objectives_match_cpu(e: &CudaEngine) {
                 .expect("a separable objective");
                 let a = job(sep, p, s, dim);
                 let b = job(Objective::Builtin(Function::Rosenbrock), p, s, dim);
-                let want = cpu_run(&a);
+                let want = cpu_run(&a).expect("CPU run");
                 let w = format!("D = {dim} {p:?} {s:?}");
-                let builtin = cpu_run(&b);
+                let builtin = cpu_run(&b).expect("CPU run");
                 assert_eq!(want.best_f.to_bits(), builtin.best_f.to_bits(), "CPU {w}");
                 assert_eq!(want.best_x, builtin.best_x, "CPU {w}");
                 for mode in [Mode::Batch, Mode::Grid, Mode::Steps] {

@@ -232,6 +232,7 @@ mod tests {
     /// Rosenbrock's FMA, textbook Rosenbrock as printed).
     struct Written(Function, Formula);
 
+    #[allow(clippy::needless_range_loop)] // component-indexed, as the kernels run it
     impl<T: Real> Separable<T> for Written {
         fn flags(&self) -> SepFlags {
             SepFlags {

@@ -94,7 +94,9 @@ impl fmt::Debug for ExprObjective {
 /// What the engines need of an expression's separable form: its terms in both
 /// precisions (the CPU's lane-order evaluation) and the PTX module that defines the
 /// separable symbols (see [`gpude_device::separable`]) for the job's dimension.
-pub(crate) trait ExprSeparable: Separable<f32> + Separable<f64> + Send + Sync {
+pub(crate) trait ExprSeparable:
+    Separable<f32> + Separable<f64> + Send + Sync + std::panic::RefUnwindSafe
+{
     /// The module defining `gpude_sep_*_T` and `gpude_sep_flags_T` in precision `p`.
     fn ptx_for_dim(&self, p: ExprPrecision, dim: u32) -> String;
 }

@@ -91,6 +91,68 @@ fn bits(ty: &str) -> Option<u32> {
     }
 }
 
+/// Where `text` defines the function `sym` (`.visible .func` or `.weak .func` with a
+/// body): its line and the type words of its return value and parameters.
+fn definition_in(text: &str, sym: &str) -> Option<(usize, Vec<String>, Vec<String>)> {
+    let mut from = 0;
+    while let Some(k) = text[from..].find(sym) {
+        let at = from + k;
+        from = at + sym.len();
+        // The whole identifier, not a longer name that contains it.
+        let before = text[..at].chars().next_back();
+        let after = text[from..].chars().next();
+        let ident =
+            |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$');
+        if ident(before) || ident(after) {
+            continue;
+        }
+        // A definition: the line starts the declaration with `.visible .func` or
+        // `.weak .func`, and a body follows.
+        let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+        let head = text[line_start..at].trim_start();
+        let linked = head.starts_with(".visible .func") || head.starts_with(".weak .func");
+        let Some(end) = text[from..].find(['{', ';']).map(|e| from + e) else {
+            continue;
+        };
+        if !linked || !text[end..].starts_with('{') {
+            continue;
+        }
+        let line = text[..at].matches('\n').count() + 1;
+        let ret = head
+            .find('(')
+            .map_or(Vec::new(), |o| param_types(&head[o..]));
+        let params = param_types(&text[from..end]);
+        return Some((line, ret, params));
+    }
+    None
+}
+
+/// `text` (a module defining a separable form in precision `p`) with a definition of
+/// `gpude_sep_b_T` added where it has none: the kernels' code refers to it whatever the
+/// flags (they call it only when the flags say B), and a link needs every symbol it
+/// refers to. The added function returns its accumulator and is never called.
+pub fn with_separable_b(text: &str, p: Precision) -> String {
+    let (t, w) = match p {
+        Precision::F32 => ("f32", 32),
+        Precision::F64 => ("f64", 64),
+    };
+    let sym = format!("gpude_sep_b_{t}");
+    if definition_in(text, &sym).is_some() {
+        return text.to_string();
+    }
+    let params: Vec<String> = (0..10)
+        .map(|k| {
+            let bits = if k < 7 { w } else { 32 };
+            format!(".param .b{bits} {sym}_p{k}")
+        })
+        .collect();
+    format!(
+        "{text}\n.visible .func (.param .b{w} {sym}_r) {sym}({})\n{{\n\t.reg .b{w} %{sym}_v;\n\
+         \tld.param.b{w} %{sym}_v, [{sym}_p0];\n\tst.param.b{w} [{sym}_r], %{sym}_v;\n\tret;\n}}\n",
+        params.join(", ")
+    )
+}
+
 impl PtxCode {
     /// Checks `text` as a PTX module defining the objective (see the module
     /// documentation).
@@ -318,41 +380,9 @@ impl PtxCode {
             })
     }
 
-    /// Where the module defines the function `sym` (`.visible .func` or `.weak .func`
-    /// with a body): its line and the type words of its return value and parameters.
+    /// Where the module defines the function `sym` (see [`definition_in`]).
     fn definition(&self, sym: &str) -> Option<(usize, Vec<String>, Vec<String>)> {
-        let mut from = 0;
-        while let Some(k) = self.text[from..].find(sym) {
-            let at = from + k;
-            from = at + sym.len();
-            // The whole identifier, not a longer name that contains it.
-            let before = self.text[..at].chars().next_back();
-            let after = self.text[from..].chars().next();
-            let ident = |c: Option<char>| {
-                c.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
-            };
-            if ident(before) || ident(after) {
-                continue;
-            }
-            // A definition: the line starts the declaration with `.visible .func` or
-            // `.weak .func`, and a body follows.
-            let line_start = self.text[..at].rfind('\n').map_or(0, |i| i + 1);
-            let head = self.text[line_start..at].trim_start();
-            let linked = head.starts_with(".visible .func") || head.starts_with(".weak .func");
-            let Some(end) = self.text[from..].find(['{', ';']).map(|e| from + e) else {
-                continue;
-            };
-            if !linked || !self.text[end..].starts_with('{') {
-                continue;
-            }
-            let line = self.text[..at].matches('\n').count() + 1;
-            let ret = head
-                .find('(')
-                .map_or(Vec::new(), |o| param_types(&head[o..]));
-            let params = param_types(&self.text[from..end]);
-            return Some((line, ret, params));
-        }
-        None
+        definition_in(&self.text, sym)
     }
 
     /// The module's text.

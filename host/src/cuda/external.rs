@@ -24,7 +24,7 @@ use crate::config::Job;
 use crate::config::Precision;
 use crate::error::{Error, Result};
 use crate::objective::Objective;
-use crate::ptx_objective::symbol as ptx_symbol;
+use crate::ptx_objective::{symbol as ptx_symbol, with_separable_b};
 use cudarc::driver::sys::{self, CUjit_option, CUjitInputType};
 use cudarc::driver::{CudaFunction, LaunchConfig, PushKernelArg};
 use gpude_device::Real;
@@ -113,16 +113,24 @@ fn objective_code(job: &Job, p: ExprPrecision) -> Result<Option<(String, String)
         let mut h = std::collections::hash_map::DefaultHasher::new();
         code.text().hash(&mut h);
         let key = format!("ptx {} {:016x}", code.text().len(), h.finish());
-        return Ok(Some((key, code.text().to_string())));
+        // The separable kernels refer to the b-terms whatever the flags.
+        let text = if code.separable(job.precision()).is_some() {
+            with_separable_b(code.text(), job.precision())
+        } else {
+            code.text().to_string()
+        };
+        return Ok(Some((key, text)));
     }
     match job.objective() {
         Objective::Builtin(_) => Ok(None),
         // The separable form's module, for the separable kernels (see `kernel_name`).
         Objective::Expr(e) if e.separable.is_some() => {
-            let ptx = job
-                .objective()
-                .expr_separable_ptx(p, job.dim())
-                .unwrap_or_default();
+            let ptx = with_separable_b(
+                &job.objective()
+                    .expr_separable_ptx(p, job.dim())
+                    .unwrap_or_default(),
+                job.precision(),
+            );
             Ok(Some((
                 format!("separable {} D={} {}", p.name(), job.dim(), e.expr.source()),
                 ptx,
