@@ -87,6 +87,7 @@ fn run() -> Result<()> {
     // the external family's kernels and an expression's code).
     let modules = split_ptx(&text)?;
     check_external(&modules)?;
+    check_separable(&modules)?;
     let mut table = String::from("&[\n");
     for (name, module) in &modules {
         let file = if name == registry::EXPR_MATHS_MODULE {
@@ -207,6 +208,7 @@ fn check_kernels(ptx: &str) -> Result<()> {
     };
     registry::for_each_kernel_key(&mut name_of);
     registry::for_each_external_key(&mut name_of);
+    registry::for_each_separable_key(&mut name_of);
     registry::for_each_host_key(&mut name_of);
     registry::for_each_adaptive_key(|key| {
         let mut buf = [0u8; registry::KERNEL_NAME_MAX];
@@ -332,6 +334,48 @@ fn check_external(modules: &[(String, String)]) -> Result<()> {
     Ok(())
 }
 
+/// Every separable kernel's module declares the symbols of the separable form it calls
+/// (`.extern .func`), and nothing else is left to link.
+fn check_separable(modules: &[(String, String)]) -> Result<()> {
+    let mut found = 0;
+    for (name, m) in modules {
+        if !name.contains(registry::SEPARABLE) {
+            continue;
+        }
+        found += 1;
+        let precision = if name.contains("_f32_") {
+            registry::KernelPrecision::F32
+        } else {
+            registry::KernelPrecision::F64
+        };
+        let syms = registry::separable_symbols(precision);
+        for sym in syms {
+            if !m.lines().any(|l| {
+                l.starts_with(".extern .func") && declared_name(l, ".func").as_deref() == Some(sym)
+            }) {
+                return Err(format!(
+                    "the module of {name} does not declare `.extern .func {sym}`"
+                ));
+            }
+        }
+        if let Some(other) = m
+            .lines()
+            .filter(|l| l.starts_with(".extern .func"))
+            .filter_map(|l| declared_name(l, ".func"))
+            .find(|n| !syms.contains(&n.as_str()))
+        {
+            return Err(format!(
+                "the module of {name} declares `.extern .func {other}`, which no module \
+                 linked with it defines"
+            ));
+        }
+    }
+    if found == 0 {
+        return Err("the PTX has no kernels of the separable family".into());
+    }
+    Ok(())
+}
+
 /// Splits PTX into one self-contained module per `.entry`: the header, every global,
 /// and the `.func`s the entry calls (transitively).
 fn split_ptx(text: &str) -> Result<Vec<(String, String)>> {
@@ -450,9 +494,10 @@ fn split_ptx(text: &str) -> Result<Vec<(String, String)>> {
     let mut modules = Vec::new();
     for entry in items.iter().filter(|i| i.kind == Kind::Entry) {
         let need = reachable(vec![entry.text.as_str()]);
-        // The external family is linked with other modules: it keeps only the globals
+        // The external and separable families are linked with other modules: it keeps only the globals
         // it uses, so that nothing it carries can clash with theirs.
-        let prune = entry.name.contains(registry::EXTERNAL);
+        let prune =
+            entry.name.contains(registry::EXTERNAL) || entry.name.contains(registry::SEPARABLE);
         modules.push((entry.name.clone(), module(&need, Some(entry), prune)));
     }
     let maths: Vec<&Item> = funcs

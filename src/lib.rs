@@ -25,7 +25,7 @@ pub use gpude_host::split;
 pub use gpude_host::{
     Adaptive, Backend, BatchKernel, BatchObjective, BoundPolicy, Ceilings, Crossover, CudaEngine,
     Error, FUNCTIONS, Formula, Function, FunctionInfo, Job, JobBuilder, Mode, Objective, Precision,
-    Problem, Result, RunResult, SolverOptions, Strategy, Termination, ThesisVariant,
+    Problem, Result, RunResult, SeparableCpu, SolverOptions, Strategy, Termination, ThesisVariant,
 };
 pub use gpude_host::{
     Algorithm, Archipelago, ArchipelagoBuilder, ArchipelagoResult, Emigrants, Pso, Replacement,

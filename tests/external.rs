@@ -5,11 +5,15 @@
 //! written as expressions assemble, alone and as one program with a kernel and the maths.
 
 use gpude::device::expr_maths::SYMBOLS;
+use gpude::device::registry::for_each_separable_key;
 use gpude::device::registry::{
     EXPR_MATHS_MODULE, EXTERNAL, KernelPrecision, for_each_external_key, objective_symbol,
 };
+use gpude::device::separable::SepFlags;
 use gpude::device::{Function, registry::KERNEL_NAME_MAX};
 use gpude::expr::{Expr, Precision, builtins::expression};
+use gpude::host::ptx_objective::{PtxCode, with_separable_b};
+use gpude::{Formula, Job, Objective, SeparableCpu, cpu};
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -431,4 +435,159 @@ fn the_example_objective_is_a_ptx_objective_that_links() {
     }
     // Batch and controlled batch (`…_ctl`), classic and thesis, f32 and f64.
     assert_eq!(linked, 8);
+}
+
+/// Rosenbrock's separable form on the CPU, as the example crate writes it (its a-terms
+/// in the textbook formula's order).
+struct SeparableRosenbrock;
+
+macro_rules! separable_rosenbrock {
+    ($t:ty) => {
+        impl gpude::device::separable::Separable<$t> for SeparableRosenbrock {
+            fn flags(&self) -> SepFlags {
+                SepFlags {
+                    prev: true,
+                    ..Default::default()
+                }
+            }
+            fn a(&self, mut acc: $t, v: [$t; 4], prev: $t, _b: $t, j0: u32, n: u32, _d: u32) -> $t {
+                let mut q = prev;
+                for (k, &x) in v.iter().enumerate().take(n as usize) {
+                    if j0 + k as u32 > 0 {
+                        let u = 1.0 - q;
+                        let r = x - q * q;
+                        acc += u * u + 100.0 * (r * r);
+                    }
+                    q = x;
+                }
+                acc
+            }
+            fn b(&self, acc: $t, _v: [$t; 4], _p: $t, _b: $t, _j0: u32, _n: u32, _d: u32) -> $t {
+                acc
+            }
+            fn finish(&self, a: $t, _b: $t, _d: u32) -> $t {
+                a
+            }
+        }
+    };
+}
+separable_rosenbrock!(f32);
+separable_rosenbrock!(f64);
+
+/// A module that defines the separable form's symbols with the given flags (bodies that
+/// the CPU engine never runs).
+fn separable_module(flags: u32) -> String {
+    let mut m = String::from(".version 7.0\n.target sm_70\n.address_size 64\n");
+    for (t, w) in [("f32", 32), ("f64", 64)] {
+        m += &format!(".visible .global .align 4 .b8 gpude_sep_flags_{t}[4] = {{{flags}}};\n");
+        m += &format!(
+            ".visible .func (.param .b{w} r) gpude_sep_a_{t}(.param .b{w} acc, .param .b{w} x0, \
+             .param .b{w} x1, .param .b{w} x2, .param .b{w} x3, .param .b{w} prev, \
+             .param .b{w} base, .param .b32 j0, .param .b32 n, .param .b32 d)\n{{\n\tret;\n}}\n"
+        );
+        m += &format!(
+            ".visible .func (.param .b{w} r) gpude_sep_finish_{t}(.param .b{w} a, \
+             .param .b{w} b, .param .b32 d)\n{{\n\tret;\n}}\n"
+        );
+    }
+    m
+}
+
+fn separable_rosenbrock(flags: u32) -> gpude::Result<Objective> {
+    Objective::ptx_separable(
+        "rosenbrock",
+        Some(0.0),
+        PtxCode::parse(separable_module(flags))?,
+        SeparableCpu {
+            f32: Box::new(SeparableRosenbrock),
+            f64: Box::new(SeparableRosenbrock),
+        },
+    )
+}
+
+/// The CPU engine evaluates a separable objective in the order of the GPU's lanes: a run
+/// with Rosenbrock's separable form is the built-in Rosenbrock's in the textbook formula
+/// (the same terms in the same order) bit for bit, in both precisions; CPU code whose
+/// flags are not the module's is refused.
+#[test]
+fn the_cpu_engine_runs_a_separable_objective_as_the_builtin() {
+    for p in [gpude::Precision::F32, gpude::Precision::F64] {
+        for dim in [24u32, 300] {
+            let job = |o: Objective| {
+                Job::builder_for(o, dim)
+                    .domain(-5.0, 5.0)
+                    .pop(64)
+                    .generations(25)
+                    .precision(p)
+                    .formula(Formula::Textbook)
+                    .seed(5)
+                    .build()
+                    .expect("valid job")
+            };
+            let run = |j: &Job| {
+                match p {
+                    gpude::Precision::F32 => cpu::run::<f32>(j, None),
+                    gpude::Precision::F64 => cpu::run::<f64>(j, None),
+                }
+                .expect("CPU run")
+            };
+            let a = run(&job(separable_rosenbrock(4).unwrap()));
+            let b = run(&job(Objective::Builtin(Function::Rosenbrock)));
+            assert_eq!(a.best_f.to_bits(), b.best_f.to_bits(), "{p:?} D = {dim}");
+            assert_eq!(a.best_x, b.best_x, "{p:?} D = {dim}");
+            assert!(a.best_f < run(&job(separable_rosenbrock(4).unwrap())).best_f + 1.0);
+        }
+    }
+    let e = separable_rosenbrock(0).unwrap_err().to_string();
+    assert!(e.contains("flags 4") && e.contains("(0)"), "{e}");
+}
+
+/// The example crate's separable form (when `GPUDE_OBJECTIVE_PTX` names its PTX): its
+/// flags say prev, and it links with every separable kernel (with `ptxas` when `PTXAS`
+/// is set), as the separable kernels alone assemble as relocatable code.
+#[test]
+fn the_example_s_separable_form_links_with_the_separable_kernels() {
+    let Some(path) = std::env::var_os("GPUDE_OBJECTIVE_PTX") else {
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED: the_example_s_separable_form_links_with_the_separable_kernels — set \
+             GPUDE_OBJECTIVE_PTX to the example's PTX (see examples/objective-rust/README.md)"
+        );
+        return;
+    };
+    let text = std::fs::read_to_string(&path).expect("the example's PTX");
+    let code = PtxCode::parse(text.clone()).expect("a PTX objective");
+    for p in [gpude::Precision::F32, gpude::Precision::F64] {
+        let f = code.separable(p).expect("the separable form");
+        assert!(f.prev && !f.prefix && f.b == gpude::device::separable::BKind::None);
+    }
+    let Some(exe) = ptxas() else {
+        let _ = writeln!(std::io::stderr(), "SKIPPED: linking — PTXAS is not set");
+        return;
+    };
+    let maths = module(EXPR_MATHS_MODULE);
+    let mut linked = 0;
+    for_each_separable_key(|k| {
+        let mut buf = [0u8; KERNEL_NAME_MAX];
+        let name = k.name_into(&mut buf).to_string();
+        assemble(&exe, module(&name), &name, true).unwrap_or_else(|m| panic!("{name}: {m}"));
+        // As the engine links it: with the b-terms the example leaves out.
+        let p = match k.precision {
+            KernelPrecision::F32 => gpude::Precision::F32,
+            KernelPrecision::F64 => gpude::Precision::F64,
+        };
+        let linked_text = with_separable_b(&text, p);
+        let program = whole_program(&[module(&name), &linked_text, maths]);
+        let report = assemble(&exe, &program, &format!("example_{name}"), false)
+            .unwrap_or_else(|m| panic!("{name} with the example: {m}"));
+        assert!(report.contains(&name), "{report}");
+        linked += 1;
+    });
+    assert_eq!(linked, 16);
+    // The check can fail: a separable kernel without the form, or without the b-terms,
+    // does not link.
+    let alone = whole_program(&[module("de_batch_f32_separable_thesis"), maths]);
+    assert!(assemble(&exe, &alone, "separable_unlinked", false).is_err());
+    let no_b = whole_program(&[module("de_batch_f32_separable_thesis"), &text, maths]);
+    assert!(assemble(&exe, &no_b, "separable_without_b", false).is_err());
 }

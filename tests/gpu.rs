@@ -89,6 +89,10 @@ fn main() {
             ptx_objectives_match_expressions,
         ),
         (
+            "separable_objectives_match_cpu_bit_for_bit",
+            separable_objectives_match_cpu,
+        ),
+        (
             "thesis_variants_match_cpu_bit_for_bit",
             thesis_variants_match_cpu,
         ),
@@ -1402,6 +1406,136 @@ fn p_round(v: f64, p: Precision) -> f64 {
     }
 }
 
+/// The example crate's separable Rosenbrock on the CPU (`examples/objective-rust`, which
+/// this workspace does not build): the same terms in the same order as its PTX.
+struct SeparableRosenbrock;
+
+macro_rules! separable_rosenbrock {
+    ($t:ty) => {
+        impl gpude::device::separable::Separable<$t> for SeparableRosenbrock {
+            fn flags(&self) -> gpude::device::separable::SepFlags {
+                gpude::device::separable::SepFlags {
+                    prev: true,
+                    ..Default::default()
+                }
+            }
+            fn a(&self, mut acc: $t, v: [$t; 4], prev: $t, _b: $t, j0: u32, n: u32, _d: u32) -> $t {
+                let mut q = prev;
+                for (k, &x) in v.iter().enumerate().take(n as usize) {
+                    if j0 + k as u32 > 0 {
+                        let u = 1.0 - q;
+                        let r = x - q * q;
+                        acc += u * u + 100.0 * (r * r);
+                    }
+                    q = x;
+                }
+                acc
+            }
+            fn b(&self, acc: $t, _v: [$t; 4], _p: $t, _b: $t, _j0: u32, _n: u32, _d: u32) -> $t {
+                acc
+            }
+            fn finish(&self, a: $t, _b: $t, _d: u32) -> $t {
+                a
+            }
+        }
+    };
+}
+separable_rosenbrock!(f32);
+separable_rosenbrock!(f64);
+
+/// The separable form of a PTX objective (the example crate's Rosenbrock) runs in the
+/// separable kernels: in every layout (batch, batch under control, grid, steps), f32 and
+/// f64, classic and thesis strategies, its runs equal the CPU engine's with the same
+/// form's CPU code bit for bit, and the built-in Rosenbrock's in the textbook formula
+/// (the same terms in the same order).
+fn separable_objectives_match_cpu(e: &CudaEngine) {
+    use gpude::host::ptx_objective::PtxCode;
+    use gpude::{Formula, SeparableCpu};
+    let Some(text) = example_ptx() else {
+        println!(
+            "  SKIPPED: no gpu-bundle/objective-example.ptx and no $GPUDE_OBJECTIVE_PTX \
+             (scripts/gpu-bundle.sh builds it)"
+        );
+        return;
+    };
+    let code = PtxCode::parse(text).expect("a PTX objective");
+    for p in [Precision::F32, Precision::F64] {
+        assert!(
+            code.separable(p).is_some_and(|f| f.prev),
+            "the example's PTX defines no separable form in {p:?}: rebuild it"
+        );
+    }
+    let job = |o: Objective, p: Precision, s: Strategy, dim: u32| {
+        let mut b = Job::builder_for(o, dim)
+            .domain(-5.0, 5.0)
+            .strategy(s)
+            .pop(96)
+            .generations(30)
+            .precision(p)
+            .formula(Formula::Textbook)
+            .seed(23);
+        if s.crosses() {
+            b = b.bounds(BoundPolicy::Clip);
+        }
+        b.build().expect("valid job")
+    };
+    let observe = |_: usize, _: u32, _: f64| Flow::Continue;
+    let mut runs = 0;
+    // D = 24 fits one round of a group of 8 lanes; D = 300 takes three rounds of 32.
+    for dim in [24u32, 300] {
+        for p in [Precision::F32, Precision::F64] {
+            for s in [Strategy::Thesis, Strategy::Rand1] {
+                let sep = Objective::ptx_separable(
+                    "rosenbrock",
+                    Some(0.0),
+                    code.clone(),
+                    SeparableCpu {
+                        f32: Box::new(SeparableRosenbrock),
+                        f64: Box::new(SeparableRosenbrock),
+                    },
+                )
+                .expect("a separable objective");
+                let a = job(sep, p, s, dim);
+                let b = job(Objective::Builtin(Function::Rosenbrock), p, s, dim);
+                let want = cpu_run(&a).expect("CPU run");
+                let w = format!("D = {dim} {p:?} {s:?}");
+                let builtin = cpu_run(&b).expect("CPU run");
+                assert_eq!(want.best_f.to_bits(), builtin.best_f.to_bits(), "CPU {w}");
+                assert_eq!(want.best_x, builtin.best_x, "CPU {w}");
+                for mode in [Mode::Batch, Mode::Grid, Mode::Steps] {
+                    let got = e.run(&a, mode).expect("separable run");
+                    assert_eq!(got.best_f.to_bits(), want.best_f.to_bits(), "{w} {mode:?}");
+                    assert_eq!(got.best_x, want.best_x, "{w} {mode:?}");
+                    assert_eq!(got.generations, want.generations, "{w} {mode:?}");
+                    runs += 1;
+                }
+                let mut watch = Watch {
+                    observer: Some(&observe),
+                    ..Watch::default()
+                };
+                let ctl = e
+                    .run_entries(vec![Entry::Pending(a.clone())], Mode::Batch, &mut watch)
+                    .expect("controlled run");
+                let got = ctl[0].result.as_ref().expect("a result");
+                assert_eq!(
+                    got.best_f.to_bits(),
+                    want.best_f.to_bits(),
+                    "{w} controlled"
+                );
+                assert_eq!(got.best_x, want.best_x, "{w} controlled");
+                let gpu_builtin = e.run(&b, Mode::Batch).expect("built-in run");
+                assert_eq!(
+                    gpu_builtin.best_f.to_bits(),
+                    want.best_f.to_bits(),
+                    "{w} built-in"
+                );
+                runs += 2;
+            }
+        }
+    }
+    println!("  {runs} separable runs equal to the CPU engine's bit for bit");
+}
+
 /// Where the example objective's PTX is: `$GPUDE_OBJECTIVE_PTX`, else the bundle's copy.
 fn example_ptx() -> Option<String> {
     let path = std::env::var("GPUDE_OBJECTIVE_PTX")
@@ -1432,7 +1566,9 @@ fn ptx_objectives_match_expressions(e: &CudaEngine) {
     };
     let mut modules = vec![("expression", None)];
     match example_ptx() {
-        Some(text) => modules.push(("example", Some(text))),
+        // Its whole-vector form: the separable one, which the engine prefers, is
+        // `separable_objectives_match_cpu`'s.
+        Some(text) => modules.push(("example", Some(text.replace("gpude_sep_", "unused_sep_")))),
         None => println!(
             "  SKIPPED the example crate: no gpu-bundle/objective-example.ptx and no \
              $GPUDE_OBJECTIVE_PTX (scripts/gpu-bundle.sh builds it)"

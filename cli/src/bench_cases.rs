@@ -4,7 +4,10 @@
 //! each beside its built-in case, so that the two can be compared. The case marked `ptx`
 //! runs the example objective crate's Rosenbrock (`examples/objective-rust`, compiled to
 //! PTX and linked in the same way) beside the built-in and the expression; it is listed
-//! when its PTX file is found ([`example_ptx`]).
+//! when its PTX file is found ([`example_ptx`]). The module defines the objective twice,
+//! whole and separable (see `gpude::host::ptx_objective`): the `ptx` cases run the whole
+//! form (the separable one left out of the module), the `ptx sep` cases the separable
+//! form, which the GPU evaluates in registers as it does the built-ins.
 //!
 //! Each case is timed at two generation counts, G/5 and G, median of `repeats` runs
 //! each; the marginal cost per generation `(t(G) − t(G/5)) / (0.8 G)` leaves out the
@@ -27,6 +30,8 @@ pub struct Case {
     pub expression: bool,
     /// The example objective crate's PTX instead of the built-in (Rosenbrock).
     pub ptx: bool,
+    /// With `ptx`: its separable form (else its whole-vector form only).
+    pub separable: bool,
     pub dim: u32,
     pub pop: u32,
     /// The batch kernel a `batch` case forces (`gpude::BatchKernel`): `shared` for the
@@ -81,6 +86,7 @@ pub fn standard_cases(gpu: bool, quick: bool) -> Vec<Case> {
         },
         expression: name.contains("expr"),
         ptx: name.contains("ptx"),
+        separable: name.contains("ptx sep"),
         dim: if name.contains("D=30") { 30 } else { 128 },
         pop,
         batch_kernel: match (mode, name.contains("shared")) {
@@ -94,7 +100,7 @@ pub fn standard_cases(gpu: bool, quick: bool) -> Vec<Case> {
         precision: prec.name(),
     };
     // (name, backend, mode, Np, populations, generations, precision)
-    let table: [(&str, &'static str, &'static str, u32, u32, u32, Precision); 26] = [
+    let table: [(&str, &'static str, &'static str, u32, u32, u32, Precision); 29] = [
         (
             "one pop Np=2048 (grid)",
             "cuda",
@@ -219,6 +225,33 @@ pub fn standard_cases(gpu: bool, quick: bool) -> Vec<Case> {
             2048,
             132,
             g(200),
+            Precision::F32,
+        ),
+        (
+            "batch 132 x 2048 rosenbrock ptx sep",
+            "cuda",
+            "batch",
+            2048,
+            132,
+            g(200),
+            Precision::F32,
+        ),
+        (
+            "one pop Np=8192 (grid) rosenbrock",
+            "cuda",
+            "grid",
+            8192,
+            1,
+            g(2000),
+            Precision::F32,
+        ),
+        (
+            "one pop Np=8192 (grid) rosenbrock ptx sep",
+            "cuda",
+            "grid",
+            8192,
+            1,
+            g(2000),
             Precision::F32,
         ),
         (
@@ -366,6 +399,12 @@ fn jobs_for(c: &Case, gens: u32) -> Result<Vec<Job>> {
             what: format!("bench case {}", c.name),
             message: "the example objective's PTX file is not there (GPUDE_OBJECTIVE_PTX)".into(),
         })?;
+        // The whole form alone unless the case runs the separable one.
+        let text = if c.separable {
+            text
+        } else {
+            text.replace("gpude_sep_", "unused_sep_")
+        };
         Objective::ptx(
             "example objective",
             Some(info.min),

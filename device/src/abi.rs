@@ -23,6 +23,9 @@ pub struct Run<T> {
     pub f: T,
     pub cr: T,
     pub target: T,
+    /// The `Formula` of a built-in function; for the separable family
+    /// (`kernels_separable.rs`), which has no formula, the objective's `SepFlags` bits
+    /// (`crate::separable::SepFlags::bits`).
     pub formula: u32,
     /// A [`ThesisVariant`](crate::variant::ThesisVariant)'s bits: read by the
     /// thesis-variant family only, 0 (the default) for every other kernel.

@@ -235,12 +235,12 @@ unsafe fn host_entry<T: LaneReal>(s: Setup<T>, mut p: StepParams<T>) {
             HOST_TRIALS => rows(s, p, true),
             HOST_INIT_SELECT => {
                 p.init = 1;
-                step_with::<T, Host>(s, p)
+                step_with::<T, _, Host>(s, p)
             }
             // An unknown phase cannot come from the host; it selects rather than trap.
             _ => {
                 p.init = HOST_SELECT;
-                step_with::<T, Host>(s, p)
+                step_with::<T, _, Host>(s, p)
             }
         }
     }

@@ -618,7 +618,7 @@ unsafe fn batch_entry<T: ExternalReal>(s: Setup<T>, p: BatchParams<T>) {
 #[inline(always)]
 unsafe fn step<T: ExternalReal>(s: Setup<T>, p: StepParams<T>) {
     // SAFETY: forwarded from the kernel's contract.
-    unsafe { step_with::<T, External>(s, p) }
+    unsafe { step_with::<T, _, External>(s, p) }
 }
 
 /// A whole grid-wide run with the objective linked in (the built-in `persistent` with
@@ -628,9 +628,9 @@ unsafe fn persistent_entry<T: ExternalReal>(s: Setup<T>, p: GridParams<T>) {
     // SAFETY: forwarded from the kernel's contract.
     unsafe {
         if p.ctl.is_null() {
-            persistent_with::<T, External, false>(s, p)
+            persistent_with::<T, _, External, false>(s, p)
         } else {
-            persistent_with::<T, External, true>(s, p)
+            persistent_with::<T, _, External, true>(s, p)
         }
     }
 }

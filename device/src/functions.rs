@@ -8,6 +8,7 @@
 //! Both therefore round identically. The summation is pairwise across lanes, which keeps
 //! sums of positive terms within a few ulps.
 
+use crate::lanes::LaneObjective;
 use crate::real::Real;
 
 /// Expands to the [`Function`] enum from the registry's list.
@@ -402,5 +403,49 @@ pub fn finish<T: Real>(f: Function, formula: Formula, acc: Acc<T>, dim: u32) -> 
         }
         Function::Penalized => T::of(0.1) * acc.a + acc.b,
         _ => acc.a,
+    }
+}
+
+/// A built-in function in one formula, as a [`LaneObjective`]: the code path of the
+/// built-in kernels and of [`crate::lanes::evaluate`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct BuiltinObjective {
+    pub f: Function,
+    pub formula: Formula,
+}
+
+impl<T: Real> LaneObjective<T> for BuiltinObjective {
+    #[inline(always)]
+    fn identity(&self) -> Acc<T> {
+        Acc::identity(self.f, self.formula)
+    }
+    #[inline(always)]
+    fn consts(&self, j0: u32) -> [T; 4] {
+        lane_consts(self.f, j0)
+    }
+    #[inline(always)]
+    fn accumulate(&self, acc: &mut Acc<T>, li: &LaneIn<T>, dim: u32, kc: &[T; 4]) {
+        accumulate(self.f, self.formula, acc, li, dim, kc)
+    }
+    #[inline(always)]
+    fn combine(&self, x: Acc<T>, y: Acc<T>) -> Acc<T> {
+        x.combine(y, self.f, self.formula)
+    }
+    #[inline(always)]
+    fn uses_b(&self) -> bool {
+        // Every built-in's group combines both accumulators (unused ones hold 0).
+        true
+    }
+    #[inline(always)]
+    fn finish(&self, acc: Acc<T>, dim: u32) -> T {
+        finish(self.f, self.formula, acc, dim)
+    }
+    #[inline(always)]
+    fn needs_prev(&self) -> bool {
+        self.f.needs_prev()
+    }
+    #[inline(always)]
+    fn needs_prefix(&self) -> bool {
+        self.f.needs_prefix()
     }
 }

@@ -24,10 +24,8 @@ use crate::de::{
     BoundPolicy, COMPONENT_SLOT, Crossover, Draws, RESAMPLE_SLOT, Strategy, TrialParams, accepts,
     better, block, first_exceeding, init_chunk, run_length, subsequence, trial_chunk,
 };
-use crate::functions::{
-    Acc, Formula, Function, LaneIn, accumulate, finish, lane_consts, lane_total,
-};
-use crate::lanes::{chunk, group_width, rounds, stride};
+use crate::functions::{Acc, BuiltinObjective, Formula, Function, LaneIn, lane_total};
+use crate::lanes::{LaneObjective, chunk, group_width, rounds, stride};
 use crate::philox::{block_words, key_of};
 use crate::real::Real;
 use crate::variant::ThesisVariant;
@@ -360,14 +358,18 @@ impl Group {
     }
     /// The group's combined sums (every lane gets the same bits).
     #[inline(always)]
-    fn combine<T: LaneReal>(&self, mut acc: Acc<T>, f: Function, formula: Formula) -> Acc<T> {
+    fn combine<T: LaneReal, O: LaneObjective<T>>(&self, mut acc: Acc<T>, obj: &O) -> Acc<T> {
         let mut m = self.g / 2;
         while m >= 1 {
             let o = Acc {
                 a: self.xor(acc.a, m),
-                b: self.xor(acc.b, m),
+                b: if obj.uses_b() {
+                    self.xor(acc.b, m)
+                } else {
+                    acc.b
+                },
             };
-            acc = acc.combine(o, f, formula);
+            acc = obj.combine(acc, o);
             m /= 2;
         }
         acc
@@ -393,7 +395,6 @@ impl Group {
 
 /// The running state of one group's canonical evaluation across rounds.
 struct Eval<T> {
-    formula: Formula,
     acc: Acc<T>,
     carry_last: T,
     carry_sum: T,
@@ -401,28 +402,28 @@ struct Eval<T> {
 
 impl<T: LaneReal> Eval<T> {
     #[inline(always)]
-    fn new(f: Function, formula: Formula) -> Self {
+    fn new<O: LaneObjective<T>>(o: &O) -> Self {
         Eval {
-            formula,
-            acc: Acc::identity(f, formula),
+            acc: o.identity(),
             carry_last: T::ZERO,
             carry_sum: T::ZERO,
         }
     }
-    /// Adds one round's chunk `v` (lane-owned components from `j0`, `n` of them).
+    /// Adds one round's chunk `v` (lane-owned components from `j0`, `n` of them). The
+    /// prefix `base` is the group's scan of the lanes' totals of plain components.
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
-    fn round(
+    fn round<O: LaneObjective<T>>(
         &mut self,
         gr: &Group,
-        f: Function,
+        o: &O,
         v: [T; 4],
         j0: u32,
         n: u32,
         dim: u32,
         kc: &[T; 4],
     ) {
-        let prev = if f.needs_prev() {
+        let prev = if o.needs_prev() {
             let up = gr.up(v[3], 1);
             if gr.lane == 0 { self.carry_last } else { up }
         } else {
@@ -435,30 +436,44 @@ impl<T: LaneReal> Eval<T> {
             prev,
             base: T::ZERO,
         };
-        if f.needs_prefix() {
+        if o.needs_prefix() {
             let (excl, total) = gr.scan_exclusive(lane_total(&li));
             li.base = self.carry_sum + excl;
             self.carry_sum = self.carry_sum + total;
         }
-        accumulate(f, self.formula, &mut self.acc, &li, dim, kc);
-        if f.needs_prev() {
+        o.accumulate(&mut self.acc, &li, dim, kc);
+        if o.needs_prev() {
             self.carry_last = gr.idx(v[3], gr.g - 1);
         }
     }
     #[inline(always)]
-    fn value(&self, gr: &Group, f: Function, dim: u32) -> T {
-        finish(f, self.formula, gr.combine(self.acc, f, self.formula), dim)
+    fn value<O: LaneObjective<T>>(&self, gr: &Group, o: &O, dim: u32) -> T {
+        o.finish(gr.combine(self.acc, o), dim)
     }
 }
 
 /// Launch-wide settings, as the host passes them.
+/// `O` is the objective the kernel evaluates: a built-in function (its code and formula
+/// from the launch) or, in the separable family, the linked module's separable form.
 #[derive(Clone, Copy)]
-pub(crate) struct Setup<T> {
-    pub(crate) f: Function,
-    pub(crate) formula: Formula,
+pub(crate) struct Setup<T, O = BuiltinObjective> {
+    pub(crate) obj: O,
     pub(crate) tp: TrialParams<T>,
     pub(crate) np: u32,
     pub(crate) stride: u32,
+}
+
+impl<T: LaneReal, O> Setup<T, O> {
+    /// The same settings with the objective `obj`.
+    #[inline(always)]
+    pub(crate) fn with_objective<P>(self, obj: P) -> Setup<T, P> {
+        Setup {
+            obj,
+            tp: self.tp,
+            np: self.np,
+            stride: self.stride,
+        }
+    }
 }
 
 impl<T: LaneReal> Setup<T> {
@@ -480,8 +495,10 @@ impl<T: LaneReal> Setup<T> {
         // Unknown codes cannot come from the host's validated jobs; fall back rather
         // than trap.
         Setup {
-            f: Function::from_u32(function).unwrap_or(Function::Sphere),
-            formula: Formula::from_u32(formula).unwrap_or(Formula::Exact),
+            obj: BuiltinObjective {
+                f: Function::from_u32(function).unwrap_or(Function::Sphere),
+                formula: Formula::from_u32(formula).unwrap_or(Formula::Exact),
+            },
             tp: TrialParams {
                 strategy: Strategy::from_u32(strategy).unwrap_or(Strategy::Thesis),
                 crossover: Crossover::from_u32(crossover).unwrap_or(Crossover::Binomial),
@@ -507,8 +524,8 @@ pub(crate) fn row<T>(a: *mut T, b: *mut T, flag: u32, i: u32, stride: u32) -> *m
 /// Initialises individual `i` into buffer `a` and returns its value (every lane).
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-pub(crate) unsafe fn init_one<T: LaneReal>(
-    s: &Setup<T>,
+pub(crate) unsafe fn init_one<T: LaneReal, O: LaneObjective<T>>(
+    s: &Setup<T, O>,
     gr: &Group,
     key: [u32; 2],
     pstream: u32,
@@ -521,7 +538,7 @@ pub(crate) unsafe fn init_one<T: LaneReal>(
 ) -> T {
     let dim = s.tp.dim;
     let sub = subsequence(pstream, i);
-    let mut ev = Eval::<T>::new(s.f, s.formula);
+    let mut ev = Eval::<T>::new(&s.obj);
     let nr = rounds(dim);
     let mut c = 0;
     while c < nr {
@@ -538,19 +555,19 @@ pub(crate) unsafe fn init_one<T: LaneReal>(
                 unsafe { T::store4(a.add((i * s.stride + j0) as usize), v) };
             }
         }
-        let kc = if c == 0 { *kc0 } else { lane_consts(s.f, j0) };
-        ev.round(gr, s.f, v, j0, n, dim, &kc);
+        let kc = if c == 0 { *kc0 } else { s.obj.consts(j0) };
+        ev.round(gr, &s.obj, v, j0, n, dim, &kc);
         c += 1;
     }
-    ev.value(gr, s.f, dim)
+    ev.value(gr, &s.obj, dim)
 }
 
 /// Builds, writes (into the spare buffer) and evaluates individual `i`'s trial of
 /// generation `g`. Returns the trial's value (every lane) and whether it was accepted.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-unsafe fn trial_one<T: LaneReal>(
-    s: &Setup<T>,
+unsafe fn trial_one<T: LaneReal, O: LaneObjective<T>>(
+    s: &Setup<T, O>,
     gr: &Group,
     key: [u32; 2],
     pstream: u32,
@@ -608,8 +625,8 @@ unsafe fn trial_one<T: LaneReal>(
 /// no other thread until the generation's barrier); `lo` and `hi` are `stride` long.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-pub(crate) unsafe fn trial_rows<T: LaneReal>(
-    s: &Setup<T>,
+pub(crate) unsafe fn trial_rows<T: LaneReal, O: LaneObjective<T>>(
+    s: &Setup<T, O>,
     gr: &Group,
     key: [u32; 2],
     pstream: u32,
@@ -649,7 +666,7 @@ pub(crate) unsafe fn trial_rows<T: LaneReal>(
         }
         run = run_length(gr.min_u32(first), dim);
     }
-    let mut ev = Eval::<T>::new(s.f, s.formula);
+    let mut ev = Eval::<T>::new(&s.obj);
     let mut last = [T::ZERO; 4];
     let mut c = 0;
     while c < nr {
@@ -711,12 +728,12 @@ pub(crate) unsafe fn trial_rows<T: LaneReal>(
                 unsafe { T::store4(spare.add(off), v) };
             }
         }
-        let kc = if c == 0 { *kc0 } else { lane_consts(s.f, j0) };
-        ev.round(gr, s.f, v, j0, n, dim, &kc);
+        let kc = if c == 0 { *kc0 } else { s.obj.consts(j0) };
+        ev.round(gr, &s.obj, v, j0, n, dim, &kc);
         last = v;
         c += 1;
     }
-    let ft = ev.value(gr, s.f, dim);
+    let ft = ev.value(gr, &s.obj, dim);
     let acc = accepts(ft, fit_i);
     if nr == 1 && acc && active {
         let (j0, n) = chunk(dim, gr.g, 0, gr.lane);
@@ -741,9 +758,9 @@ pub(crate) struct DrawCache {
 impl DrawCache {
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    pub(crate) fn get<T: LaneReal>(
+    pub(crate) fn get<T: LaneReal, O>(
         &mut self,
-        s: &Setup<T>,
+        s: &Setup<T, O>,
         gr: &Group,
         key: [u32; 2],
         pstream: u32,
@@ -845,7 +862,7 @@ pub(crate) unsafe fn block_best<T: LaneReal>(
 #[inline(always)]
 unsafe fn batch_plain<T: LaneReal>(s: Setup<T>, p: BatchParams<T>) {
     // SAFETY: forwarded.
-    unsafe { batch::<T, false>(s, p) }
+    unsafe { batch::<T, _, false>(s, p) }
 }
 
 /// [`batch`] under the control block `p.ctl`: the `…_ctl` entry points' code. They are
@@ -857,14 +874,17 @@ unsafe fn batch_plain<T: LaneReal>(s: Setup<T>, p: BatchParams<T>) {
 #[inline(always)]
 unsafe fn batch_controlled<T: LaneReal>(s: Setup<T>, p: BatchParams<T>) {
     // SAFETY: forwarded.
-    unsafe { batch::<T, true>(s, p) }
+    unsafe { batch::<T, _, true>(s, p) }
 }
 
 /// One block evolves one population through all generations; with `CTL`, under the
 /// control block `p.ctl` (see [`crate::control`]) and from the generations done that
 /// `gens_done` holds.
 #[inline(always)]
-unsafe fn batch<T: LaneReal, const CTL: bool>(s: Setup<T>, p: BatchParams<T>) {
+pub(crate) unsafe fn batch<T: LaneReal, O: LaneObjective<T>, const CTL: bool>(
+    s: Setup<T, O>,
+    p: BatchParams<T>,
+) {
     let BatchParams {
         run: Run { gens, target, .. },
         seeds,
@@ -917,7 +937,7 @@ unsafe fn batch<T: LaneReal, const CTL: bool>(s: Setup<T>, p: BatchParams<T>) {
         let groups = nthreads / g;
         let my_group = tid / g;
         let passes = np.div_ceil(groups);
-        let kc0 = lane_consts(s.f, chunk(dim, g, 0, gr.lane).0);
+        let kc0 = s.obj.consts(chunk(dim, g, 0, gr.lane).0);
         let mut cache = DrawCache {
             pre: Draws {
                 r: [0; 5],
@@ -1078,11 +1098,11 @@ impl Sweep {
 /// How the grid layouts ([`step_with`], [`persistent_with`]) initialise and advance a thread group's
 /// individuals: [`Builtin`] evaluates the built-in functions with the group; the
 /// external family (`external.rs`) calls an objective linked in at run time.
-pub(crate) trait Passes<T: LaneReal> {
+pub(crate) trait Passes<T: LaneReal, O: LaneObjective<T> = BuiltinObjective> {
     /// As [`init_passes`].
     #[allow(clippy::too_many_arguments)]
     unsafe fn init(
-        s: &Setup<T>,
+        s: &Setup<T, O>,
         gr: &Group,
         sw: Sweep,
         key: [u32; 2],
@@ -1097,7 +1117,7 @@ pub(crate) trait Passes<T: LaneReal> {
     /// As [`trial_passes`].
     #[allow(clippy::too_many_arguments)]
     unsafe fn trial(
-        s: &Setup<T>,
+        s: &Setup<T, O>,
         gr: &Group,
         sw: Sweep,
         cache: &mut DrawCache,
@@ -1116,13 +1136,14 @@ pub(crate) trait Passes<T: LaneReal> {
     ) -> (T, u32);
 }
 
-/// The built-in functions' passes.
+/// The passes that evaluate with the group: the built-in functions' and the separable
+/// family's.
 pub(crate) struct Builtin;
 
-impl<T: LaneReal> Passes<T> for Builtin {
+impl<T: LaneReal, O: LaneObjective<T>> Passes<T, O> for Builtin {
     #[inline(always)]
     unsafe fn init(
-        s: &Setup<T>,
+        s: &Setup<T, O>,
         gr: &Group,
         sw: Sweep,
         key: [u32; 2],
@@ -1139,7 +1160,7 @@ impl<T: LaneReal> Passes<T> for Builtin {
     }
     #[inline(always)]
     unsafe fn trial(
-        s: &Setup<T>,
+        s: &Setup<T, O>,
         gr: &Group,
         sw: Sweep,
         cache: &mut DrawCache,
@@ -1170,8 +1191,8 @@ impl<T: LaneReal> Passes<T> for Builtin {
 /// to 0) and returns the thread's best (value, index).
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-unsafe fn init_passes<T: LaneReal>(
-    s: &Setup<T>,
+unsafe fn init_passes<T: LaneReal, O: LaneObjective<T>>(
+    s: &Setup<T, O>,
     gr: &Group,
     sw: Sweep,
     key: [u32; 2],
@@ -1211,8 +1232,8 @@ unsafe fn init_passes<T: LaneReal>(
 /// thread's best (value, index).
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-unsafe fn trial_passes<T: LaneReal>(
-    s: &Setup<T>,
+unsafe fn trial_passes<T: LaneReal, O: LaneObjective<T>>(
+    s: &Setup<T, O>,
     gr: &Group,
     sw: Sweep,
     cache: &mut DrawCache,
@@ -1271,14 +1292,17 @@ unsafe fn trial_passes<T: LaneReal>(
 #[inline(always)]
 unsafe fn step<T: LaneReal>(s: Setup<T>, p: StepParams<T>) {
     // SAFETY: forwarded.
-    unsafe { step_with::<T, Builtin>(s, p) }
+    unsafe { step_with::<T, _, Builtin>(s, p) }
 }
 
 /// One generation of one population spread over the grid (or its initialisation when
 /// `init` is set), its individuals served by the passes of `E`. The last block to finish
 /// reduces the blocks' bests.
 #[inline(always)]
-pub(crate) unsafe fn step_with<T: LaneReal, E: Passes<T>>(s: Setup<T>, p: StepParams<T>) {
+pub(crate) unsafe fn step_with<T: LaneReal, O: LaneObjective<T>, E: Passes<T, O>>(
+    s: Setup<T, O>,
+    p: StepParams<T>,
+) {
     let StepParams {
         run: Run { gens, target, .. },
         init,
@@ -1326,7 +1350,7 @@ pub(crate) unsafe fn step_with<T: LaneReal, E: Passes<T>>(s: Setup<T>, p: StepPa
         let groups = groups_per_block * nblocks;
         let my_group = blk * groups_per_block + tid / g;
         let passes = np.div_ceil(groups);
-        let kc0 = lane_consts(s.f, chunk(dim, g, 0, gr.lane).0);
+        let kc0 = s.obj.consts(chunk(dim, g, 0, gr.lane).0);
         let mut cache = DrawCache {
             pre: Draws {
                 r: [0; 5],
@@ -1418,9 +1442,9 @@ unsafe fn persistent_entry<T: LaneReal>(s: Setup<T>, p: GridParams<T>) {
     // SAFETY: forwarded.
     unsafe {
         if p.ctl.is_null() {
-            persistent_with::<T, Builtin, false>(s, p)
+            persistent_with::<T, _, Builtin, false>(s, p)
         } else {
-            persistent_with::<T, Builtin, true>(s, p)
+            persistent_with::<T, _, Builtin, true>(s, p)
         }
     }
 }
@@ -1432,8 +1456,13 @@ unsafe fn persistent_entry<T: LaneReal>(s: Setup<T>, p: GridParams<T>) {
 /// `CTL`, under the control block `p.ctl` and from the generations done that the state
 /// holds.
 #[inline(always)]
-pub(crate) unsafe fn persistent_with<T: LaneReal, E: Passes<T>, const CTL: bool>(
-    s: Setup<T>,
+pub(crate) unsafe fn persistent_with<
+    T: LaneReal,
+    O: LaneObjective<T>,
+    E: Passes<T, O>,
+    const CTL: bool,
+>(
+    s: Setup<T, O>,
     p: GridParams<T>,
 ) {
     let GridParams {
@@ -1474,7 +1503,7 @@ pub(crate) unsafe fn persistent_with<T: LaneReal, E: Passes<T>, const CTL: bool>
         let groups = groups_per_block * nblocks;
         let my_group = blk * groups_per_block + tid / g;
         let passes = np.div_ceil(groups);
-        let kc0 = lane_consts(s.f, chunk(dim, g, 0, gr.lane).0);
+        let kc0 = s.obj.consts(chunk(dim, g, 0, gr.lane).0);
         let sf = scratch_f.add(32 * blk as usize);
         let si = scratch_i.add(32 * blk as usize);
         let mut epoch = 0u64;
@@ -1808,8 +1837,10 @@ unsafe fn evaluate_rows<T: LaneReal>(p: EvalParams<T>) {
     } = p;
     // SAFETY: the host passes buffers as the kernels above require.
     unsafe {
-        let f = Function::from_u32(function).unwrap_or(Function::Sphere);
-        let formula = Formula::from_u32(formula).unwrap_or(Formula::Exact);
+        let o = BuiltinObjective {
+            f: Function::from_u32(function).unwrap_or(Function::Sphere),
+            formula: Formula::from_u32(formula).unwrap_or(Formula::Exact),
+        };
         let g = group_width(dim);
         let tid = _block_idx_x() * _block_dim_x() + _thread_idx_x();
         let gr = Group::new(g, _thread_idx_x() & 31);
@@ -1821,7 +1852,7 @@ unsafe fn evaluate_rows<T: LaneReal>(p: EvalParams<T>) {
         while pass < passes {
             let active = i0 < n;
             let i = if active { i0 } else { n - 1 };
-            let mut ev = Eval::<T>::new(f, formula);
+            let mut ev = Eval::<T>::new(&o);
             let mut c = 0;
             while c < rounds(dim) {
                 let (j0, cnt) = chunk(dim, g, c, gr.lane);
@@ -1830,10 +1861,10 @@ unsafe fn evaluate_rows<T: LaneReal>(p: EvalParams<T>) {
                 } else {
                     [T::ZERO; 4]
                 };
-                ev.round(&gr, f, v, j0, cnt, dim, &lane_consts(f, j0));
+                ev.round(&gr, &o, v, j0, cnt, dim, &o.consts(j0));
                 c += 1;
             }
-            let val = ev.value(&gr, f, dim);
+            let val = ev.value(&gr, &o, dim);
             if active && gr.lane == 0 {
                 *out.add(i as usize) = val;
             }

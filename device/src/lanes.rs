@@ -6,10 +6,36 @@
 //! `rounds(D) = ⌈D / 4G⌉` rounds; in round `c` lane `l` owns the four components from
 //! `4(cG + l)`.
 
-use crate::functions::{
-    Acc, Formula, Function, LaneIn, accumulate, finish, lane_consts, lane_total,
-};
+use crate::functions::{Acc, BuiltinObjective, Formula, Function, LaneIn, lane_consts, lane_total};
 use crate::real::Real;
+
+/// An objective as a group of lanes evaluates it: per-lane accumulators that start at
+/// [`identity`](LaneObjective::identity), take each round's chunk by
+/// [`accumulate`](LaneObjective::accumulate), combine across the group by the xor
+/// butterfly ([`combine`](LaneObjective::combine)) and give the value by
+/// [`finish`](LaneObjective::finish). The built-in functions
+/// ([`BuiltinObjective`]) and a user's separable objective
+/// ([`crate::separable::SepLanes`] on the CPU, the linked symbols on the GPU) are the
+/// two kinds; the kernels and [`partial_of`] run any of them in the same order.
+pub trait LaneObjective<T: Real>: Copy {
+    /// Every lane's accumulators before the first round.
+    fn identity(&self) -> Acc<T>;
+    /// The per-chunk constants the kernels hoist out of their loops (see
+    /// [`lane_consts`]); zeros where the objective has none.
+    fn consts(&self, j0: u32) -> [T; 4];
+    /// Adds one lane's chunk of one round to `acc` (`kc` from [`LaneObjective::consts`]).
+    fn accumulate(&self, acc: &mut Acc<T>, li: &LaneIn<T>, dim: u32, kc: &[T; 4]);
+    /// Two lanes' accumulators combined (commutative bit for bit).
+    fn combine(&self, x: Acc<T>, y: Acc<T>) -> Acc<T>;
+    /// Whether the second accumulator is used (the group shuffles it only then).
+    fn uses_b(&self) -> bool;
+    /// The value from the group's combined accumulators.
+    fn finish(&self, acc: Acc<T>, dim: u32) -> T;
+    /// Does a lane read the component before its chunk (`LaneIn::prev`)?
+    fn needs_prev(&self) -> bool;
+    /// Does a lane read the sum of the components before its chunk (`LaneIn::base`)?
+    fn needs_prefix(&self) -> bool;
+}
 
 /// Components per lane per round (one 16-byte load of `f32`).
 pub const PER_LANE: u32 = 4;
@@ -54,7 +80,6 @@ pub const fn chunk(dim: u32, g: u32, c: u32, l: u32) -> (u32, u32) {
 }
 
 /// The objective value of `x`, computed exactly as a group of lanes on the GPU does.
-#[allow(clippy::needless_range_loop)] // lane-indexed, as the warp runs it
 #[inline(always)]
 pub fn evaluate<T: Real>(f: Function, formula: Formula, x: &[T]) -> T {
     evaluate_with(f, formula, x, |j0| lane_consts(f, j0))
@@ -69,24 +94,29 @@ pub fn evaluate_with<T: Real>(
     x: &[T],
     kc: impl Fn(u32) -> [T; 4],
 ) -> T {
-    let dim = x.len() as u32;
-    finish(
-        f,
-        formula,
-        partial(f, formula, x, 0, dim, T::ZERO, T::ZERO, kc),
-        dim,
-    )
+    evaluate_of_with(BuiltinObjective { f, formula }, x, kc)
 }
 
-/// The combined sums of a piece of a vector: `x` holds components
-/// `j_start .. j_start + x.len()` of a `dim`-dimensional vector (`j_start` a multiple of
-/// [`PER_LANE`]), `prev` is component `j_start − 1` (unused when `j_start = 0`) and
-/// `base` the sum of components `0 .. j_start` (only for functions that
-/// [need a prefix](Function::needs_prefix)). The piece is spread over its own group
-/// (width [`group_width`] of its length) exactly as a whole vector is; for the whole
-/// vector (`j_start = 0`, `prev = base = 0`) this is [`evaluate`] before [`finish`].
-/// Pieces combine with [`Acc::combine`].
-#[allow(clippy::needless_range_loop, clippy::too_many_arguments)] // lane-indexed, as the warp runs it
+/// The value of `x` under any [`LaneObjective`], computed exactly as a group of lanes
+/// on the GPU does (for a built-in, [`evaluate`]).
+#[inline(always)]
+pub fn evaluate_of<T: Real, O: LaneObjective<T>>(o: O, x: &[T]) -> T {
+    evaluate_of_with(o, x, |j0| o.consts(j0))
+}
+
+/// [`evaluate_of`] with the per-chunk constants supplied by the caller.
+#[inline(always)]
+pub fn evaluate_of_with<T: Real, O: LaneObjective<T>>(
+    o: O,
+    x: &[T],
+    kc: impl Fn(u32) -> [T; 4],
+) -> T {
+    let dim = x.len() as u32;
+    o.finish(partial_of(o, x, 0, dim, T::ZERO, T::ZERO, kc), dim)
+}
+
+/// [`partial_of`] for a built-in function.
+#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 pub fn partial<T: Real>(
     f: Function,
@@ -98,14 +128,47 @@ pub fn partial<T: Real>(
     base: T,
     kc: impl Fn(u32) -> [T; 4],
 ) -> Acc<T> {
+    partial_of(
+        BuiltinObjective { f, formula },
+        x,
+        j_start,
+        dim,
+        prev,
+        base,
+        kc,
+    )
+}
+
+/// The combined sums of a piece of a vector: `x` holds components
+/// `j_start .. j_start + x.len()` of a `dim`-dimensional vector (`j_start` a multiple of
+/// [`PER_LANE`]), `prev` is component `j_start − 1` (unused when `j_start = 0`) and
+/// `base` the sum of components `0 .. j_start` (only for objectives that
+/// [need a prefix](LaneObjective::needs_prefix)). The piece is spread over its own group
+/// (width [`group_width`] of its length) exactly as a whole vector is; for the whole
+/// vector (`j_start = 0`, `prev = base = 0`) this is [`evaluate_of`] before the finish.
+/// Pieces combine with [`LaneObjective::combine`]. Every lane's `prev` is set here; an
+/// objective that does not [need it](LaneObjective::needs_prev) must not read it (the
+/// kernels pass 0 then).
+#[allow(clippy::needless_range_loop, clippy::too_many_arguments)] // lane-indexed, as the warp runs it
+#[inline(always)]
+pub fn partial_of<T: Real, O: LaneObjective<T>>(
+    o: O,
+    x: &[T],
+    j_start: u32,
+    dim: u32,
+    prev: T,
+    base: T,
+    kc: impl Fn(u32) -> [T; 4],
+) -> Acc<T> {
     let width = x.len() as u32;
     let g = group_width(width);
     let gu = g as usize;
-    let mut acc = [Acc::<T>::identity(f, formula); MAX_GROUP as usize];
-    if !f.needs_prefix() {
+    let mut acc = [o.identity(); MAX_GROUP as usize];
+    if !o.needs_prefix() {
         // Without the prefix scan each lane needs only its own chunk and the component
         // before it (the previous lane's last one, or the previous round's, or `prev`):
-        // no per-round array of the lanes' inputs.
+        // no per-round array of the lanes' inputs. Lanes past the end own nothing and
+        // keep the identity, as on the GPU.
         for c in 0..rounds(width) {
             for l in 0..gu {
                 let (j0, n) = chunk(width, g, c, l as u32);
@@ -119,10 +182,10 @@ pub fn partial<T: Real>(
                     prev: if j0 == 0 { prev } else { x[j0 as usize - 1] },
                     base: T::ZERO,
                 };
-                accumulate(f, formula, &mut acc[l], &li, dim, &kc(li.j0));
+                o.accumulate(&mut acc[l], &li, dim, &kc(li.j0));
             }
         }
-        return butterfly(&mut acc[..gu], f, formula);
+        return butterfly_of(&mut acc[..gu], o);
     }
     let mut carry_last = prev;
     let mut carry_sum = base;
@@ -151,7 +214,7 @@ pub fn partial<T: Real>(
         for l in 0..gu {
             ins[l].prev = if l == 0 { carry_last } else { ins[l - 1].v[3] };
         }
-        if f.needs_prefix() {
+        if o.needs_prefix() {
             let mut incl = [T::ZERO; MAX_GROUP as usize];
             for l in 0..gu {
                 incl[l] = lane_total(&ins[l]);
@@ -164,11 +227,11 @@ pub fn partial<T: Real>(
             carry_sum = carry_sum + incl[gu - 1];
         }
         for l in 0..gu {
-            accumulate(f, formula, &mut acc[l], &ins[l], dim, &kc(ins[l].j0));
+            o.accumulate(&mut acc[l], &ins[l], dim, &kc(ins[l].j0));
         }
         carry_last = ins[gu - 1].v[3];
     }
-    butterfly(&mut acc[..gu], f, formula)
+    butterfly_of(&mut acc[..gu], o)
 }
 
 /// Hillis–Steele inclusive scan, in the order the warp-shuffle scan adds.
@@ -186,17 +249,23 @@ pub fn scan_inclusive<T: Real>(x: &mut [T]) {
     }
 }
 
-/// The xor-butterfly combination of the lanes' sums: lane 0's value after the warp's
-/// butterfly. At each level the warp's lane `l` combines its own value with lane `l ^ m`'s;
-/// as the combination is commutative bit for bit, lanes `l` and `l ^ m` then hold the same
-/// value, so the lower half alone carries every value lane 0 will read: it is computed in
-/// place, half as many combinations and no copies.
+/// The xor-butterfly combination of the lanes' sums, as the warp does it.
 #[inline(always)]
 pub fn butterfly<T: Real>(acc: &mut [Acc<T>], f: Function, formula: Formula) -> Acc<T> {
+    butterfly_of(acc, BuiltinObjective { f, formula })
+}
+
+/// [`butterfly`] for any [`LaneObjective`]: lane 0's value after the warp's xor
+/// butterfly. At each level the warp's lane `l` combines its own value with lane `l ^ m`'s;
+/// as the combination is commutative bit for bit, lanes `l` and `l ^ m` then hold the
+/// same value, so the lower half alone carries every value lane 0 will read: it is
+/// computed in place, half as many combinations and no copies.
+#[inline(always)]
+pub fn butterfly_of<T: Real, O: LaneObjective<T>>(acc: &mut [Acc<T>], o: O) -> Acc<T> {
     let mut m = acc.len() / 2;
     while m >= 1 {
         for l in 0..m {
-            acc[l] = acc[l].combine(acc[l + m], f, formula);
+            acc[l] = o.combine(acc[l], acc[l + m]);
         }
         m /= 2;
     }

@@ -98,6 +98,9 @@ pub mod callback;
 #[cfg(target_arch = "nvptx64")]
 pub mod kernels_adaptive;
 
+#[cfg(target_arch = "nvptx64")]
+pub mod kernels_separable;
+
 pub use de::{BoundPolicy, Crossover, Strategy};
 pub use functions::{Formula, Function};
 pub use philox::{Philox4x32, philox4x32_10};

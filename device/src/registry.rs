@@ -253,6 +253,46 @@ pub fn for_each_external_key(mut f: impl FnMut(KernelKey)) {
     }
 }
 
+/// The kernel key's `function` of the separable family (`kernels_separable.rs`): the
+/// built-in kernels' code path with a user's separable objective
+/// ([`crate::separable`]), whose symbols are linked in at run time as the external
+/// family's objective is. Its layouts and families are the external family's.
+pub const SEPARABLE: &str = "separable";
+
+/// The symbols a separable kernel calls in precision `p`: the a-terms, the b-terms and
+/// the finish (see [`crate::separable`] for their signatures).
+pub const fn separable_symbols(p: KernelPrecision) -> [&'static str; 3] {
+    match p {
+        KernelPrecision::F32 => ["gpude_sep_a_f32", "gpude_sep_b_f32", "gpude_sep_finish_f32"],
+        KernelPrecision::F64 => ["gpude_sep_a_f64", "gpude_sep_b_f64", "gpude_sep_finish_f64"],
+    }
+}
+
+/// The global in which a module states its separable form's flags in precision `p`
+/// ([`crate::separable::SepFlags::bits`]).
+pub const fn separable_flags_symbol(p: KernelPrecision) -> &'static str {
+    match p {
+        KernelPrecision::F32 => "gpude_sep_flags_f32",
+        KernelPrecision::F64 => "gpude_sep_flags_f64",
+    }
+}
+
+/// Calls `f` with every kernel key of the separable family.
+pub fn for_each_separable_key(mut f: impl FnMut(KernelKey)) {
+    for precision in KernelPrecision::ALL {
+        for layout in EXTERNAL_LAYOUTS {
+            for family in [Family::Classic, Family::Thesis] {
+                f(KernelKey {
+                    layout,
+                    family,
+                    function: SEPARABLE,
+                    precision,
+                });
+            }
+        }
+    }
+}
+
 /// The kernel key's `function` of the host-callback family (`callback.rs`): step-layout
 /// kernels that build the population's rows and trials and select, while the host
 /// evaluates the rows between the launches (an objective that runs on the CPU).
@@ -412,6 +452,18 @@ mod tests {
         });
         assert!(names.contains("de_batch_f64_external_thesis"));
         assert!(names.contains("de_batch_f64_external_thesis_ctl"));
+        // So are the separable family's: the external family's layouts and families.
+        let mut separable = 0;
+        for_each_separable_key(|key| {
+            let mut buf = [0u8; KERNEL_NAME_MAX];
+            let n = key.write_name(&mut buf);
+            assert!(n < KERNEL_NAME_MAX, "{key:?} fills the buffer");
+            assert!(names.insert(key.name_into(&mut buf).to_string()), "{key:?}");
+            separable += 1;
+        });
+        assert_eq!(separable, 16);
+        assert!(names.contains("de_grid_f32_separable"));
+        assert!(names.contains("de_batch_f64_separable_thesis_ctl"));
         // So are the host-callback family's.
         let mut host = 0;
         for_each_host_key(|key| {

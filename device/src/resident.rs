@@ -73,8 +73,9 @@ mod gpu {
 
     use crate::abi::{BatchParams, Run};
     use crate::de::{BoundPolicy, Draws, Strategy, accepts, better};
-    use crate::functions::{Function, lane_consts};
+    use crate::functions::Function;
     use crate::kernels::{Group, LaneReal, Setup, block_best, de_entry, init_one, trial_rows};
+    use crate::lanes::LaneObjective;
     use crate::lanes::{chunk, group_width, rounds};
     use crate::philox::key_of;
 
@@ -219,7 +220,7 @@ mod gpu {
             let my_group = tid / g;
             let passes = np.div_ceil(groups);
             let nr = rounds(dim);
-            let kc0 = lane_consts(s.f, chunk(dim, g, 0, gr.lane).0);
+            let kc0 = s.obj.consts(chunk(dim, g, 0, gr.lane).0);
             let mut cache = DrawCache {
                 pre: Draws {
                     r: [0; 5],

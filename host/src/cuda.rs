@@ -128,11 +128,19 @@ fn kernel_name<T: Real>(layout: Layout, job: &Job) -> String {
             (true, true) => Family::ThesisVariant,
             (false, _) => Family::Classic,
         },
-        // Host callbacks run in the host-callback family; other objectives than
-        // built-ins in the external family (linked in).
+        // Host callbacks run in the host-callback family; objectives with a separable
+        // form in the job's precision in the separable family, the others than
+        // built-ins in the external family (both linked in).
         function: match job.builtin() {
             Some(f) => f.key(),
             None if job.objective().is_host_callback() => gpude_device::registry::HOST,
+            None if job
+                .objective()
+                .separable_flags(precision_of::<T>())
+                .is_some() =>
+            {
+                gpude_device::registry::SEPARABLE
+            }
             None => gpude_device::registry::EXTERNAL,
         },
         precision: if T::NAME == "f32" {
@@ -143,6 +151,15 @@ fn kernel_name<T: Real>(layout: Layout, job: &Job) -> String {
     };
     let mut buf = [0u8; KERNEL_NAME_MAX];
     key.name_into(&mut buf).to_string()
+}
+
+/// The precision of the real type `T`.
+fn precision_of<T: Real>() -> crate::Precision {
+    if T::NAME == "f32" {
+        crate::Precision::F32
+    } else {
+        crate::Precision::F64
+    }
 }
 
 /// A floating type the kernels exist for.
@@ -160,7 +177,12 @@ fn run_params<T: GpuReal>(job: &Job) -> Run<T> {
         strategy: job.strategy() as u32,
         crossover: job.crossover() as u32,
         bounds: job.bounds() as u32,
-        formula: job.formula() as u32,
+        // The separable family reads its objective's flags here (see
+        // `gpude_device::abi::Run::formula`).
+        formula: match job.objective().separable_flags(precision_of::<T>()) {
+            Some(flags) if job.builtin().is_none() => flags.bits(),
+            _ => job.formula() as u32,
+        },
         dim: job.dim(),
         np: job.pop(),
         gens: job.generations(),

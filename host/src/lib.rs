@@ -27,7 +27,7 @@ pub use gpude_device::{BoundPolicy, Crossover, Formula, Function, Strategy, Thes
 pub use islands::{
     Algorithm, Archipelago, ArchipelagoBuilder, ArchipelagoResult, Emigrants, Replacement, Topology,
 };
-pub use objective::{BatchObjective, Objective};
+pub use objective::{BatchObjective, Objective, SeparableCpu};
 pub use problem::{FUNCTIONS, FunctionInfo, Problem};
 pub use pso::Pso;
 pub use result::{RunResult, Termination};

@@ -33,8 +33,10 @@ use crate::cec2017::{DataSource, FunctionData, FunctionId};
 use crate::error::{Error, Result};
 use crate::problem::FunctionInfo;
 use crate::ptx_objective::PtxCode;
+use gpude_device::lanes::evaluate_of;
+use gpude_device::separable::{SepFlags, SepLanes, Separable};
 use gpude_device::{Function, Real};
-use gpude_expr::Expr;
+use gpude_expr::{Expr, Precision as ExprPrecision};
 use rayon::prelude::*;
 use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -71,10 +73,90 @@ where
 }
 
 /// An expression and its known minimum, if any.
-#[derive(Debug)]
 pub struct ExprObjective {
     pub expr: Expr,
     pub min: Option<f64>,
+    /// Its separable form, when it has one ([`separable_of`]): the engines evaluate it
+    /// with the lanes, in the separable kernels on the GPU.
+    pub(crate) separable: Option<Arc<dyn ExprSeparable>>,
+}
+
+impl fmt::Debug for ExprObjective {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ExprObjective")
+            .field("expr", &self.expr)
+            .field("min", &self.min)
+            .field("separable", &self.separable.is_some())
+            .finish()
+    }
+}
+
+/// What the engines need of an expression's separable form: its terms in both
+/// precisions (the CPU's lane-order evaluation) and the PTX module that defines the
+/// separable symbols (see [`gpude_device::separable`]) for the job's dimension.
+pub(crate) trait ExprSeparable:
+    Separable<f32> + Separable<f64> + Send + Sync + std::panic::RefUnwindSafe
+{
+    /// The module defining `gpude_sep_*_T` and `gpude_sep_flags_T` in precision `p`.
+    fn ptx_for_dim(&self, p: ExprPrecision, dim: u32) -> String;
+}
+
+/// The separable form of `e`, when it has one: the one place where the host asks the
+/// expression crate for it. The expression crate gives none yet, so expressions run as
+/// whole-vector objectives.
+pub(crate) fn separable_of(_e: &Expr) -> Option<Arc<dyn ExprSeparable>> {
+    None
+}
+
+/// The CPU code of a separable objective in both precisions (see
+/// [`gpude_device::separable::Separable`]): the same terms, in the same order, as the
+/// PTX module's symbols, so that the CPU engine's lane-order evaluation gives the GPU's
+/// bits.
+pub struct SeparableCpu {
+    pub f32: Box<dyn Separable<f32> + Send + Sync>,
+    pub f64: Box<dyn Separable<f64> + Send + Sync>,
+}
+
+impl SeparableCpu {
+    /// The flags of the form in precision `p`.
+    fn flags(&self, p: crate::Precision) -> SepFlags {
+        match p {
+            crate::Precision::F32 => self.f32.flags(),
+            crate::Precision::F64 => self.f64.flags(),
+        }
+    }
+}
+
+/// The values of the rows of `xs` (`dim` components each) under a separable form, in
+/// precision `T`, as a group of lanes computes them (the GPU's bits).
+fn evaluate_separable<T: Real>(
+    s32: &(dyn Separable<f32> + Send + Sync),
+    s64: &(dyn Separable<f64> + Send + Sync),
+    xs: &[T],
+    dim: usize,
+    out: &mut [T],
+) {
+    if T::NAME == "f32" {
+        let lanes = SepLanes::new::<f32>(s32);
+        xs.par_chunks(dim).zip(out.par_iter_mut()).for_each_init(
+            || Vec::with_capacity(dim),
+            |buf, (x, o)| {
+                buf.clear();
+                buf.extend(x.iter().map(|v| v.to_f64() as f32));
+                *o = T::of(evaluate_of(lanes, buf) as f64);
+            },
+        );
+    } else {
+        let lanes = SepLanes::new::<f64>(s64);
+        xs.par_chunks(dim).zip(out.par_iter_mut()).for_each_init(
+            || Vec::with_capacity(dim),
+            |buf, (x, o)| {
+                buf.clear();
+                buf.extend(x.iter().map(|v| v.to_f64()));
+                *o = T::of(evaluate_of(lanes, buf));
+            },
+        );
+    }
 }
 
 /// A CEC 2017 function's data at one dimension, with the data rounded to f32 once for
@@ -127,6 +209,8 @@ pub struct CallbackObjective {
     min_dim: u32,
     /// The function on the CPU; `None` for PTX code alone.
     f: Option<Box<dyn BatchObjective>>,
+    /// The separable form on the CPU, which the CPU engine prefers to `f`.
+    sep: Option<SeparableCpu>,
     /// The same objective compiled to PTX, for the GPU.
     gpu: Option<Arc<PtxCode>>,
     failed: AtomicBool,
@@ -255,7 +339,12 @@ impl Objective {
             what: "expression".into(),
             message: e.to_string(),
         })?;
-        Ok(Objective::Expr(Arc::new(ExprObjective { expr, min })))
+        let separable = separable_of(&expr);
+        Ok(Objective::Expr(Arc::new(ExprObjective {
+            expr,
+            min,
+            separable,
+        })))
     }
 
     /// CEC 2017 function `id` at dimension `dim` (10, 30, 50 or 100), its data read from
@@ -286,6 +375,7 @@ impl Objective {
             min,
             min_dim: 1,
             f,
+            sep: None,
             gpu: gpu.map(Arc::new),
             failed: AtomicBool::new(false),
             failure: Mutex::new(None),
@@ -312,6 +402,80 @@ impl Objective {
         Self::with_code(name.into(), min, Some(Box::new(f)), Some(code))
     }
 
+    /// An objective compiled to PTX that defines its separable form (see
+    /// [`crate::ptx_objective`]) with the same form for the CPU `sep`: the CPU engine
+    /// evaluates `sep` in the order of the GPU's lanes, and so gives the GPU's bits. The
+    /// module may define the whole-vector objective too; the engines prefer the
+    /// separable form. The flags of `sep` must be the module's in each precision the
+    /// module defines the form for.
+    pub fn ptx_separable(
+        name: impl Into<String>,
+        min: Option<f64>,
+        code: PtxCode,
+        sep: SeparableCpu,
+    ) -> Result<Objective> {
+        let name = name.into();
+        let mut any = false;
+        for p in [crate::Precision::F32, crate::Precision::F64] {
+            if let Some(flags) = code.separable(p) {
+                any = true;
+                let cpu = sep.flags(p);
+                if cpu != flags {
+                    return Err(Error::invalid(
+                        "separable CPU code",
+                        format!("flags {} in {}", cpu.bits(), p.name()),
+                        format!(
+                            "the flags of the PTX module of {:?} ({}): the CPU code and the \
+                             module must compute the same form",
+                            crate::error::clip(&name),
+                            flags.bits()
+                        ),
+                    ));
+                }
+            }
+        }
+        if !any {
+            return Err(Error::invalid(
+                "PTX objective",
+                crate::error::clip(&name),
+                "a module that defines the separable form (gpude_sep_a_T, \
+                 gpude_sep_finish_T, gpude_sep_flags_T) for Objective::ptx_separable",
+            ));
+        }
+        check_min(min)?;
+        Ok(Objective::Callback(Arc::new(CallbackObjective {
+            name,
+            min,
+            min_dim: 1,
+            f: None,
+            sep: Some(sep),
+            gpu: Some(Arc::new(code)),
+            failed: AtomicBool::new(false),
+            failure: Mutex::new(None),
+        })))
+    }
+
+    /// The flags of the separable form the engines run in precision `p`, when the
+    /// objective has one there: a PTX module's, or an expression's.
+    pub fn separable_flags(&self, p: crate::Precision) -> Option<SepFlags> {
+        match self {
+            Objective::Callback(c) => c.gpu.as_ref().and_then(|g| g.separable(p)),
+            Objective::Expr(e) => e.separable.as_ref().map(|s| match p {
+                crate::Precision::F32 => Separable::<f32>::flags(&**s),
+                crate::Precision::F64 => Separable::<f64>::flags(&**s),
+            }),
+            _ => None,
+        }
+    }
+
+    /// An expression's separable form's module for precision `p` at dimension `dim`.
+    pub(crate) fn expr_separable_ptx(&self, p: ExprPrecision, dim: u32) -> Option<String> {
+        match self {
+            Objective::Expr(e) => e.separable.as_ref().map(|s| s.ptx_for_dim(p, dim)),
+            _ => None,
+        }
+    }
+
     /// The PTX code of an objective given as PTX, when it is one.
     pub fn ptx_code(&self) -> Option<&PtxCode> {
         match self {
@@ -323,7 +487,7 @@ impl Objective {
     /// False only for PTX code without a CPU function: nothing on the CPU evaluates it.
     pub fn has_cpu_code(&self) -> bool {
         match self {
-            Objective::Callback(c) => c.f.is_some(),
+            Objective::Callback(c) => c.f.is_some() || c.sep.is_some(),
             _ => true,
         }
     }
@@ -458,6 +622,11 @@ impl Objective {
                     .zip(out.par_iter_mut())
                     .for_each(|(x, o)| *o = crate::cpu::evaluate_fast(*f, formula, x));
             }
+            Objective::Expr(e) if e.separable.is_some() => {
+                if let Some(s) = &e.separable {
+                    evaluate_separable(&**s, &**s, xs, dim, out);
+                }
+            }
             Objective::Expr(e) => {
                 let e = &e.expr;
                 if T::NAME == "f32" {
@@ -488,6 +657,19 @@ impl Objective {
             Objective::Callback(c) => {
                 if c.failed.load(Ordering::Acquire) {
                     out.fill(T::of(f64::NAN));
+                    return;
+                }
+                if let Some(s) = &c.sep {
+                    let run = catch_unwind(AssertUnwindSafe(|| {
+                        evaluate_separable(&*s.f32, &*s.f64, xs, dim, out)
+                    }));
+                    if run.is_err() {
+                        c.fail(format!(
+                            "the separable CPU code of the objective {:?} panicked",
+                            crate::error::clip(&c.name)
+                        ));
+                        out.fill(T::of(f64::NAN));
+                    }
                     return;
                 }
                 let x64: Vec<f64> = xs.iter().map(|v| v.to_f64()).collect();

@@ -10,6 +10,12 @@
 //! expression calls). The linked image is loaded as a module; it is kept per kernel and
 //! expression text, so that a batch or a benchmark links once.
 //!
+//! The separable family (`gpude_device::kernels_separable`) is linked the same way with
+//! a module that defines the objective's separable form: a PTX objective's own module
+//! (which may define both forms; the engine prefers the separable one), or an
+//! expression's separable form's module. Its flags go into the launch parameter
+//! `Run::formula` (`run_params`).
+//!
 //! The kernels take the same arguments as the built-in ones: the launch code is shared,
 //! and only the function differs.
 
@@ -18,7 +24,7 @@ use crate::config::Job;
 use crate::config::Precision;
 use crate::error::{Error, Result};
 use crate::objective::Objective;
-use crate::ptx_objective::symbol as ptx_symbol;
+use crate::ptx_objective::{symbol as ptx_symbol, with_separable_b};
 use cudarc::driver::sys::{self, CUjit_option, CUjitInputType};
 use cudarc::driver::{CudaFunction, LaunchConfig, PushKernelArg};
 use gpude_device::Real;
@@ -107,10 +113,29 @@ fn objective_code(job: &Job, p: ExprPrecision) -> Result<Option<(String, String)
         let mut h = std::collections::hash_map::DefaultHasher::new();
         code.text().hash(&mut h);
         let key = format!("ptx {} {:016x}", code.text().len(), h.finish());
-        return Ok(Some((key, code.text().to_string())));
+        // The separable kernels refer to the b-terms whatever the flags.
+        let text = if code.separable(job.precision()).is_some() {
+            with_separable_b(code.text(), job.precision())
+        } else {
+            code.text().to_string()
+        };
+        return Ok(Some((key, text)));
     }
     match job.objective() {
         Objective::Builtin(_) => Ok(None),
+        // The separable form's module, for the separable kernels (see `kernel_name`).
+        Objective::Expr(e) if e.separable.is_some() => {
+            let ptx = with_separable_b(
+                &job.objective()
+                    .expr_separable_ptx(p, job.dim())
+                    .unwrap_or_default(),
+                job.precision(),
+            );
+            Ok(Some((
+                format!("separable {} D={} {}", p.name(), job.dim(), e.expr.source()),
+                ptx,
+            )))
+        }
         // Generated for the job's dimension: the per-j values come from a table.
         Objective::Expr(e) => Ok(Some((
             format!("expr {} D={} {}", p.name(), job.dim(), e.expr.source()),
