@@ -1564,33 +1564,59 @@ fn ptx_objectives_match_expressions(e: &CudaEngine) {
         }
         b.build().expect("valid job")
     };
-    let mut modules = vec![("expression", None)];
+    // Each module runs as its reference does: a separable module as the expression
+    // (which the engines evaluate in its separable form, lane by lane), a whole-vector
+    // module as the expression's whole-vector module (its terms in ascending j).
+    let sep = ex
+        .separable()
+        .expect("Rosenbrock's expression is separable");
+    let mut modules: Vec<(&str, Option<String>, bool)> = vec![
+        ("expression's separable module", None, true),
+        ("expression's whole-vector module", None, false),
+    ];
     match example_ptx() {
-        // Its whole-vector form: the separable one, which the engine prefers, is
-        // `separable_objectives_match_cpu`'s.
-        Some(text) => modules.push(("example", Some(text.replace("gpude_sep_", "unused_sep_")))),
+        Some(text) => {
+            modules.push(("example", Some(text.clone()), true));
+            modules.push((
+                "example's whole-vector form",
+                Some(text.replace("gpude_sep_", "unused_sep_")),
+                false,
+            ));
+        }
         None => println!(
             "  SKIPPED the example crate: no gpu-bundle/objective-example.ptx and no \
              $GPUDE_OBJECTIVE_PTX (scripts/gpu-bundle.sh builds it)"
         ),
     }
     let mut runs = 0;
-    for (what, text) in &modules {
+    for (what, text, separable) in &modules {
         for p in [Precision::F32, Precision::F64] {
             let ep = match p {
                 Precision::F32 => gpude::expr::Precision::F32,
                 Precision::F64 => gpude::expr::Precision::F64,
             };
-            let text = text.clone().unwrap_or_else(|| ex.ptx(ep));
+            let text = text
+                .clone()
+                .unwrap_or_else(|| if *separable { sep.ptx(ep) } else { ex.ptx(ep) });
             let code = PtxCode::parse(text).expect("a PTX objective");
+            assert_eq!(
+                code.separable(p).is_some(),
+                *separable,
+                "{what}: the engine sees the form it should"
+            );
             for s in [Strategy::Thesis, Strategy::Rand1] {
                 let a = job(
                     Objective::ptx(*what, Some(0.0), code.clone()).unwrap(),
                     p,
                     s,
                 );
-                let b = job(Objective::expr(&src, Some(0.0)).unwrap(), p, s);
-                let want = e.run(&b, Mode::Batch).expect("expression run");
+                let b = if *separable {
+                    job(Objective::expr(&src, Some(0.0)).unwrap(), p, s)
+                } else {
+                    let whole = PtxCode::parse(ex.ptx(ep)).expect("the expression's module");
+                    job(Objective::ptx("whole", Some(0.0), whole).unwrap(), p, s)
+                };
+                let want = e.run(&b, Mode::Batch).expect("reference run");
                 for mode in [Mode::Batch, Mode::Grid, Mode::Steps] {
                     let got = e.run(&a, mode).expect("PTX run");
                     let w = format!("{what} {p:?} {s:?} {mode:?}");
@@ -1603,9 +1629,9 @@ fn ptx_objectives_match_expressions(e: &CudaEngine) {
             }
         }
     }
-    // An expression's module generated for one dimension (a table of its per-j values)
-    // runs jobs of that dimension from the table and jobs of any other computing them:
-    // both as the expression (which the engine links for the job's dimension).
+    // An expression's whole-vector module generated for one dimension (a table of its
+    // per-j values) runs jobs of that dimension from the table and jobs of any other
+    // computing them: both as the module without a table.
     let src = expression(Function::Griewank);
     let ex = Expr::parse(&src).unwrap();
     for p in [Precision::F32, Precision::F64] {
@@ -1613,6 +1639,13 @@ fn ptx_objectives_match_expressions(e: &CudaEngine) {
             Precision::F32 => gpude::expr::Precision::F32,
             Precision::F64 => gpude::expr::Precision::F64,
         };
+        let plain = PtxCode::parse(ex.ptx(ep)).expect("a PTX objective");
+        let b = job(
+            Objective::ptx("griewank", Some(0.0), plain).unwrap(),
+            p,
+            Strategy::Thesis,
+        );
+        let want = e.run(&b, Mode::Batch).expect("whole-vector run");
         for table_dim in [24, 7] {
             let code = PtxCode::parse(ex.ptx_for_dim(ep, table_dim)).expect("a PTX objective");
             let a = job(
@@ -1620,12 +1653,6 @@ fn ptx_objectives_match_expressions(e: &CudaEngine) {
                 p,
                 Strategy::Thesis,
             );
-            let b = job(
-                Objective::expr(&src, Some(0.0)).unwrap(),
-                p,
-                Strategy::Thesis,
-            );
-            let want = e.run(&b, Mode::Batch).expect("expression run");
             for mode in [Mode::Batch, Mode::Grid] {
                 let got = e.run(&a, mode).expect("PTX run");
                 let w = format!("griewank, table for D = {table_dim}, {p:?} {mode:?}");

@@ -101,11 +101,19 @@ pub(crate) trait ExprSeparable:
     fn ptx_for_dim(&self, p: ExprPrecision, dim: u32) -> String;
 }
 
-/// The separable form of `e`, when it has one: the one place where the host asks the
-/// expression crate for it. The expression crate gives none yet, so expressions run as
-/// whole-vector objectives.
-pub(crate) fn separable_of(_e: &Expr) -> Option<Arc<dyn ExprSeparable>> {
-    None
+impl ExprSeparable for gpude_expr::SeparableExpr {
+    fn ptx_for_dim(&self, p: ExprPrecision, _dim: u32) -> String {
+        // The separable terms compute their j-only values from j: one module serves
+        // every dimension.
+        self.ptx(p)
+    }
+}
+
+/// The separable form of `e`, when it has one (`gpude_expr::Expr::separable`): the one
+/// place where the host asks the expression crate for it. Expressions without one run
+/// as whole-vector objectives.
+pub(crate) fn separable_of(e: &Expr) -> Option<Arc<dyn ExprSeparable>> {
+    e.separable().map(|s| Arc::new(s) as Arc<dyn ExprSeparable>)
 }
 
 /// The CPU code of a separable objective in both precisions (see

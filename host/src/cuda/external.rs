@@ -125,11 +125,16 @@ fn objective_code(job: &Job, p: ExprPrecision) -> Result<Option<(String, String)
         Objective::Builtin(_) => Ok(None),
         // The separable form's module, for the separable kernels (see `kernel_name`).
         Objective::Expr(e) if e.separable.is_some() => {
+            // The stub b-terms in the module's precision (`p`), which is the job's.
+            let mp = match p {
+                ExprPrecision::F32 => crate::Precision::F32,
+                ExprPrecision::F64 => crate::Precision::F64,
+            };
             let ptx = with_separable_b(
                 &job.objective()
                     .expr_separable_ptx(p, job.dim())
                     .unwrap_or_default(),
-                job.precision(),
+                mp,
             );
             Ok(Some((
                 format!("separable {} D={} {}", p.name(), job.dim(), e.expr.source()),
@@ -453,8 +458,23 @@ mod tests {
             (KernelPrecision::F32, ExprPrecision::F32),
             (KernelPrecision::F64, ExprPrecision::F64),
         ] {
+            // `sum(x^2)` is separable: its module defines the separable form's terms
+            // (and the b-terms the separable kernels refer to).
             let (key, ptx) = objective_code(&job, ep).unwrap().unwrap();
             assert!(key.contains("sum(x^2)") && key.contains(ep.name()), "{key}");
+            assert!(key.starts_with("separable"), "{key}");
+            for sym in [ep.sep_a_name(), ep.sep_b_name(), ep.sep_finish_name()] {
+                assert!(ptx.contains(&format!(") {sym}(")), "{sym}");
+            }
+            assert!(ptx.contains(ep.sep_flags_name()), "flags");
+            // A neighbour ahead is not separable: the whole-vector symbol.
+            let ahead = Objective::expr("sum(x[j+1] - x)", None).unwrap();
+            let whole = Job::builder_for(ahead, 4)
+                .domain(-1.0, 1.0)
+                .build()
+                .unwrap();
+            let (key, ptx) = objective_code(&whole, ep).unwrap().unwrap();
+            assert!(key.starts_with("expr"), "{key}");
             let sym = objective_symbol(kp);
             assert_eq!(sym, ep.function_name());
             assert!(ptx.contains(".visible .func (.param ."), "{ptx}");
