@@ -591,3 +591,87 @@ fn the_example_s_separable_form_links_with_the_separable_kernels() {
     let no_b = whole_program(&[module("de_batch_f32_separable_thesis"), &text, maths]);
     assert!(assemble(&exe, &no_b, "separable_without_b", false).is_err());
 }
+
+/// The objective's functions copied into the kernels (`gpude::host::ptx_inline`, as the
+/// CUDA engine links them): for every separable kernel and the built-ins' separable
+/// expressions, and for the external kernels and the whole-vector expressions, no call to
+/// the objective is left where its body is self-contained, and the result assembles —
+/// alone as relocatable code, and as one program with the objective's module and the
+/// maths (with `ptxas` when `PTXAS` is set).
+#[test]
+fn inlined_objectives_assemble() {
+    use gpude::device::registry::separable_symbols;
+    use gpude::host::ptx_inline::inline_calls;
+    let exe = ptxas();
+    if exe.is_none() {
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED: assembling the inlined kernels — PTXAS is not set (the inlining itself is checked)"
+        );
+    }
+    let maths = module(EXPR_MATHS_MODULE);
+    let mut checked = 0;
+    for f in [
+        Function::Sphere,
+        Function::Griewank,
+        Function::Rosenbrock,
+        Function::Ackley,
+    ] {
+        let ex = Expr::parse(&expression(f)).unwrap();
+        let sep = ex.separable().expect("separable");
+        let mut names: Vec<(String, KernelPrecision)> = Vec::new();
+        for_each_separable_key(|k| {
+            let mut buf = [0u8; KERNEL_NAME_MAX];
+            names.push((k.name_into(&mut buf).to_string(), k.precision));
+        });
+        for (name, kp) in names
+            .iter()
+            .filter(|(n, _)| n.contains("batch") || n.contains("grid"))
+        {
+            let (p, hp) = match kp {
+                KernelPrecision::F32 => (Precision::F32, gpude::Precision::F32),
+                KernelPrecision::F64 => (Precision::F64, gpude::Precision::F64),
+            };
+            let objective = with_separable_b(&sep.ptx(p), hp);
+            let (inlined, sites) = inline_calls(module(name), &objective, &separable_symbols(*kp));
+            // Then the maths the terms call, as the engine does.
+            let maths_names: Vec<&str> = SYMBOLS.iter().map(|(n, _)| *n).collect();
+            let (inlined, _) = inline_calls(&inlined, maths, &maths_names);
+            assert!(sites >= 3, "{f:?} {name}: {sites} calls inlined");
+            for s in separable_symbols(*kp) {
+                assert!(
+                    !inlined.contains(&format!("), {s},")),
+                    "{f:?} {name}: {s} still called"
+                );
+            }
+            if let Some(exe) = &exe {
+                let tag = format!("inl_{}_{name}", f.key());
+                assemble(exe, &inlined, &tag, true)
+                    .unwrap_or_else(|m| panic!("{f:?} {name} inlined: {m}"));
+                let program = whole_program(&[&inlined, &objective, maths]);
+                assemble(exe, &program, &format!("{tag}_prog"), false)
+                    .unwrap_or_else(|m| panic!("{f:?} {name} inlined, linked: {m}"));
+            }
+            checked += 1;
+        }
+    }
+    // The whole-vector form in the external kernels (Rosenbrock's expression reads no
+    // table when it is not generated for one dimension).
+    let ex = Expr::parse(&expression(Function::Rosenbrock)).unwrap();
+    for (name, kp) in external_kernels()
+        .iter()
+        .filter(|(n, _)| n.contains("batch"))
+    {
+        let p = expr_precision(*kp);
+        let objective = ex.ptx(p);
+        let (inlined, sites) = inline_calls(module(name), &objective, &[objective_symbol(*kp)]);
+        assert!(sites >= 1, "{name}: {sites} calls inlined");
+        if let Some(exe) = &exe {
+            let program = whole_program(&[&inlined, &objective, maths]);
+            assemble(exe, &program, &format!("inl_whole_{name}"), false)
+                .unwrap_or_else(|m| panic!("{name} inlined, linked: {m}"));
+        }
+        checked += 1;
+    }
+    assert!(checked > 40, "{checked}");
+}

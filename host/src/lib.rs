@@ -15,6 +15,7 @@ pub mod islands;
 pub mod objective;
 pub mod problem;
 pub mod pso;
+pub mod ptx_inline;
 pub mod ptx_objective;
 pub mod result;
 pub mod split;

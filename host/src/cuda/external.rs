@@ -28,7 +28,7 @@ use crate::ptx_objective::{symbol as ptx_symbol, with_separable_b};
 use cudarc::driver::sys::{self, CUjit_option, CUjitInputType};
 use cudarc::driver::{CudaFunction, LaunchConfig, PushKernelArg};
 use gpude_device::Real;
-use gpude_device::registry::EXPR_MATHS_MODULE;
+use gpude_device::registry::{EXPR_MATHS_MODULE, KernelPrecision, separable_symbols};
 use gpude_expr::{Expr, Precision as ExprPrecision};
 use std::ffi::{CString, c_void};
 use std::hash::{Hash, Hasher};
@@ -177,7 +177,9 @@ impl CudaEngine {
             .kernels
             .get(name)
             .ok_or_else(|| Error::MissingKernel { name: name.into() })?;
-        self.linked(name, key, &[(name, kernel), ("objective", objective)])
+        let maths = self.kernels.get(EXPR_MATHS_MODULE).copied().unwrap_or("");
+        let kernel = inlined(name, kernel, objective, maths);
+        self.linked(name, key, &[(name, &kernel), ("objective", objective)])
     }
 
     /// Entry `entry` of `modules` linked with the expression maths, loaded; cached under
@@ -285,6 +287,29 @@ impl Drop for LinkState {
     }
 }
 
+/// Kernel `name`'s PTX with the objective's functions it calls copied in at each call
+/// ([`crate::ptx_inline`]): the separable terms, or the whole-vector objective; then the
+/// expression maths those call. What cannot be inlined stays a call, which the link
+/// resolves. `GPUDE_INLINE=0` keeps every call (for comparisons).
+pub(crate) fn inlined(name: &str, kernel: &str, objective: &str, maths: &str) -> String {
+    if std::env::var("GPUDE_INLINE").is_ok_and(|v| v.trim() == "0") {
+        return kernel.to_string();
+    }
+    let p = if name.contains("_f64") {
+        KernelPrecision::F64
+    } else {
+        KernelPrecision::F32
+    };
+    let mut names = separable_symbols(p).to_vec();
+    names.push(objective_symbol(p));
+    let (k, _) = crate::ptx_inline::inline_calls(kernel, objective, &names);
+    let maths_names: Vec<&str> = gpude_device::expr_maths::SYMBOLS
+        .iter()
+        .map(|(n, _)| *n)
+        .collect();
+    crate::ptx_inline::inline_calls(&k, maths, &maths_names).0
+}
+
 /// Links PTX `modules` (name, text) into a cubin with the driver's JIT linker for the
 /// current context's GPU, with at most `max_registers` registers per thread. Failures
 /// carry the linker's error log (an undefined or mismatched symbol names it).
@@ -375,7 +400,6 @@ fn link(kernel: &str, modules: &[(&str, &str)], max_registers: Option<u32>) -> R
 mod tests {
     use super::*;
     use crate::Function;
-    use gpude_device::registry::KernelPrecision;
 
     fn expr_job() -> Job {
         Job::builder_for(Objective::expr("sum(x^2)", Some(0.0)).unwrap(), 4)
