@@ -81,16 +81,20 @@ macro_rules! separable {
         /// j ≥ 1, `(1 − x[j−1])² + 100 (x[j] − x[j−1]²)²`, added one at a time in
         /// ascending order; component 0 has none). `prev` is component `j0 − 1`.
         pub fn $a(mut acc: $t, v: [$t; 4], prev: $t, j0: u32, n: u32) -> $t {
+            // A loop of four with constant indices (the compiler unrolls it and keeps `v`
+            // in registers); components past `n` add nothing.
             let mut q = prev;
             let mut k = 0;
-            while k < 4 && k < n as usize {
-                let x = v[k];
-                if j0 + k as u32 > 0 {
-                    let u = 1.0 - q;
-                    let r = x - q * q;
-                    acc += u * u + 100.0 * (r * r);
+            while k < 4 {
+                if k < n as usize {
+                    let x = v[k];
+                    if j0 + k as u32 > 0 {
+                        let u = 1.0 - q;
+                        let r = x - q * q;
+                        acc += u * u + 100.0 * (r * r);
+                    }
+                    q = x;
                 }
-                q = x;
                 k += 1;
             }
             acc
