@@ -7,7 +7,7 @@
 //! calls cost more than the terms. This module copies the bodies of a module's functions
 //! into the kernel at each call site, before the link, as a compiler's inliner would:
 //!
-//! - the callee's registers, labels and local arrays get names of their own per site;
+//! - the callee's registers and labels get names of their own per site;
 //! - the arguments the caller stores to its `.param` variables are copied to fresh
 //!   registers, which the callee's `ld.param` reads then read;
 //! - the callee's `st.param` of its result becomes a `mov` to the caller's destination,
@@ -16,8 +16,9 @@
 //! The instructions and their order are the callee's, so the results are the same bits.
 //! A function is inlined only when its body is self-contained: it may call other
 //! functions (their prototypes are added to the kernel, and the link resolves them) but
-//! not read the module's variables, take a parameter's address or call indirectly. The
-//! others stay calls. Checked by the GPU tests: every separable run equals the CPU
+//! not read the module's variables, keep local arrays, take a parameter's address or call
+//! indirectly. The others stay calls, and a kernel whose inlined text the JIT refuses is
+//! linked with its calls. Checked by the GPU tests: every separable run equals the CPU
 //! engine's bit for bit.
 
 use std::collections::{HashMap, HashSet};
@@ -279,10 +280,11 @@ fn inline_body(
         return None;
     }
     let body = c.body;
-    if body.contains("prototype") || body.contains(".shared") {
+    // Local arrays (addressed through their names) and shared memory stay with calls.
+    if body.contains("prototype") || body.contains(".shared") || body.contains(".local") {
         return None;
     }
-    // Labels and local arrays defined in the body get a per-site name.
+    // Labels defined in the body get a per-site name.
     let mut locals: HashSet<&str> = HashSet::new();
     for line in body.lines() {
         let t = line.trim();
@@ -291,11 +293,6 @@ fn inline_body(
             && l.bytes().all(ident_char)
         {
             locals.insert(l);
-        }
-        if t.starts_with(".local")
-            && let Some((_, name)) = idents(t.split('[').next().unwrap_or("")).last()
-        {
-            locals.insert(name);
         }
     }
     let params: HashMap<&str, usize> = c.params.iter().enumerate().map(|(k, p)| (*p, k)).collect();
@@ -625,6 +622,13 @@ $L__BB0_2:
         let (out, n) = inline_calls(&k, MODULE, &["reads_table"]);
         assert_eq!(n, 0);
         assert!(out.contains("call.uni (retval0), reads_table"), "{out}");
+        // A local array.
+        let with_local = MODULE.replace(
+            "\t.reg .pred \t%p<2>;",
+            "\t.local .align 4 .b8 \t__local_depot0[16];\n\t.reg .pred \t%p<2>;",
+        );
+        let (_, n) = inline_calls(&kernel("twice"), &with_local, &["twice"]);
+        assert_eq!(n, 0);
         // A name not asked for, or not defined.
         let (_, n) = inline_calls(&kernel("twice"), MODULE, &["other"]);
         assert_eq!(n, 0);

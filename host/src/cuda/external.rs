@@ -178,8 +178,15 @@ impl CudaEngine {
             .get(name)
             .ok_or_else(|| Error::MissingKernel { name: name.into() })?;
         let maths = self.kernels.get(EXPR_MATHS_MODULE).copied().unwrap_or("");
-        let kernel = inlined(name, kernel, objective, maths);
-        self.linked(name, key, &[(name, &kernel), ("objective", objective)])
+        let inl = inlined(name, kernel, objective, maths);
+        match self.linked(name, key, &[(name, &inl), ("objective", objective)]) {
+            // The inlining is an optimisation: where the JIT refuses its text, the
+            // kernel is linked with its calls.
+            Err(_) if inl.as_str() != *kernel => {
+                self.linked(name, key, &[(name, kernel), ("objective", objective)])
+            }
+            r => r,
+        }
     }
 
     /// Entry `entry` of `modules` linked with the expression maths, loaded; cached under
