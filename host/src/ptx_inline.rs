@@ -239,31 +239,136 @@ fn functions(module: &str) -> (HashMap<&str, Callee<'_>>, HashMap<&str, String>)
     (defs, protos)
 }
 
-/// The names `module` declares at file scope as variables (`.global`, `.const`, …).
-fn variables(module: &str) -> HashSet<&str> {
-    let mut depth = 0i32;
-    let mut out = HashSet::new();
-    for line in module.lines() {
-        let t = line.trim();
-        if depth == 0
-            && [
-                ".global",
-                ".const",
-                ".visible .global",
-                ".visible .const",
-                ".extern .global",
-            ]
-            .iter()
-            .any(|p| t.starts_with(p))
-            && let Some((_, name)) = idents(t.split(['=', ';', '[']).next().unwrap_or(""))
-                .filter(|(reg, _)| !reg)
-                .last()
-        {
-            out.insert(name);
+/// The prefix of the module's private items copied into a kernel.
+const COPY: &str = "gpude_inl_";
+
+/// A file-scope item of the source module that an inlined body may need: a constant table
+/// (`.global`/`.const` with an initializer) or a function that is not `.visible`; each is
+/// copied into the kernel under [`COPY`] + its name.
+struct Private<'a> {
+    /// Its prototype (functions) and its definition, as written.
+    texts: Vec<&'a str>,
+    /// A variable without an initializer (state, which a copy would not share).
+    state: bool,
+}
+
+/// The file-scope statements of `module`: each with its text.
+fn statements(module: &str) -> Vec<&str> {
+    let b = module.as_bytes();
+    let mut out = Vec::new();
+    let (mut i, mut depth, mut start) = (0usize, 0i32, None::<usize>);
+    while i < b.len() {
+        if b[i] == b'/' && b.get(i + 1) == Some(&b'/') {
+            while i < b.len() && b[i] != b'\n' {
+                i += 1;
+            }
+            continue;
         }
-        depth += t.matches('{').count() as i32 - t.matches('}').count() as i32;
+        let c = b[i];
+        if depth == 0 && start.is_none() && !c.is_ascii_whitespace() {
+            start = Some(i);
+        }
+        if let Some(st) = start {
+            let text = &module[st..i];
+            let func = text.contains(".func") || text.contains(".entry");
+            let header_line = [".version", ".target", ".address_size"]
+                .iter()
+                .any(|h| text.starts_with(h));
+            match c {
+                b'{' => depth += 1,
+                b'}' => {
+                    depth -= 1;
+                    if depth == 0 && func {
+                        out.push(&module[st..=i]);
+                        start = None;
+                    }
+                }
+                b';' if depth == 0 => {
+                    out.push(&module[st..=i]);
+                    start = None;
+                }
+                b'\n' if depth == 0 && header_line => {
+                    out.push(&module[st..i]);
+                    start = None;
+                }
+                _ => {}
+            }
+        }
+        i += 1;
     }
     out
+}
+
+/// The name a file-scope statement declares, and whether it is a function.
+fn declared(stmt: &str) -> Option<(&str, bool)> {
+    let head = stmt.split(['{', '=']).next()?;
+    if let Some(k) = head.find(".func") {
+        let h = head[k + 5..].trim_start();
+        // `(.param … ret) name (…)` or `name (…)`.
+        let h = match h.strip_prefix('(') {
+            Some(r) => r[r.find(')')? + 1..].trim_start(),
+            None => h,
+        };
+        let end = h.find(|c: char| !ident_char(c as u8)).unwrap_or(h.len());
+        return (end > 0).then(|| (&h[..end], true));
+    }
+    let t = head.trim_start();
+    let t = t.strip_prefix(".visible").unwrap_or(t).trim_start();
+    if t.starts_with(".global") || t.starts_with(".const") {
+        let name = idents(t.split(['[', ';']).next()?)
+            .filter(|(reg, _)| !reg)
+            .last()?
+            .1;
+        return Some((name, false));
+    }
+    None
+}
+
+/// The module's private items by name (see [`Private`]).
+fn privates(module: &str) -> HashMap<&str, Private<'_>> {
+    let mut out: HashMap<&str, Private<'_>> = HashMap::new();
+    for st in statements(module) {
+        let t = st.trim_start();
+        if t.starts_with(".visible .func") || t.starts_with(".extern") || t.starts_with(".weak") {
+            continue;
+        }
+        let Some((name, func)) = declared(t) else {
+            continue;
+        };
+        if !func && t.starts_with(".visible") && !t.contains('=') {
+            continue;
+        }
+        let p = out.entry(name).or_insert(Private {
+            texts: Vec::new(),
+            state: false,
+        });
+        p.texts.push(st);
+        p.state |= !func && !st.contains('=');
+    }
+    out
+}
+
+/// The private items `text` refers to, with every item they refer to in turn; `None`
+/// when one of them is state.
+fn closure<'a>(text: &str, privates: &HashMap<&'a str, Private<'a>>) -> Option<Vec<&'a str>> {
+    let mut seen: Vec<&'a str> = Vec::new();
+    let mut todo: Vec<&str> = idents(text).filter(|(r, _)| !r).map(|(_, w)| w).collect();
+    while let Some(w) = todo.pop() {
+        let Some((&name, p)) = privates.get_key_value(w) else {
+            continue;
+        };
+        if seen.contains(&name) {
+            continue;
+        }
+        if p.state {
+            return None;
+        }
+        seen.push(name);
+        for t in &p.texts {
+            todo.extend(idents(t).filter(|(r, _)| !r).map(|(_, w)| w));
+        }
+    }
+    Some(seen)
 }
 
 /// The instructions replacing one call of `c` at site `site`: `args` are the caller's
@@ -274,7 +379,7 @@ fn inline_body(
     site: usize,
     args: &[(u32, String)],
     dest: &str,
-    globals: &HashSet<&str>,
+    private: &HashSet<&str>,
 ) -> Option<String> {
     if args.len() != c.params.len() {
         return None;
@@ -308,6 +413,8 @@ fn inline_body(
             (!special(w)).then(|| format!("inl{site}_{w}"))
         } else if locals.contains(w) {
             Some(format!("{w}_inl{site}"))
+        } else if private.contains(w) {
+            Some(format!("{COPY}{w}"))
         } else {
             None
         }
@@ -318,12 +425,8 @@ fn inline_body(
             continue;
         }
         let code = &code.split_whitespace().collect::<Vec<_>>().join(" ");
-        // Every other mention of a parameter, the result or a module variable: not
-        // self-contained.
+        // Every other mention of a parameter or the result: not self-contained.
         let words: Vec<(bool, &str)> = idents(code).collect();
-        if words.iter().any(|(reg, w)| !reg && globals.contains(w)) {
-            return None;
-        }
         if code.starts_with("ld.param") {
             // ld.param.T dst, [name];
             let (op, rest) = code.split_once(char::is_whitespace)?;
@@ -394,23 +497,35 @@ fn inline_body(
 /// bodies call; and how many calls were inlined. The kernel's text is otherwise kept.
 pub fn inline_calls(kernel: &str, module: &str, names: &[&str]) -> (String, usize) {
     let (defs, protos) = functions(module);
-    let globals = variables(module);
+    let private = privates(module);
+    let mut copies: Vec<&str> = Vec::new();
+    let mut inlined_bodies: Vec<&str> = Vec::new();
     let wanted: HashSet<&str> = names.iter().copied().collect();
     let mut out = String::with_capacity(kernel.len() * 2);
     let mut called: HashSet<String> = HashSet::new();
     let mut at = 0;
     let mut sites = 0;
-    while let Some(p) = kernel[at..].find("{ // callseq") {
-        let open = at + p;
+    // Call sequences are blocks of `.param` declarations, stores, one call and the load
+    // of its result (`{ // callseq N` from LLVM, a bare `{` from gpude-expr); any other
+    // block is kept and searched inside.
+    let mut from = 0;
+    while let Some(p) = kernel[from..].find('{') {
+        let open = from + p;
+        from = open + 1;
+        let first = kernel[open + 1..]
+            .lines()
+            .map(|l| l.split("//").next().unwrap_or("").trim())
+            .find(|l| !l.is_empty());
+        if !first.is_some_and(|l| l.starts_with(".param")) {
+            continue;
+        }
         let Some((block, after)) = braced(kernel, open) else {
             break;
         };
-        out.push_str(&kernel[at..open]);
         // The closing comment (`} // callseq N`) stays on its line: skip it.
         let line_end = kernel[after..]
             .find('\n')
             .map_or(kernel.len(), |k| after + k);
-        let tail = &kernel[after..line_end];
         let replaced = (|| {
             let mut widths: HashMap<&str, u32> = HashMap::new();
             let mut stores: HashMap<&str, String> = HashMap::new();
@@ -466,43 +581,92 @@ pub fn inline_calls(kernel: &str, module: &str, names: &[&str]) -> (String, usiz
                 .iter()
                 .map(|a| Some((*widths.get(a)?, stores.get(a)?.clone())))
                 .collect::<Option<_>>()?;
-            let text = inline_body(c, sites, &args, dest?, &globals)?;
-            for (reg, w) in idents(c.body) {
-                if !reg && protos.contains_key(w) && c.body.contains(&format!("{w},")) {
-                    called.insert(w.to_string());
+            // The private items the body needs are copied (once per kernel), and what
+            // they and the body call of the module's visible functions is declared.
+            let needs = closure(c.body, &private)?;
+            let needs_set: HashSet<&str> = needs.iter().copied().collect();
+            let text = inline_body(c, sites, &args, dest?, &needs_set)?;
+            for n in needs {
+                if !copies.contains(&n) {
+                    copies.push(n);
                 }
             }
+            inlined_bodies.push(c.body);
             Some(text)
         })();
-        match replaced {
-            Some(text) => {
-                sites += 1;
-                out.push_str(&text);
-                at = line_end;
-            }
-            None => {
-                out.push_str(&kernel[open..after]);
-                out.push_str(tail);
-                at = line_end;
-            }
+        if let Some(text) = replaced {
+            sites += 1;
+            out.push_str(&kernel[at..open]);
+            out.push_str(&text);
+            at = line_end;
+            from = line_end;
         }
     }
     out.push_str(&kernel[at..]);
-    // Prototypes of the functions the inlined bodies call, before the first use.
-    let mut missing: Vec<&String> = called
+    // Visible functions the inlined bodies and the copies call need prototypes.
+    let mut texts: Vec<&str> = inlined_bodies;
+    for n in &copies {
+        texts.extend(private[n].texts.iter().copied());
+    }
+    for t in &texts {
+        for (reg, w) in idents(t) {
+            if !reg
+                && protos.contains_key(w)
+                && !private.contains_key(w)
+                && t.contains(&format!("{w},"))
+            {
+                called.insert(w.to_string());
+            }
+        }
+    }
+    let mut decls: Vec<String> = called
         .iter()
         .filter(|n| !declares(kernel, n))
-        .filter_map(|n| protos.get(n.as_str()))
+        .filter_map(|n| protos.get(n.as_str()).cloned())
         .collect();
-    missing.sort();
-    if !missing.is_empty() {
+    decls.sort();
+    // The copies, renamed: the functions' prototypes, the tables, then the definitions.
+    let copy_name = |reg: bool, w: &str| -> Option<String> {
+        (!reg && copies.contains(&w)).then(|| format!("{COPY}{w}"))
+    };
+    let mut protos_c = Vec::new();
+    let mut tables = Vec::new();
+    let mut funcs = Vec::new();
+    for n in &copies {
+        for t in &private[n].texts {
+            let r = rename(t, copy_name);
+            match (declared(t).is_some_and(|(_, f)| f), t.contains('{')) {
+                (true, true) => funcs.push(r),
+                (true, false) => protos_c.push(r),
+                (false, _) => tables.push(r),
+            }
+        }
+    }
+    // A function copied without a prototype of its own gets one from its header.
+    for f in &funcs {
+        let head = f.split('{').next().unwrap_or("").trim();
+        let name = declared(head).map(|(n, _)| n);
+        if !protos_c
+            .iter()
+            .any(|p: &String| declared(p).map(|(n, _)| n) == name)
+        {
+            protos_c.push(format!("{head};"));
+        }
+    }
+    let added: Vec<String> = decls
+        .into_iter()
+        .chain(protos_c)
+        .chain(tables)
+        .chain(funcs)
+        .collect();
+    if !added.is_empty() {
         let first = out
             .find(".extern .func")
             .or_else(|| out.find(".visible .entry"))
             .or_else(|| out.find(".entry"))
             .unwrap_or(out.len());
-        let decls: String = missing.iter().map(|p| format!("{p}\n\n")).collect();
-        out.insert_str(first, &decls);
+        let text: String = added.iter().map(|p| format!("{p}\n\n")).collect();
+        out.insert_str(first, &text);
     }
     (out, sites)
 }
@@ -553,12 +717,26 @@ $L__BB0_2:
 \tret;
 }
 
+.global .align 4 .u32 counter;
+
 .visible .func  (.param .b32 func_retval0) reads_table(
-\t.param .b32 reads_table_param_0
+\t.param .b32 reads_table_param_0,
+\t.param .b32 reads_table_param_1
 )
 {
 \t.reg .b32 \t%r<3>;
 \tld.global.b32 \t%r1, [table];
+\tst.param.b32 \t[func_retval0], %r1;
+\tret;
+}
+
+.visible .func  (.param .b32 func_retval0) reads_state(
+\t.param .b32 reads_state_param_0,
+\t.param .b32 reads_state_param_1
+)
+{
+\t.reg .b32 \t%r<3>;
+\tld.global.b32 \t%r1, [counter];
 \tst.param.b32 \t[func_retval0], %r1;
 \tret;
 }
@@ -615,13 +793,30 @@ $L__BB0_2:
         assert!(out.contains("mov.b32 \t%r1, %tid.x;"), "{out}");
     }
 
+    /// A constant table the body reads is copied into the kernel, renamed, once.
+    #[test]
+    fn tables_are_copied_with_the_body() {
+        let k = kernel("reads_table");
+        let twice = format!(
+            "{k}{}",
+            k[k.find(".visible .entry").unwrap()..].replace("entry k(", "entry k2(")
+        );
+        let (out, n) = inline_calls(&twice, MODULE, &["reads_table"]);
+        assert_eq!(n, 2, "{out}");
+        assert_eq!(out.matches(".u32 gpude_inl_table = 3;").count(), 1, "{out}");
+        assert!(
+            out.contains("ld.global.b32 %inl0_r1, [gpude_inl_table];"),
+            "{out}"
+        );
+        assert!(out.find("gpude_inl_table = 3").unwrap() < out.find(".visible .entry").unwrap());
+    }
+
     #[test]
     fn calls_that_are_not_self_contained_stay_calls() {
-        // A module variable in the body.
-        let k = kernel("reads_table").replace("param1", "param0");
-        let (out, n) = inline_calls(&k, MODULE, &["reads_table"]);
+        // A module variable without an initializer (state) in the body.
+        let (out, n) = inline_calls(&kernel("reads_state"), MODULE, &["reads_state"]);
         assert_eq!(n, 0);
-        assert!(out.contains("call.uni (retval0), reads_table"), "{out}");
+        assert!(out.contains("call.uni (retval0), reads_state"), "{out}");
         // A local array.
         let with_local = MODULE.replace(
             "\t.reg .pred \t%p<2>;",
