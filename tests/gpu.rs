@@ -2795,5 +2795,29 @@ fn nan_objectives_run_as_on_the_cpu(e: &CudaEngine) {
         runs += 1;
     }
     e.set_batch_kernel(saved);
-    println!("  {runs} runs with NaN values equal to the CPU engine's");
+    // An objective that overflows to −∞ on the way: without a target the GPU runs every
+    // generation as the CPU engine does (no target is NaN, not −∞, which −∞ reaches), and
+    // both end as not finite.
+    for p in [Precision::F32, Precision::F64] {
+        let j = Job::builder_for(Objective::expr("sum(sin(x)*exp(x/10))", None).unwrap(), 37)
+            .domain(-5.0, 5.0)
+            .pop(96)
+            .generations(400)
+            .precision(p)
+            .seed(3)
+            .build()
+            .expect("valid job");
+        let c = match p {
+            Precision::F32 => cpu::run::<f32>(&j, None).unwrap(),
+            Precision::F64 => cpu::run::<f64>(&j, None).unwrap(),
+        };
+        assert_eq!(c.termination, Termination::NonFinite, "{p:?}: {}", c.best_f);
+        for mode in [Mode::Batch, Mode::Grid, Mode::Steps] {
+            let what = format!("overflow {p:?} {mode:?}");
+            let g = e.run(&j, mode).expect(&what);
+            assert_same_run(&g, &c, &what);
+            runs += 1;
+        }
+    }
+    println!("  {runs} runs with NaN or infinite values equal to the CPU engine's");
 }

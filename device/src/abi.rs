@@ -4,7 +4,7 @@
 /// The run's settings, shared by the batch, step and grid kernels.
 ///
 /// `f` and `cr` are the strategy's F and Cr, `target` the value at which a run stops
-/// (−∞ for none). The codes are the `as u32` values of `Strategy`, `Crossover`,
+/// (NaN for none: no value reaches it). The codes are the `as u32` values of `Strategy`, `Crossover`,
 /// `BoundPolicy` and `Formula`; `dim` is D, `np` the population size and `gens` the
 /// generation limit. The function is not a field: every kernel is specialised for one.
 /// It holds no pointer, so it stays one parameter of the kernels.

@@ -173,7 +173,9 @@ fn run_params<T: GpuReal>(job: &Job) -> Run<T> {
     Run {
         f: T::of(job.f()),
         cr: T::of(job.cr()),
-        target: T::of(job.target_value().unwrap_or(f64::NEG_INFINITY)),
+        // No target: NaN, which no value reaches (−∞ would be reached by an objective
+        // that overflows to −∞, ending the run early where the CPU engine goes on).
+        target: T::of(job.target_value().unwrap_or(f64::NAN)),
         strategy: job.strategy() as u32,
         crossover: job.crossover() as u32,
         bounds: job.bounds() as u32,
