@@ -171,21 +171,16 @@ fn width(ty: &str) -> Option<u32> {
 fn functions(module: &str) -> (HashMap<&str, Callee<'_>>, HashMap<&str, String>) {
     let mut defs = HashMap::new();
     let mut protos = HashMap::new();
-    let mut at = 0;
-    while let Some(p) = module[at..].find(".func") {
-        let start = at + p;
-        at = start + 5;
-        // The directive's line start: `.visible .func`, `.extern .func`, `.weak .func`.
-        let line_start = module[..start].rfind('\n').map_or(0, |k| k + 1);
-        let lead = module[line_start..start].trim();
-        let end_decl = match module[start..].find([';', '{']) {
-            Some(k) => start + k,
-            None => break,
+    for st in statements(module) {
+        let Some(k) = st.find(".func") else { continue };
+        // `.visible .func`, `.extern .func`, `.weak .func` or a private `.func`.
+        let lead = st[..k].trim();
+        let Some(end) = st.find([';', '{']) else {
+            continue;
         };
-        let header = &module[start + 5..end_decl];
+        let header = &st[k + 5..end];
         // `(.param .bW ret) name ( params )`
-        let h = header.trim_start();
-        let Some(h) = h.strip_prefix('(') else {
+        let Some(h) = header.trim_start().strip_prefix('(') else {
             continue;
         };
         let Some(close) = h.find(')') else { continue };
@@ -195,38 +190,34 @@ fn functions(module: &str) -> (HashMap<&str, Callee<'_>>, HashMap<&str, String>)
             .find(|c: char| !ident_char(c as u8))
             .unwrap_or(rest.len());
         let name = &rest[..name_end];
-        let plist = rest[name_end..].trim_start();
-        let Some(plist) = plist.strip_prefix('(') else {
+        let Some(plist) = rest[name_end..].trim_start().strip_prefix('(') else {
             continue;
         };
         let Some(pclose) = plist.find(')') else {
             continue;
         };
+        if name.is_empty() {
+            continue;
+        }
         let params: Vec<&str> = plist[..pclose]
             .split(',')
             .filter_map(|p| p.split_whitespace().last())
             .collect();
-        if name.is_empty() {
-            continue;
-        }
         let flat: Vec<&str> = header
             .lines()
             .map(|l| l.split("//").next().unwrap_or("").trim())
             .filter(|l| !l.is_empty())
             .collect();
         protos.insert(name, format!(".extern .func {};", flat.join(" ")));
-        let defined = module.as_bytes()[end_decl] == b'{';
-        if !defined {
+        if st.as_bytes()[end] != b'{'
+            || !(lead == ".visible" || lead.is_empty() || lead == ".weak")
+            || ret.len() != 3
+        {
             continue;
         }
-        let Some((body, after)) = braced(module, end_decl) else {
-            break;
+        let (Some((body, _)), Some(w)) = (braced(st, end), width(ret[1])) else {
+            continue;
         };
-        at = after;
-        if !(lead == ".visible" || lead.is_empty() || lead == ".weak") || ret.len() != 3 {
-            continue;
-        }
-        let Some(w) = width(ret[1]) else { continue };
         defs.insert(
             name,
             Callee {
