@@ -93,18 +93,17 @@ impl fmt::Debug for ExprObjective {
 
 /// What the engines need of an expression's separable form: its terms in both
 /// precisions (the CPU's lane-order evaluation) and the PTX module that defines the
-/// separable symbols (see [`gpude_device::separable`]) for the job's dimension.
+/// separable symbols (see [`gpude_device::separable`]); the terms compute their j-only
+/// values from j, so one module serves every dimension.
 pub(crate) trait ExprSeparable:
     Separable<f32> + Separable<f64> + Send + Sync + std::panic::RefUnwindSafe
 {
     /// The module defining `gpude_sep_*_T` and `gpude_sep_flags_T` in precision `p`.
-    fn ptx_for_dim(&self, p: ExprPrecision, dim: u32) -> String;
+    fn module(&self, p: ExprPrecision) -> String;
 }
 
 impl ExprSeparable for gpude_expr::SeparableExpr {
-    fn ptx_for_dim(&self, p: ExprPrecision, _dim: u32) -> String {
-        // The separable terms compute their j-only values from j: one module serves
-        // every dimension.
+    fn module(&self, p: ExprPrecision) -> String {
         self.ptx(p)
     }
 }
@@ -476,10 +475,10 @@ impl Objective {
         }
     }
 
-    /// An expression's separable form's module for precision `p` at dimension `dim`.
-    pub(crate) fn expr_separable_ptx(&self, p: ExprPrecision, dim: u32) -> Option<String> {
+    /// An expression's separable form's module for precision `p`.
+    pub(crate) fn expr_separable_ptx(&self, p: ExprPrecision) -> Option<String> {
         match self {
-            Objective::Expr(e) => e.separable.as_ref().map(|s| s.ptx_for_dim(p, dim)),
+            Objective::Expr(e) => e.separable.as_ref().map(|s| s.module(p)),
             _ => None,
         }
     }

@@ -131,13 +131,12 @@ fn objective_code(job: &Job, p: ExprPrecision) -> Result<Option<(String, String)
                 ExprPrecision::F64 => crate::Precision::F64,
             };
             let ptx = with_separable_b(
-                &job.objective()
-                    .expr_separable_ptx(p, job.dim())
-                    .unwrap_or_default(),
+                &job.objective().expr_separable_ptx(p).unwrap_or_default(),
                 mp,
             );
+            // One module for every dimension: one link per kernel and expression.
             Ok(Some((
-                format!("separable {} D={} {}", p.name(), job.dim(), e.expr.source()),
+                format!("separable {} {}", p.name(), e.expr.source()),
                 ptx,
             )))
         }
@@ -177,6 +176,15 @@ impl CudaEngine {
             .kernels
             .get(name)
             .ok_or_else(|| Error::MissingKernel { name: name.into() })?;
+        // A linked kernel is cached: inline only for a link that will happen.
+        if let Some((_, f)) = self
+            .functions
+            .lock()
+            .expect("function cache lock")
+            .get(&format!("{name}\n{key}"))
+        {
+            return Ok(f.clone());
+        }
         let maths = self.kernels.get(EXPR_MATHS_MODULE).copied().unwrap_or("");
         let inl = inlined(name, kernel, objective, maths);
         match self.linked(name, key, &[(name, &inl), ("objective", objective)]) {
