@@ -128,6 +128,14 @@ fn main() {
             "nan_objectives_run_as_on_the_cpu",
             nan_objectives_run_as_on_the_cpu,
         ),
+        (
+            "adaptive_user_objectives_match_cpu_bit_for_bit",
+            adaptive_user_objectives_match_cpu,
+        ),
+        (
+            "adaptive_host_callbacks_run_as_on_the_cpu",
+            adaptive_host_callbacks_match_cpu,
+        ),
         ("host_callbacks_run_as_on_the_cpu", host_callbacks_match_cpu),
         (
             "host_callback_errors_are_the_cpu_engines",
@@ -1802,6 +1810,244 @@ fn thesis_variant_batch_matches_cpu(e: &CudaEngine) {
     assert_eq!(differ, 18);
 }
 
+/// An adaptive job of a user's objective: D = 10 in [-5, 5], a budget whose last
+/// generation is partial, history on.
+fn user_adaptive_job(o: &Objective, s: Strategy, p: Precision, stream: u32) -> Job {
+    Job::builder_for(o.clone(), 10)
+        .domain(-5.0, 5.0)
+        .strategy(s)
+        .max_evaluations(2_345)
+        .precision(p)
+        .seed(2017)
+        .stream(stream)
+        .history(true)
+        .build()
+        .expect("valid job")
+}
+
+/// Adaptive strategies with a user's objective on the GPU: an expression with a
+/// separable form (the adaptive `separable` kernels), one without (the `external`
+/// kernels); every strategy, both precisions, the batch layout (two streams in one
+/// launch) and the grid layout: the CPU engine's bits (best value and point,
+/// generations, evaluations, history, the final population). PTX modules (an
+/// expression's modules of both forms, and the example crate's) run as their
+/// expressions do.
+fn adaptive_user_objectives_match_cpu(e: &CudaEngine) {
+    use gpude::host::ptx_objective::PtxCode;
+    let sep_src = "sum(x^2 - 10*cos(2*pi*x)) + 10*D";
+    let whole_src = "sum(x^2) + sum(abs(x)) * prod(cos(x))";
+    let sep = Objective::expr(sep_src, Some(0.0)).expect("an expression");
+    let whole = Objective::expr(whole_src, None).expect("an expression");
+    let mut compared = 0;
+    for p in [Precision::F64, Precision::F32] {
+        assert!(sep.separable_flags(p).is_some(), "{sep_src} is separable");
+        assert!(whole.separable_flags(p).is_none(), "{whole_src} is not");
+        for o in [&sep, &whole] {
+            for s in Strategy::ADAPTIVE {
+                let jobs: Vec<Job> = (0..2).map(|k| user_adaptive_job(o, s, p, k)).collect();
+                let refs: Vec<&Job> = jobs.iter().collect();
+                let batch = e.run_adaptive(&refs, Mode::Batch).expect("gpu runs");
+                for (job, (r, pop)) in jobs.iter().zip(&batch) {
+                    let (cr, cx, cf) = cpu_adaptive(job);
+                    let what = format!("{s:?} {} {p:?} stream {}", o.name(), job.stream());
+                    assert_eq!(r.termination, cr.termination, "{what}");
+                    assert_eq!(
+                        adaptive_bits(r, &pop.x, &pop.fit),
+                        adaptive_bits(&cr, &cx, &cf),
+                        "{what}: the GPU run differs from the CPU run"
+                    );
+                    compared += 1;
+                }
+                if matches!(s, Strategy::Jde | Strategy::Jso) {
+                    let (r, pop) = e
+                        .run_with_population(&jobs[1], Mode::Grid)
+                        .expect("grid run");
+                    let (cr, cx, cf) = cpu_adaptive(&jobs[1]);
+                    assert_eq!(
+                        adaptive_bits(&r, &pop.x, &pop.fit),
+                        adaptive_bits(&cr, &cx, &cf),
+                        "{s:?} {} {p:?} grid: the GPU run differs from the CPU run",
+                        o.name()
+                    );
+                    compared += 1;
+                }
+            }
+        }
+    }
+    assert_eq!(compared, 2 * 2 * (2 * 5 + 2));
+    // PTX modules run as their expressions: the separable one's module, the other's
+    // whole-vector module, and the example crate's Rosenbrock (both forms; the engine
+    // takes the separable one) as Rosenbrock's expression.
+    let ros = expression(Function::Rosenbrock);
+    let mut pairs: Vec<(String, String, String)> = Vec::new();
+    for p in [gpude::expr::Precision::F32, gpude::expr::Precision::F64] {
+        let sx = Expr::parse(sep_src).unwrap();
+        let sm = sx.separable().expect("separable").ptx(p);
+        pairs.push(("separable module".into(), sm, sep_src.into()));
+        let wm = Expr::parse(whole_src).unwrap().ptx(p);
+        pairs.push(("whole-vector module".into(), wm, whole_src.into()));
+    }
+    match example_ptx() {
+        Some(text) => pairs.push(("example".into(), text, ros.clone())),
+        None => println!(
+            "  SKIPPED the example crate: no gpu-bundle/objective-example.ptx and no \
+             $GPUDE_OBJECTIVE_PTX (scripts/gpu-bundle.sh builds it)"
+        ),
+    }
+    let mut runs = 0;
+    for (what, text, src) in &pairs {
+        let code = PtxCode::parse(text.clone()).expect("a PTX objective");
+        let ptx = Objective::ptx(what.as_str(), None, code).unwrap();
+        let reference = Objective::expr(src, None).unwrap();
+        for p in [Precision::F32, Precision::F64] {
+            if ptx.ptx_code().is_some_and(|c| !c.defines(p)) {
+                continue;
+            }
+            for (s, mode) in [(Strategy::LShade, Mode::Batch), (Strategy::Jso, Mode::Grid)] {
+                let a = user_adaptive_job(&ptx, s, p, 0);
+                let b = user_adaptive_job(&reference, s, p, 0);
+                let (ra, pa) = e.run_with_population(&a, mode).expect("PTX run");
+                let (rb, pb) = e.run_with_population(&b, mode).expect("expression run");
+                let w = format!("{what} {p:?} {s:?} {mode:?}");
+                assert_eq!(
+                    adaptive_bits(&ra, &pa.x, &pa.fit),
+                    adaptive_bits(&rb, &pb.x, &pb.fit),
+                    "{w}: the PTX objective's run differs from its expression's"
+                );
+                runs += 1;
+            }
+        }
+    }
+    assert!(runs >= 8, "{runs} PTX runs");
+}
+
+/// Adaptive strategies with a host callback on the GPU (the adaptive kernels' host
+/// phases: the DE stages on the GPU, the callback on the host): every strategy, both
+/// precisions, the CPU engine's bits, the same calls with the same row counts; a
+/// batch mixing a callback with a built-in function; a callback that panics is the
+/// CPU engine's error; the observer and the stop flag end the run where the CPU
+/// engine's end.
+fn adaptive_host_callbacks_match_cpu(e: &CudaEngine) {
+    use std::sync::Arc;
+    use std::sync::atomic::AtomicUsize;
+    let rows_seen = |log: Arc<Mutex<Vec<usize>>>| {
+        move |xs: &[f64], dim: usize| {
+            log.lock().unwrap().push(xs.len() / dim);
+            callback_values(xs, dim)
+        }
+    };
+    let mut compared = 0;
+    for p in [Precision::F64, Precision::F32] {
+        for s in Strategy::ADAPTIVE {
+            let (gl, cl) = (
+                Arc::new(Mutex::new(Vec::new())),
+                Arc::new(Mutex::new(Vec::new())),
+            );
+            let og = Objective::callback("weighted", None, rows_seen(gl.clone())).unwrap();
+            let oc = Objective::callback("weighted", None, rows_seen(cl.clone())).unwrap();
+            let gj = user_adaptive_job(&og, s, p, 1);
+            let cj = user_adaptive_job(&oc, s, p, 1);
+            let (r, pop) = e.run_with_population(&gj, Mode::Auto).expect("gpu run");
+            let (cr, cx, cf) = cpu_adaptive(&cj);
+            let what = format!("{s:?} {p:?}");
+            assert_eq!(r.backend, "cuda", "{what}");
+            assert_eq!(r.termination, Termination::MaxEvaluations, "{what}");
+            assert_eq!(
+                adaptive_bits(&r, &pop.x, &pop.fit),
+                adaptive_bits(&cr, &cx, &cf),
+                "{what}: the GPU run differs from the CPU run"
+            );
+            let (g, c) = (gl.lock().unwrap().clone(), cl.lock().unwrap().clone());
+            assert_eq!(g, c, "{what}: the batches the callback saw");
+            assert_eq!(g.iter().sum::<usize>() as u64, r.evaluations, "{what}");
+            compared += 1;
+        }
+    }
+    assert_eq!(compared, 10);
+    // A batch mixing a callback job with a built-in function's adaptive job.
+    let o = Objective::callback("weighted", None, callback_values).unwrap();
+    let jobs = vec![
+        user_adaptive_job(&o, Strategy::Shade, Precision::F64, 0),
+        Job::builder(Function::Rastrigin, 10)
+            .strategy(Strategy::Shade)
+            .max_evaluations(2_345)
+            .seed(2017)
+            .history(true)
+            .build()
+            .unwrap(),
+    ];
+    let got = e.run_batch(&jobs).expect("batch");
+    for (j, g) in jobs.iter().zip(&got) {
+        let (cr, _, _) = cpu_adaptive(j);
+        assert_eq!(
+            adaptive_bits(g, &[], &[]),
+            adaptive_bits(&cr, &[], &[]),
+            "{}",
+            j.objective().name()
+        );
+    }
+    // A panic in the third batch (generation 2): the CPU engine's error, no call after.
+    for p in [Precision::F32, Precision::F64] {
+        let calls = Arc::new(AtomicUsize::new(0));
+        let c2 = calls.clone();
+        let o = Objective::callback("flaky", None, move |xs: &[f64], dim: usize| {
+            if c2.fetch_add(1, Ordering::SeqCst) == 2 {
+                panic!("broken at call 2");
+            }
+            callback_values(xs, dim)
+        })
+        .unwrap();
+        let err = e
+            .run(&user_adaptive_job(&o, Strategy::Jso, p, 0), Mode::Auto)
+            .unwrap_err();
+        assert!(
+            matches!(err, Error::Objective { .. }) && err.to_string().contains("panicked"),
+            "{p:?}: {err}"
+        );
+        assert_eq!(
+            calls.load(Ordering::SeqCst),
+            3,
+            "{p:?}: no call after the failure"
+        );
+    }
+    // The observer stops after generation 7, on both engines alike.
+    let o = Objective::callback("weighted", None, callback_values).unwrap();
+    let j = user_adaptive_job(&o, Strategy::LShade, Precision::F64, 0);
+    let stop_at_7 = |g: u32, _: f64| if g >= 7 { Flow::Stop } else { Flow::Continue };
+    let mut c = Control {
+        observer: Some(&stop_at_7),
+        ..Control::default()
+    };
+    let g = e
+        .run_controlled(&j, Mode::Auto, &mut c, Reporting::default())
+        .expect("gpu run");
+    let mut c = Control {
+        observer: Some(&stop_at_7),
+        ..Control::default()
+    };
+    let cpu = cpu::run_controlled(&j, &mut c);
+    assert_eq!(g.result.generations, 7);
+    assert_eq!(g.result.termination, Termination::Stopped);
+    assert_eq!(
+        adaptive_bits(&g.result, &[], &[]),
+        adaptive_bits(&cpu.result, &[], &[])
+    );
+    assert_eq!(state_bits(&g.checkpoint), state_bits(&cpu.checkpoint));
+    // A stop flag set before the run: the initial population only.
+    let flag = AtomicBool::new(true);
+    let mut c = Control {
+        stop: Some(&flag),
+        ..Control::default()
+    };
+    let g = e
+        .run_controlled(&j, Mode::Auto, &mut c, Reporting::default())
+        .expect("gpu run");
+    assert_eq!(
+        (g.result.generations, g.result.evaluations),
+        (0, j.pop() as u64)
+    );
+}
+
 /// A batch callback (f64, row-major): weighted squares, a sine and a coupling term, so
 /// that every component and its neighbour matter.
 fn callback_values(xs: &[f64], dim: usize) -> Vec<f64> {
@@ -2262,19 +2508,20 @@ fn adaptive_runs_match_cpu(e: &CudaEngine) {
     assert_eq!(compared, 2 * 2 * 5 * objectives.len());
 }
 
-/// What the GPU does not run yet is refused before any work, saying what runs.
+/// What the GPU does not run is refused before any work, saying what runs.
 fn adaptive_gpu_refusals_are_clear(e: &CudaEngine) {
-    let expr = Objective::expr("sum(x^2)", Some(0.0)).expect("an expression");
-    let job = Job::builder_for(expr, 10)
+    use gpude::host::ptx_objective::PtxCode;
+    // A PTX objective in a precision its module does not define.
+    let ex = Expr::parse("sum(x^2)").expect("an expression");
+    let code = PtxCode::parse(ex.ptx(gpude::expr::Precision::F32)).expect("its module");
+    let job = Job::builder_for(Objective::ptx("sq32", Some(0.0), code).unwrap(), 10)
         .domain(-5.0, 5.0)
         .strategy(Strategy::Jso)
+        .precision(Precision::F64)
         .build()
         .expect("valid job");
     let err = e.run(&job, Mode::Auto).expect_err("refused").to_string();
-    assert!(
-        err.contains("built-in or CEC 2017 function for jso on the GPU"),
-        "{err}"
-    );
+    assert!(err.contains("precision = f64"), "{err}");
     // A classic strategy on a built-in function is no job for the adaptive kernels.
     let job = Job::builder(Function::Rastrigin, 10)
         .strategy(Strategy::Rand1)

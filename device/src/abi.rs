@@ -68,6 +68,9 @@ pub struct AdaptiveRun {
     pub gens: u32,
     pub crossover: u32,
     pub variant: u32,
+    /// What the launch does (`ADAPTIVE_PHASE_*`): the whole run, or one phase of a run
+    /// whose values the host computes (the host-callback kernels `adaptive_batch_*_host`).
+    pub phase: u32,
     pub target: f64,
 }
 
@@ -330,7 +333,28 @@ pub const ADAPTIVE_MEMORY_K: usize = 2;
 pub const ADAPTIVE_GENS: usize = 3;
 pub const ADAPTIVE_BEST: usize = 4;
 pub const ADAPTIVE_NEXT: usize = 5;
+/// Whether the run is over (1) or goes on (0), and how many trials the next generation
+/// makes (the population size, or the budget left when smaller): written with the best
+/// after the initial population and after each generation (the host-callback kernels'
+/// host reads them between launches).
+pub const ADAPTIVE_DONE: usize = 6;
+pub const ADAPTIVE_COUNT: usize = 7;
 pub const ADAPTIVE_STATE_WORDS: usize = 8;
+
+/// What a launch of an adaptive kernel does ([`AdaptiveRun::phase`]): the whole run
+/// (every kernel but the host-callback ones)…
+pub const ADAPTIVE_PHASE_RUN: u32 = 0;
+/// …or one phase of a run whose objective the host evaluates between the launches
+/// (`adaptive_batch_*_host`): the initial rows into `x` (the host then writes their
+/// values into `fit`),
+pub const ADAPTIVE_PHASE_INIT_ROWS: u32 = 1;
+/// the best of the initial population,
+pub const ADAPTIVE_PHASE_INIT_BEST: u32 = 2;
+/// the next generation's `state[ADAPTIVE_COUNT]` trials into `trials` (the host then
+/// writes their values into `trial_fit`),
+pub const ADAPTIVE_PHASE_TRIALS: u32 = 3;
+/// the selection, the adaptation, the reduction and the best of that generation.
+pub const ADAPTIVE_PHASE_SELECT: u32 = 4;
 
 declare_params! {
     /// The step kernels (`de_step_*`): one generation of a population spread over the

@@ -510,6 +510,7 @@ mod tests {
             gens: 10,
             crossover: 0,
             variant: 0,
+            phase: 0,
             target: f64::NAN,
         };
         assert_eq!(strategy_of(&a), Strategy::Shade);

@@ -20,6 +20,16 @@
 //! The serial parts (3–5) cost O(N·D) per generation on one thread against the trials'
 //! O(N·D) over the block; see docs/CEC2017.md for what they cost and how to spread them.
 //!
+//! The objective is a type of [`Eval`]: a built-in function, a CEC 2017 function, an
+//! objective linked in at run time (`adaptive_*_external`, the whole-vector
+//! `gpude_objective_T`; `adaptive_*_separable`, the separable form evaluated as the CPU
+//! engine's lanes do, its flags in `run.formula`), or one the host evaluates
+//! (`adaptive_batch_*_host`): those kernels run one phase per launch
+//! ([`AdaptiveRun::phase`]: the initial rows; their best; per generation the trials,
+//! then the rest), the same steps as the whole run, the values written by the host in
+//! between. Thread 0 leaves whether the run goes on and the next generation's trial
+//! count in the state ([`ADAPTIVE_DONE`], [`ADAPTIVE_COUNT`]) for both.
+//!
 //! Every buffer is in global memory, laid out as [`AdaptiveParams`] says; the block's
 //! threads meet at `bar.sync`, which also orders their global memory accesses.
 //!
@@ -37,8 +47,10 @@ use core::ptr::{read_volatile, write_volatile};
 use core::slice::{from_raw_parts, from_raw_parts_mut};
 
 use crate::abi::{
-    ADAPTIVE_ARCHIVE, ADAPTIVE_BEST, ADAPTIVE_GENS, ADAPTIVE_MEMORY_K, ADAPTIVE_NEXT,
-    ADAPTIVE_SIZE, ADAPTIVE_STATE_WORDS, AdaptiveParams, AdaptiveRun,
+    ADAPTIVE_ARCHIVE, ADAPTIVE_BEST, ADAPTIVE_COUNT, ADAPTIVE_DONE, ADAPTIVE_GENS,
+    ADAPTIVE_MEMORY_K, ADAPTIVE_NEXT, ADAPTIVE_PHASE_INIT_BEST, ADAPTIVE_PHASE_INIT_ROWS,
+    ADAPTIVE_PHASE_SELECT, ADAPTIVE_PHASE_TRIALS, ADAPTIVE_SIZE, ADAPTIVE_STATE_WORDS,
+    AdaptiveParams, AdaptiveRun,
 };
 use crate::adaptive::{JDE_CR_INIT, JDE_F_INIT, archive_capacity, rank};
 use crate::adaptive_gen::{
@@ -49,30 +61,15 @@ use crate::cec2017::{self, Data, scratch_len};
 use crate::de::{
     BoundPolicy, Crossover, Strategy, TrialParams, accepts, better, block, init_chunk, subsequence,
 };
+use crate::external::ExternalReal;
 use crate::functions::{Formula, Function};
 use crate::kernels::grid_sync;
-use crate::lanes::evaluate;
+use crate::kernels_separable;
+use crate::lanes::{evaluate, evaluate_of};
 use crate::philox::{block_words, key_of};
 use crate::real::Real;
+use crate::separable::{SepFlags, SepLanes, Separable};
 use crate::variant::ThesisVariant;
-
-/// The objective of a kernel: a built-in function (fixed at compile time) or a CEC 2017
-/// function (its number and data at run time).
-#[derive(Clone, Copy)]
-enum Objective<'a, T> {
-    Builtin(Function, Formula),
-    Cec(u32, Data<'a, T>),
-}
-
-impl<T: Real> Objective<'_, T> {
-    #[inline(always)]
-    fn value(&self, x: &[T], scratch: &mut [T]) -> T {
-        match *self {
-            Objective::Builtin(f, formula) => evaluate(f, formula, x),
-            Objective::Cec(n, ref data) => cec2017::evaluate(n, x, data, scratch),
-        }
-    }
-}
 
 /// The index of the best of `fit` (lower value, then lower index, NaN last), as the CPU
 /// engine finds it.
@@ -218,242 +215,360 @@ impl Team for GridTeam {
     }
 }
 
-/// One run over `team`; see the module's documentation.
-///
-/// # Safety
-/// The host launches it with the buffers [`AdaptiveParams`] describes, sized for the
-/// grid's runs and the team's threads, and with a CEC function's data when `function`
-/// is `None`; for a [`GridTeam`], cooperatively, with `sync` a zeroed word.
-#[inline(always)]
-unsafe fn adaptive<T: Real, M: Team>(
-    p: AdaptiveParams<T>,
-    function: Option<Function>,
-    team: &mut M,
-) {
-    let a: AdaptiveRun = p.run;
-    let (b, tid, nt) = (team.run(), team.tid(), team.threads());
-    // SAFETY: every thread of the team reaches each call: the kernel's control flow
-    // around them depends only on values all threads read alike.
-    let mut barrier = || unsafe { team.barrier() };
-    let d = a.dim as usize;
-    let np = a.np as usize;
-    let h = a.memory_size as usize;
-    let s = strategy_of(&a);
-    let cap_max = (archive_capacity(a.archive_rate, a.np) as usize).max(1);
-    let sl = scratch_len(d);
-    // SAFETY: the buffers are sized as `AdaptiveParams` says (the caller's contract), so
-    // every run's part and every thread's scratch below lies inside its buffer; the
-    // threads write disjoint parts between barriers (thread 0 alone in the serial parts).
-    unsafe {
-        let key = key_of(*p.seeds.add(b));
-        let stream = *p.streams.add(b);
-        let x = p.x.add(b * np * d);
-        let fit = p.fit.add(b * np);
-        let trials = p.trials.add(b * np * d);
-        let tfit = p.trial_fit.add(b * np);
-        let tparam = p.trial_param.add(b * 2 * np);
-        let tword = p.trial_word.add(b * np);
-        let archive = p.archive.add(b * cap_max * d);
-        let memory = p.memory.add(b * 2 * h);
-        let jde = p.jde.add(b * 2 * np);
-        let ranks = p.ranks.add(b * np);
-        let ranking = p.ranking.add(b * np);
-        let scratch = from_raw_parts_mut(p.scratch.add((b * nt + tid) * sl), sl);
-        let state = p.state.add(b * ADAPTIVE_STATE_WORDS);
-        let evals = p.evaluations.add(b);
-        let best_f = p.best_f.add(b);
-        let hist = if p.hist.is_null() {
-            core::ptr::null_mut()
-        } else {
-            p.hist.add(b * (a.gens as usize + 1))
-        };
-        let lo = from_raw_parts(p.lo, d);
-        let hi = from_raw_parts(p.hi, d);
-        let objective = match function {
-            Some(f) => {
-                Objective::Builtin(f, Formula::from_u32(a.formula).unwrap_or(Formula::Exact))
-            }
-            None => Objective::Cec(
-                a.function,
-                Data {
-                    shift: from_raw_parts(p.shift, cec2017::components(a.function) * d),
-                    rotation: from_raw_parts(p.rotation, cec2017::components(a.function) * d * d),
-                    shuffle: from_raw_parts(p.shuffle, cec2017::shuffles(a.function) * d),
+/// An adaptive kernel's objective, as one thread evaluates one point.
+trait Eval<T: Real>: Copy {
+    /// Whether the kernel also runs the classic strategies (the CEC 2017 kernels).
+    const CLASSIC: bool = false;
+    /// Whether the host evaluates: a launch runs the phase of [`AdaptiveRun::phase`]
+    /// and [`Eval::value`] is never called (the host-callback kernels).
+    const HOST: bool = false;
+    /// The value at `x`, a row of the run's buffers (`scratch`: the thread's values).
+    fn value(&self, x: &[T], scratch: &mut [T]) -> T;
+}
+
+/// A built-in function (fixed at compile time) in the run's formula.
+#[derive(Clone, Copy)]
+struct Builtin(Function, Formula);
+
+impl<T: Real> Eval<T> for Builtin {
+    #[inline(always)]
+    fn value(&self, x: &[T], _: &mut [T]) -> T {
+        evaluate(self.0, self.1, x)
+    }
+}
+
+/// A CEC 2017 function: its number and data at run time.
+#[derive(Clone, Copy)]
+struct Cec<'a, T>(u32, Data<'a, T>);
+
+impl<T: Real> Eval<T> for Cec<'_, T> {
+    const CLASSIC: bool = true;
+    #[inline(always)]
+    fn value(&self, x: &[T], scratch: &mut [T]) -> T {
+        cec2017::evaluate(self.0, x, &self.1, scratch)
+    }
+}
+
+/// The whole-vector objective linked in at run time (`gpude_objective_T`, as the
+/// external family calls it).
+#[derive(Clone, Copy)]
+struct External;
+
+impl<T: ExternalReal> Eval<T> for External {
+    #[inline(always)]
+    fn value(&self, x: &[T], _: &mut [T]) -> T {
+        // SAFETY: `x` is a row of the run's global buffers (`x` or `trials`): its
+        // `x.len()` values are all the objective reads.
+        unsafe { T::objective(x.as_ptr(), x.len() as u32) }
+    }
+}
+
+/// The separable objective linked in at run time, with the flags the host passes in
+/// [`AdaptiveRun::formula`]: evaluated as a group of lanes does, on one thread
+/// ([`evaluate_of`], as the CPU engine evaluates it).
+#[derive(Clone, Copy)]
+struct SeparableLinked(SepFlags);
+
+impl<T: Real> Eval<T> for SeparableLinked
+where
+    kernels_separable::Linked: Separable<T>,
+{
+    #[inline(always)]
+    fn value(&self, x: &[T], _: &mut [T]) -> T {
+        evaluate_of(
+            SepLanes {
+                s: &kernels_separable::LINKED,
+                flags: self.0,
+            },
+            x,
+        )
+    }
+}
+
+/// An objective the host evaluates between the launches (a host callback).
+#[derive(Clone, Copy)]
+struct Host;
+
+impl<T: Real> Eval<T> for Host {
+    const HOST: bool = true;
+    #[inline(always)]
+    fn value(&self, _: &[T], _: &mut [T]) -> T {
+        T::of(f64::NAN)
+    }
+}
+
+/// One run's part of the buffers of [`AdaptiveParams`] and its settings, as a thread
+/// of its team uses them.
+struct Ctx<'a, T> {
+    a: AdaptiveRun,
+    d: usize,
+    np: usize,
+    h: usize,
+    cap_max: usize,
+    key: [u32; 2],
+    stream: u32,
+    x: *mut T,
+    fit: *mut T,
+    trials: *mut T,
+    tfit: *mut T,
+    tparam: *mut T,
+    tword: *mut u32,
+    archive: *mut T,
+    memory: *mut T,
+    jde: *mut T,
+    ranks: *mut u32,
+    ranking: *mut u32,
+    /// This thread's scratch values (`sl` of them).
+    scratch: *mut T,
+    sl: usize,
+    state: *mut u32,
+    evals: *mut u64,
+    best_f: *mut T,
+    /// Null for no history.
+    hist: *mut T,
+    lo: &'a [T],
+    hi: &'a [T],
+}
+
+impl<T: Real> Ctx<'_, T> {
+    /// Run `b`'s part of `p`'s buffers as thread `tid` of `nt` sees them.
+    ///
+    /// # Safety
+    /// `p`'s buffers are sized as [`AdaptiveParams`] says for run `b` and thread `tid`
+    /// of a team of `nt`.
+    #[inline(always)]
+    unsafe fn new(p: &AdaptiveParams<T>, b: usize, tid: usize, nt: usize) -> Self {
+        let a: AdaptiveRun = p.run;
+        let d = a.dim as usize;
+        let np = a.np as usize;
+        let h = a.memory_size as usize;
+        let cap_max = (archive_capacity(a.archive_rate, a.np) as usize).max(1);
+        let sl = scratch_len(d);
+        // SAFETY: the caller's contract: every offset below lies inside its buffer.
+        unsafe {
+            Ctx {
+                a,
+                d,
+                np,
+                h,
+                cap_max,
+                key: key_of(*p.seeds.add(b)),
+                stream: *p.streams.add(b),
+                x: p.x.add(b * np * d),
+                fit: p.fit.add(b * np),
+                trials: p.trials.add(b * np * d),
+                tfit: p.trial_fit.add(b * np),
+                tparam: p.trial_param.add(b * 2 * np),
+                tword: p.trial_word.add(b * np),
+                archive: p.archive.add(b * cap_max * d),
+                memory: p.memory.add(b * 2 * h),
+                jde: p.jde.add(b * 2 * np),
+                ranks: p.ranks.add(b * np),
+                ranking: p.ranking.add(b * np),
+                scratch: p.scratch.add((b * nt + tid) * sl),
+                sl,
+                state: p.state.add(b * ADAPTIVE_STATE_WORDS),
+                evals: p.evaluations.add(b),
+                best_f: p.best_f.add(b),
+                hist: if p.hist.is_null() {
+                    core::ptr::null_mut()
+                } else {
+                    p.hist.add(b * (a.gens as usize + 1))
                 },
-            ),
-        };
+                lo: from_raw_parts(p.lo, d),
+                hi: from_raw_parts(p.hi, d),
+            }
+        }
+    }
 
-        // The initial population (generation 0 of the streams), as `cpu::initial`.
-        let mut i = tid;
-        while i < np {
-            let row = from_raw_parts_mut(x.add(i * d), d);
-            let sub = subsequence(stream, i as u32);
-            let mut j0 = 0;
-            while j0 < d {
-                let n = if d - j0 < 4 { d - j0 } else { 4 };
-                let u = block_words(key, sub, block(0, (j0 / 4) as u32));
-                let v = init_chunk(
-                    &u,
-                    n as u32,
-                    &crate::adaptive_gen::chunk4(lo, j0),
-                    &crate::adaptive_gen::chunk4(hi, j0),
-                );
-                row[j0..j0 + n].copy_from_slice(&v[..n]);
-                j0 += 4;
+    /// The initial population (generation 0 of the streams), as `cpu::initial`, with
+    /// its values when `o` is given, a thread per individual; thread 0 the memory and
+    /// the state.
+    ///
+    /// # Safety
+    /// The buffers of [`Ctx::new`]; no other thread of the team touches this run's
+    /// buffers until the team's next barrier but through this call.
+    #[inline(always)]
+    unsafe fn init<O: Eval<T>>(&self, tid: usize, nt: usize, o: Option<&O>) {
+        let (d, np, h) = (self.d, self.np, self.h);
+        let s = strategy_of(&self.a);
+        // SAFETY: the caller's contract; each thread writes its own rows, thread 0
+        // alone the memory and the state.
+        unsafe {
+            let scratch = from_raw_parts_mut(self.scratch, self.sl);
+            let mut i = tid;
+            while i < np {
+                let row = from_raw_parts_mut(self.x.add(i * d), d);
+                let sub = subsequence(self.stream, i as u32);
+                let mut j0 = 0;
+                while j0 < d {
+                    let n = if d - j0 < 4 { d - j0 } else { 4 };
+                    let u = block_words(self.key, sub, block(0, (j0 / 4) as u32));
+                    let v = init_chunk(
+                        &u,
+                        n as u32,
+                        &crate::adaptive_gen::chunk4(self.lo, j0),
+                        &crate::adaptive_gen::chunk4(self.hi, j0),
+                    );
+                    row[j0..j0 + n].copy_from_slice(&v[..n]);
+                    j0 += 4;
+                }
+                if let Some(o) = o {
+                    *self.fit.add(i) = o.value(row, scratch);
+                }
+                *self.jde.add(i) = T::of(JDE_F_INIT);
+                *self.jde.add(np + i) = T::of(JDE_CR_INIT);
+                i += nt;
             }
-            *fit.add(i) = objective.value(row, scratch);
-            *jde.add(i) = T::of(JDE_F_INIT);
-            *jde.add(np + i) = T::of(JDE_CR_INIT);
-            i += nt;
-        }
-        if tid == 0 {
-            let mut e = 0;
-            while e < h {
-                let (mf, mcr) = initial_memory::<T>(s, e, h);
-                *memory.add(e) = mf;
-                *memory.add(h + e) = mcr;
-                e += 1;
-            }
-            *state.add(ADAPTIVE_SIZE) = a.np;
-            *state.add(ADAPTIVE_ARCHIVE) = 0;
-            *state.add(ADAPTIVE_MEMORY_K) = 0;
-            *state.add(ADAPTIVE_GENS) = 0;
-            *evals = np as u64;
-        }
-        barrier();
-        if tid == 0 {
-            let best = best_of(from_raw_parts(fit, np));
-            *state.add(ADAPTIVE_BEST) = best as u32;
-            *best_f = *fit.add(best);
-            if !hist.is_null() {
-                *hist = *fit.add(best);
+            if tid == 0 {
+                let mut e = 0;
+                while e < h {
+                    let (mf, mcr) = initial_memory::<T>(s, e, h);
+                    *self.memory.add(e) = mf;
+                    *self.memory.add(h + e) = mcr;
+                    e += 1;
+                }
+                *self.state.add(ADAPTIVE_SIZE) = self.a.np;
+                *self.state.add(ADAPTIVE_ARCHIVE) = 0;
+                *self.state.add(ADAPTIVE_MEMORY_K) = 0;
+                *self.state.add(ADAPTIVE_GENS) = 0;
+                *self.evals = np as u64;
             }
         }
-        barrier();
+    }
 
-        if function.is_none()
-            && let Some(tp) = classic_params::<T>(&a)
-        {
-            // A classic strategy: every generation at full size, as `cpu::generation`.
-            let mut g = 0u32;
-            loop {
-                let best = read_volatile(state.add(ADAPTIVE_BEST)) as usize;
-                let bf = read_volatile(best_f);
-                if g >= a.gens || bf.to_f64() <= a.target {
-                    break;
-                }
-                let g1 = g + 1;
-                let xs = from_raw_parts(x, np * d);
-                let mut i = tid;
-                while i < np {
-                    let out = from_raw_parts_mut(trials.add(i * d), d);
-                    classic_trial(&tp, key, stream, g1, a.np, i, xs, best, lo, hi, out);
-                    *tfit.add(i) = objective.value(out, scratch);
-                    i += nt;
-                }
-                barrier();
-                // The selection: each thread its own rows.
-                let mut i = tid;
-                while i < np {
-                    let tf = *tfit.add(i);
-                    if accepts(tf, *fit.add(i)) {
-                        core::ptr::copy_nonoverlapping(trials.add(i * d), x.add(i * d), d);
-                        *fit.add(i) = tf;
-                    }
-                    i += nt;
-                }
-                barrier();
-                if tid == 0 {
-                    let best = best_of(from_raw_parts(fit, np));
-                    *state.add(ADAPTIVE_BEST) = best as u32;
-                    *best_f = *fit.add(best);
-                    if !hist.is_null() {
-                        *hist.add(g1 as usize) = *fit.add(best);
-                    }
-                    *evals += np as u64;
-                    write_volatile(state.add(ADAPTIVE_GENS), g1);
-                }
-                barrier();
-                g = g1;
+    /// Thread 0, once the values are in `fit`: the best of the first
+    /// `state[ADAPTIVE_SIZE]` individuals, its value as entry `g` of the history, and
+    /// then whether the run goes on ([`ADAPTIVE_DONE`], [`ADAPTIVE_COUNT`]).
+    ///
+    /// # Safety
+    /// The buffers of [`Ctx::new`]; thread 0 only, no other thread touching the state,
+    /// the best or the history until the team's next barrier.
+    #[inline(always)]
+    unsafe fn best(&self, g: u32) {
+        let a = &self.a;
+        // SAFETY: the caller's contract.
+        unsafe {
+            let n = *self.state.add(ADAPTIVE_SIZE) as usize;
+            let best = best_of(from_raw_parts(self.fit, n));
+            let bf = *self.fit.add(best);
+            *self.state.add(ADAPTIVE_BEST) = best as u32;
+            *self.best_f = bf;
+            if !self.hist.is_null() {
+                *self.hist.add(g as usize) = bf;
             }
-            return;
+            let left = a.max_evaluations.saturating_sub(*self.evals);
+            let over = g >= a.gens || bf.to_f64() <= a.target || left == 0;
+            *self.state.add(ADAPTIVE_COUNT) = (n as u64).min(left) as u32;
+            write_volatile(self.state.add(ADAPTIVE_DONE), over as u32);
+            write_volatile(self.state.add(ADAPTIVE_GENS), g);
         }
+    }
 
-        let mut g = 0u32;
-        loop {
-            let n = read_volatile(state.add(ADAPTIVE_SIZE)) as usize;
-            let spent = read_volatile(evals);
-            let bf = read_volatile(best_f);
-            if g >= a.gens || bf.to_f64() <= a.target {
-                break;
-            }
-            let left = a.max_evaluations.saturating_sub(spent);
-            if left == 0 {
-                break;
-            }
-            let g1 = g + 1;
-            let m = (n as u64).min(left) as usize;
+    /// The trials of the next generation (`state[ADAPTIVE_GENS] + 1`), with their
+    /// values when `o` is given: the p-best ranking's top k, then a thread per trial.
+    ///
+    /// # Safety
+    /// The buffers of [`Ctx::new`]; every thread of `team` calls it, after a barrier
+    /// that follows the state's last change.
+    #[inline(always)]
+    unsafe fn trials<O: Eval<T>, M: Team>(&self, team: &mut M, o: Option<&O>) {
+        let (a, d) = (&self.a, self.d);
+        let (tid, nt) = (team.tid(), team.threads());
+        // SAFETY: the caller's contract; every thread reads the state alike (no thread
+        // writes it in this call) and writes its own trials; the ranking is read only
+        // after the barrier that follows its writes, which every thread reaches (`k`
+        // is the same for all).
+        unsafe {
+            let n = read_volatile(self.state.add(ADAPTIVE_SIZE)) as usize;
+            let spent = read_volatile(self.evals);
+            let g1 = read_volatile(self.state.add(ADAPTIVE_GENS)) + 1;
+            let m = read_volatile(self.state.add(ADAPTIVE_COUNT)) as usize;
             let t = spent as f64 / a.max_evaluations as f64;
-            let k = pbest_k(&a, n as u32, t);
+            let k = pbest_k(a, n as u32, t);
             if k > 0 {
                 // The ranking's top k: individual i at its rank when that is below k
                 // (the trials read no further; the ranks are a permutation of 0..n).
-                let fs = from_raw_parts(fit, n);
+                let fs = from_raw_parts(self.fit, n);
                 let mut i = tid;
                 while i < n {
                     let r = rank(fs, i as u32);
                     if r < k {
-                        *ranking.add(r as usize) = i as u32;
+                        *self.ranking.add(r as usize) = i as u32;
                     }
                     i += nt;
                 }
-                barrier();
+                team.barrier();
             }
-            let archive_len = read_volatile(state.add(ADAPTIVE_ARCHIVE));
-            {
-                let v = View {
-                    g: g1,
-                    n: n as u32,
-                    k,
-                    t,
-                    x: from_raw_parts(x, n * d),
-                    lo,
-                    hi,
-                    ranking: from_raw_parts(ranking, k as usize),
-                    archive: from_raw_parts(archive, cap_max * d),
-                    archive_len,
-                    mf: from_raw_parts(memory, h),
-                    mcr: from_raw_parts(memory.add(h), h),
-                    jf: from_raw_parts(jde, n),
-                    jcr: from_raw_parts(jde.add(np), n),
-                };
-                let mut i = tid;
-                while i < m {
-                    let out = from_raw_parts_mut(trials.add(i * d), d);
-                    let o = trial(&a, key, stream, &v, i, out);
-                    *tfit.add(i) = objective.value(out, scratch);
-                    *tparam.add(2 * i) = o.f;
-                    *tparam.add(2 * i + 1) = o.cr;
-                    *tword.add(i) = o.archive_word;
-                    i += nt;
+            let archive_len = read_volatile(self.state.add(ADAPTIVE_ARCHIVE));
+            let v = View {
+                g: g1,
+                n: n as u32,
+                k,
+                t,
+                x: from_raw_parts(self.x, n * d),
+                lo: self.lo,
+                hi: self.hi,
+                ranking: from_raw_parts(self.ranking, k as usize),
+                archive: from_raw_parts(self.archive, self.cap_max * d),
+                archive_len,
+                mf: from_raw_parts(self.memory, self.h),
+                mcr: from_raw_parts(self.memory.add(self.h), self.h),
+                jf: from_raw_parts(self.jde, n),
+                jcr: from_raw_parts(self.jde.add(self.np), n),
+            };
+            let scratch = from_raw_parts_mut(self.scratch, self.sl);
+            let mut i = tid;
+            while i < m {
+                let out = from_raw_parts_mut(self.trials.add(i * d), d);
+                let oc = trial(a, self.key, self.stream, &v, i, out);
+                if let Some(o) = o {
+                    *self.tfit.add(i) = o.value(out, scratch);
                 }
+                *self.tparam.add(2 * i) = oc.f;
+                *self.tparam.add(2 * i + 1) = oc.cr;
+                *self.tword.add(i) = oc.archive_word;
+                i += nt;
             }
-            barrier();
+        }
+    }
+
+    /// The rest of the generation whose trials and values are in place: thread 0 the
+    /// selection, the archive and the memory in index order; L-SHADE's and jSO's
+    /// reduction; thread 0 the best and the state.
+    ///
+    /// # Safety
+    /// The buffers of [`Ctx::new`]; every thread of `team` calls it, after a barrier
+    /// that follows the trials' values.
+    #[inline(always)]
+    unsafe fn select<M: Team>(&self, team: &mut M) {
+        let (a, d, np, h) = (&self.a, self.d, self.np, self.h);
+        let (tid, nt) = (team.tid(), team.threads());
+        let (x, fit, jde, archive) = (self.x, self.fit, self.jde, self.archive);
+        // SAFETY: the caller's contract; thread 0 alone writes between the barriers
+        // (which every thread reaches: `next` and `n` are read alike, after the
+        // barrier that follows their writes), the others only read `fit`.
+        unsafe {
+            let n = read_volatile(self.state.add(ADAPTIVE_SIZE)) as usize;
+            // Thread 0 writes the generation only at the end, after every read here.
+            let g1 = read_volatile(self.state.add(ADAPTIVE_GENS)) + 1;
             if tid == 0 {
-                let mut alen = archive_len;
+                let m = *self.state.add(ADAPTIVE_COUNT) as usize;
+                let mut alen = *self.state.add(ADAPTIVE_ARCHIVE);
+                let (tfit, tparam, tword) = (self.tfit, self.tparam, self.tword);
                 let wins = select(
-                    &a,
+                    a,
                     Selected {
                         x: from_raw_parts_mut(x, n * d),
                         fit: from_raw_parts_mut(fit, n),
-                        archive: from_raw_parts_mut(archive, cap_max * d),
+                        archive: from_raw_parts_mut(archive, self.cap_max * d),
                         archive_len: &mut alen,
                         jf: from_raw_parts_mut(jde, n),
                         jcr: from_raw_parts_mut(jde.add(np), n),
                     },
                     m,
                     archive_capacity(a.archive_rate, n as u32),
-                    from_raw_parts(trials, m * d),
+                    from_raw_parts(self.trials, m * d),
                     |i| *tfit.add(i),
                     |i| Outcome {
                         f: *tparam.add(2 * i),
@@ -461,36 +576,36 @@ unsafe fn adaptive<T: Real, M: Team>(
                         archive_word: *tword.add(i),
                     },
                 );
-                let mut mk = *state.add(ADAPTIVE_MEMORY_K);
+                let mut mk = *self.state.add(ADAPTIVE_MEMORY_K);
                 adapt(
-                    &a,
-                    from_raw_parts_mut(memory, h),
-                    from_raw_parts_mut(memory.add(h), h),
+                    a,
+                    from_raw_parts_mut(self.memory, h),
+                    from_raw_parts_mut(self.memory.add(h), h),
                     &mut mk,
                     &wins,
                 );
-                *state.add(ADAPTIVE_MEMORY_K) = mk;
-                *state.add(ADAPTIVE_ARCHIVE) = alen;
-                let spent = spent + m as u64;
-                *evals = spent;
-                *state.add(ADAPTIVE_NEXT) = next_size(&a, n as u32, spent);
+                *self.state.add(ADAPTIVE_MEMORY_K) = mk;
+                *self.state.add(ADAPTIVE_ARCHIVE) = alen;
+                let spent = *self.evals + m as u64;
+                *self.evals = spent;
+                *self.state.add(ADAPTIVE_NEXT) = next_size(a, n as u32, spent);
             }
-            barrier();
-            let next = read_volatile(state.add(ADAPTIVE_NEXT)) as usize;
+            team.barrier();
+            let next = read_volatile(self.state.add(ADAPTIVE_NEXT)) as usize;
             if next < n {
                 // L-SHADE's and jSO's reduction: the `next` best, in index order.
                 let fs = from_raw_parts(fit, n);
                 let mut i = tid;
                 while i < n {
-                    *ranks.add(i) = rank(fs, i as u32);
+                    *self.ranks.add(i) = rank(fs, i as u32);
                     i += nt;
                 }
-                barrier();
+                team.barrier();
                 if tid == 0 {
                     let mut to = 0;
                     let mut i = 0;
                     while i < n {
-                        if (*ranks.add(i) as usize) < next {
+                        if (*self.ranks.add(i) as usize) < next {
                             if to != i {
                                 core::ptr::copy_nonoverlapping(x.add(i * d), x.add(to * d), d);
                                 *fit.add(to) = *fit.add(i);
@@ -501,56 +616,178 @@ unsafe fn adaptive<T: Real, M: Team>(
                         }
                         i += 1;
                     }
-                    let mut alen = *state.add(ADAPTIVE_ARCHIVE);
+                    let mut alen = *self.state.add(ADAPTIVE_ARCHIVE);
                     shrink_archive(
-                        key,
-                        stream,
+                        self.key,
+                        self.stream,
                         g1,
                         d,
-                        from_raw_parts_mut(archive, cap_max * d),
+                        from_raw_parts_mut(archive, self.cap_max * d),
                         &mut alen,
                         archive_capacity(a.archive_rate, next as u32),
                     );
-                    *state.add(ADAPTIVE_ARCHIVE) = alen;
-                    *state.add(ADAPTIVE_SIZE) = next as u32;
+                    *self.state.add(ADAPTIVE_ARCHIVE) = alen;
+                    *self.state.add(ADAPTIVE_SIZE) = next as u32;
                 }
             }
             if tid == 0 {
-                let n = *state.add(ADAPTIVE_SIZE) as usize;
-                let best = best_of(from_raw_parts(fit, n));
-                *state.add(ADAPTIVE_BEST) = best as u32;
-                *best_f = *fit.add(best);
-                if !hist.is_null() {
-                    *hist.add(g1 as usize) = *fit.add(best);
-                }
-                write_volatile(state.add(ADAPTIVE_GENS), g1);
+                self.best(g1);
             }
-            barrier();
-            g = g1;
         }
     }
 }
 
-/// Defines an adaptive entry point from [`AdaptiveParams`]' field list: `batch` (a run
-/// per block) or `grid` (one run over the grid).
-macro_rules! adaptive_entry {
-    ($(#[$doc:meta])* $name:ident, $function:expr, batch; $params:ident<$t:ty> { $($f:ident: $ty:ty,)* }) => {
-        $(#[$doc])*
-        #[unsafe(no_mangle)]
-        pub unsafe extern "ptx-kernel" fn $name($($f: $ty),*) {
-            let mut team = BlockTeam::here();
-            // SAFETY: forwarded from this kernel's contract.
-            unsafe { adaptive::<$t, _>($params::<$t> { $($f),* }, $function, &mut team) }
+/// One run over `team`; see the module's documentation. A host-callback kernel
+/// ([`Eval::HOST`]) runs the phase [`AdaptiveRun::phase`] names; the others the whole
+/// run.
+///
+/// # Safety
+/// The host launches it with the buffers [`AdaptiveParams`] describes, sized for the
+/// grid's runs and the team's threads, and with a CEC function's data for [`Cec`]; for a
+/// [`GridTeam`], cooperatively, with `sync` a zeroed word; for [`Host`], the phases in
+/// their order, the values of each phase's rows written between them.
+#[inline(always)]
+unsafe fn adaptive<T: Real, O: Eval<T>, M: Team>(p: AdaptiveParams<T>, o: O, team: &mut M) {
+    let a: AdaptiveRun = p.run;
+    let (b, tid, nt) = (team.run(), team.tid(), team.threads());
+    let (d, np) = (a.dim as usize, a.np as usize);
+    // SAFETY: the buffers are sized as `AdaptiveParams` says (the caller's contract), so
+    // every run's part and every thread's scratch lies inside its buffer; the threads
+    // write disjoint parts between barriers (thread 0 alone in the serial parts); every
+    // thread of the team reaches each barrier: the control flow around them depends only
+    // on values all threads read alike, after the barrier that follows their writes.
+    unsafe {
+        let c = Ctx::new(&p, b, tid, nt);
+        if O::HOST {
+            match a.phase {
+                ADAPTIVE_PHASE_INIT_ROWS => c.init::<O>(tid, nt, None),
+                ADAPTIVE_PHASE_INIT_BEST if tid == 0 => c.best(0),
+                ADAPTIVE_PHASE_TRIALS => c.trials::<O, M>(team, None),
+                ADAPTIVE_PHASE_SELECT => c.select(team),
+                _ => {}
+            }
+            return;
         }
+        c.init(tid, nt, Some(&o));
+        team.barrier();
+        if tid == 0 {
+            c.best(0);
+        }
+        team.barrier();
+
+        if O::CLASSIC
+            && let Some(tp) = classic_params::<T>(&a)
+        {
+            // A classic strategy: every generation at full size, as `cpu::generation`.
+            let (key, stream, x, fit) = (c.key, c.stream, c.x, c.fit);
+            let (trials, tfit, state) = (c.trials, c.tfit, c.state);
+            let scratch = from_raw_parts_mut(c.scratch, c.sl);
+            let mut g = 0u32;
+            loop {
+                let best = read_volatile(state.add(ADAPTIVE_BEST)) as usize;
+                let bf = read_volatile(c.best_f);
+                if g >= a.gens || bf.to_f64() <= a.target {
+                    break;
+                }
+                let g1 = g + 1;
+                let xs = from_raw_parts(x, np * d);
+                let mut i = tid;
+                while i < np {
+                    let out = from_raw_parts_mut(trials.add(i * d), d);
+                    classic_trial(&tp, key, stream, g1, a.np, i, xs, best, c.lo, c.hi, out);
+                    *tfit.add(i) = o.value(out, scratch);
+                    i += nt;
+                }
+                team.barrier();
+                // The selection: each thread its own rows.
+                let mut i = tid;
+                while i < np {
+                    let tf = *tfit.add(i);
+                    if accepts(tf, *fit.add(i)) {
+                        core::ptr::copy_nonoverlapping(trials.add(i * d), x.add(i * d), d);
+                        *fit.add(i) = tf;
+                    }
+                    i += nt;
+                }
+                team.barrier();
+                if tid == 0 {
+                    *c.evals += np as u64;
+                    c.best(g1);
+                }
+                team.barrier();
+                g = g1;
+            }
+            return;
+        }
+
+        while read_volatile(c.state.add(ADAPTIVE_DONE)) == 0 {
+            c.trials(team, Some(&o));
+            team.barrier();
+            c.select(team);
+            team.barrier();
+        }
+    }
+}
+/// An adaptive kernel's objective ([`Eval`]) from its kind and the kernel's parameters
+/// `p`: `builtin Variant`, `cec` (the function's number and data from `p`), `external`,
+/// `separable` (the flags from `p.run.formula`) or `host`.
+macro_rules! objective {
+    (builtin $variant:ident, $p:ident) => {
+        Builtin(
+            Function::$variant,
+            Formula::from_u32($p.run.formula).unwrap_or(Formula::Exact),
+        )
     };
-    ($(#[$doc:meta])* $name:ident, $function:expr, grid; $params:ident<$t:ty> { $($f:ident: $ty:ty,)* }) => {
+    (cec, $p:ident) => {{
+        let (n, d) = ($p.run.function, $p.run.dim as usize);
+        // SAFETY: the CEC kernels' contract: the host passes the function's data,
+        // `components(n)` shifts and rotations and `shuffles(n)` permutations of D.
+        unsafe {
+            Cec(
+                n,
+                Data {
+                    shift: from_raw_parts($p.shift, cec2017::components(n) * d),
+                    rotation: from_raw_parts($p.rotation, cec2017::components(n) * d * d),
+                    shuffle: from_raw_parts($p.shuffle, cec2017::shuffles(n) * d),
+                },
+            )
+        }
+    }};
+    (external, $p:ident) => {
+        External
+    };
+    (separable, $p:ident) => {
+        SeparableLinked(SepFlags::from_bits($p.run.formula).unwrap_or_default())
+    };
+    (host, $p:ident) => {
+        Host
+    };
+}
+
+/// Defines an adaptive entry point from [`AdaptiveParams`]' field list: `batch` (a run
+/// per block) or `grid` (one run over the grid), with the objective of kind `[...]`
+/// (see [`objective!`]).
+macro_rules! adaptive_entry {
+    ($(#[$doc:meta])* $name:ident, [$($kind:tt)*], batch; $params:ident<$t:ty> { $($f:ident: $ty:ty,)* }) => {
         $(#[$doc])*
         #[unsafe(no_mangle)]
         pub unsafe extern "ptx-kernel" fn $name($($f: $ty),*) {
             let p = $params::<$t> { $($f),* };
+            let o = objective!($($kind)*, p);
+            let mut team = BlockTeam::here();
+            // SAFETY: forwarded from this kernel's contract.
+            unsafe { adaptive::<$t, _, _>(p, o, &mut team) }
+        }
+    };
+    ($(#[$doc:meta])* $name:ident, [$($kind:tt)*], grid; $params:ident<$t:ty> { $($f:ident: $ty:ty,)* }) => {
+        $(#[$doc])*
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $name($($f: $ty),*) {
+            let p = $params::<$t> { $($f),* };
+            let o = objective!($($kind)*, p);
             let mut team = GridTeam::here(p.sync);
             // SAFETY: forwarded from this kernel's contract.
-            unsafe { adaptive::<$t, _>(p, $function, &mut team) }
+            unsafe { adaptive::<$t, _, _>(p, o, &mut team) }
         }
     };
 }
@@ -566,13 +803,13 @@ macro_rules! adaptive_kernels {
                 ///
                 /// # Safety
                 /// Launched by the host with buffers sized as [`AdaptiveParams`] says.
-                ${concat(adaptive_batch_f32_, $key)}, Some(Function::$variant), batch), f32);
+                ${concat(adaptive_batch_f32_, $key)}, [builtin $variant], batch), f32);
             crate::adaptive_params!(adaptive_entry!(
                 /// As the f32 kernel, in double precision.
                 ///
                 /// # Safety
                 /// As the f32 kernel.
-                ${concat(adaptive_batch_f64_, $key)}, Some(Function::$variant), batch), f64);
+                ${concat(adaptive_batch_f64_, $key)}, [builtin $variant], batch), f64);
             crate::adaptive_params!(adaptive_entry!(
                 /// One run of an adaptive strategy over the whole grid (see the module).
                 ///
@@ -580,13 +817,13 @@ macro_rules! adaptive_kernels {
                 /// Launched cooperatively by the host, with buffers sized as
                 /// [`AdaptiveParams`] says for one run and the grid's threads, and `sync`
                 /// a zeroed word.
-                ${concat(adaptive_grid_f32_, $key)}, Some(Function::$variant), grid), f32);
+                ${concat(adaptive_grid_f32_, $key)}, [builtin $variant], grid), f32);
             crate::adaptive_params!(adaptive_entry!(
                 /// As the f32 kernel, in double precision.
                 ///
                 /// # Safety
                 /// As the f32 kernel.
-                ${concat(adaptive_grid_f64_, $key)}, Some(Function::$variant), grid), f64);
+                ${concat(adaptive_grid_f64_, $key)}, [builtin $variant], grid), f64);
         )*
     };
 }
@@ -601,7 +838,7 @@ crate::adaptive_params!(
         /// Launched by the host with buffers sized as [`AdaptiveParams`] says, the
         /// function's data included.
         adaptive_batch_f32_cec2017,
-        None,
+        [cec],
         batch
     ),
     f32
@@ -613,7 +850,7 @@ crate::adaptive_params!(
         /// # Safety
         /// As `adaptive_batch_f32_cec2017`.
         adaptive_batch_f64_cec2017,
-        None,
+        [cec],
         batch
     ),
     f64
@@ -628,7 +865,7 @@ crate::adaptive_params!(
         /// says for one run and the grid's threads, the function's data included, and
         /// `sync` a zeroed word.
         adaptive_grid_f32_cec2017,
-        None,
+        [cec],
         grid
     ),
     f32
@@ -640,8 +877,108 @@ crate::adaptive_params!(
         /// # Safety
         /// As `adaptive_grid_f32_cec2017`.
         adaptive_grid_f64_cec2017,
-        None,
+        [cec],
         grid
+    ),
+    f64
+);
+
+/// The adaptive kernels of an objective linked in at run time, both layouts and
+/// precisions: `adaptive_{batch,grid}_{f32,f64}_<key>`.
+macro_rules! adaptive_linked {
+    ($key:ident, $kind:ident, $what:literal) => {
+        crate::adaptive_params!(
+            adaptive_entry!(
+                #[doc = concat!("A run of an adaptive strategy per block on ", $what, " (see the module).")]
+                ///
+                /// # Safety
+                /// Launched by the host with buffers sized as [`AdaptiveParams`] says, its
+                /// module linked with one that defines the objective.
+                ${concat(adaptive_batch_f32_, $key)},
+                [$kind],
+                batch
+            ),
+            f32
+        );
+        crate::adaptive_params!(
+            adaptive_entry!(
+                /// As the f32 kernel, in double precision.
+                ///
+                /// # Safety
+                /// As the f32 kernel.
+                ${concat(adaptive_batch_f64_, $key)},
+                [$kind],
+                batch
+            ),
+            f64
+        );
+        crate::adaptive_params!(
+            adaptive_entry!(
+                #[doc = concat!("One run of an adaptive strategy over the whole grid on ", $what, ".")]
+                ///
+                /// # Safety
+                /// Launched cooperatively by the host, with buffers sized as
+                /// [`AdaptiveParams`] says for one run and the grid's threads, `sync` a
+                /// zeroed word, and its module linked with one that defines the objective.
+                ${concat(adaptive_grid_f32_, $key)},
+                [$kind],
+                grid
+            ),
+            f32
+        );
+        crate::adaptive_params!(
+            adaptive_entry!(
+                /// As the f32 kernel, in double precision.
+                ///
+                /// # Safety
+                /// As the f32 kernel.
+                ${concat(adaptive_grid_f64_, $key)},
+                [$kind],
+                grid
+            ),
+            f64
+        );
+    };
+}
+
+adaptive_linked!(
+    external,
+    external,
+    "a whole-vector objective linked in at run time (`gpude_objective_T`)"
+);
+adaptive_linked!(
+    separable,
+    separable,
+    "a separable objective linked in at run time (`gpude_sep_*_T`, its flags in `run.formula`)"
+);
+
+crate::adaptive_params!(
+    adaptive_entry!(
+        /// One phase ([`AdaptiveRun::phase`]) of a run of an adaptive strategy, one
+        /// block, whose objective the host evaluates between the launches: the initial
+        /// rows, their best, then per generation the trials and the selection (see
+        /// `ADAPTIVE_PHASE_*`).
+        ///
+        /// # Safety
+        /// Launched by the host with buffers sized as [`AdaptiveParams`] says for one
+        /// run, the phases in their order, the values of the rows of `x` (initial) and
+        /// of the first `state[ADAPTIVE_COUNT]` rows of `trials` written into `fit` and
+        /// `trial_fit` before the phase after each.
+        adaptive_batch_f32_host,
+        [host],
+        batch
+    ),
+    f32
+);
+crate::adaptive_params!(
+    adaptive_entry!(
+        /// As `adaptive_batch_f32_host`, in double precision.
+        ///
+        /// # Safety
+        /// As `adaptive_batch_f32_host`.
+        adaptive_batch_f64_host,
+        [host],
+        batch
     ),
     f64
 );

@@ -87,7 +87,7 @@ unsafe extern "C" {
 pub(crate) struct Linked;
 
 /// The one [`Linked`] the kernels' [`SepLanes`] refer to.
-static LINKED: Linked = Linked;
+pub(crate) static LINKED: Linked = Linked;
 
 impl Separable<f32> for Linked {
     #[inline(always)]

@@ -342,7 +342,9 @@ pub const ADAPTIVE_LAYOUTS: [Layout; 2] = [Layout::Batch, Layout::Grid];
 pub struct AdaptiveKey {
     /// [`Layout::Batch`] or [`Layout::Grid`].
     pub layout: Layout,
-    /// A built-in function's kernel key, or [`CEC2017`].
+    /// A built-in function's kernel key, [`CEC2017`], [`EXTERNAL`] or [`SEPARABLE`]
+    /// (an objective linked in at run time), or [`HOST`] (evaluated by the host between
+    /// the phases of a run; [`Layout::Batch`] only).
     pub function: &'static str,
     pub precision: KernelPrecision,
 }
@@ -378,8 +380,9 @@ impl AdaptiveKey {
     }
 }
 
-/// Calls `f` with every adaptive kernel's key: each built-in function and CEC 2017, in
-/// both precisions and both layouts.
+/// Calls `f` with every adaptive kernel's key: each built-in function, CEC 2017 and the
+/// linked objectives ([`EXTERNAL`], [`SEPARABLE`]) in both precisions and both layouts,
+/// and [`HOST`] in both precisions in the batch layout.
 pub fn for_each_adaptive_key(mut f: impl FnMut(AdaptiveKey)) {
     macro_rules! keys {
         ($($(#[$doc:meta])* $variant:ident = $num:literal, $key:ident, $name:literal,
@@ -397,13 +400,22 @@ pub fn for_each_adaptive_key(mut f: impl FnMut(AdaptiveKey)) {
                 });
             }
         }
-        for precision in KernelPrecision::ALL {
-            f(AdaptiveKey {
-                layout,
-                function: CEC2017,
-                precision,
-            });
+        for function in [CEC2017, EXTERNAL, SEPARABLE] {
+            for precision in KernelPrecision::ALL {
+                f(AdaptiveKey {
+                    layout,
+                    function,
+                    precision,
+                });
+            }
         }
+    }
+    for precision in KernelPrecision::ALL {
+        f(AdaptiveKey {
+            layout: Layout::Batch,
+            function: HOST,
+            precision,
+        });
     }
 }
 
@@ -481,8 +493,11 @@ mod tests {
             assert!(names.insert(key.name_into(&mut buf).to_string()), "{key:?}");
             adaptive += 1;
         });
-        assert_eq!(adaptive, 2 * 2 * (Function::ALL.len() + 1));
+        assert_eq!(adaptive, 2 * 2 * (Function::ALL.len() + 3) + 2);
         assert!(names.contains("adaptive_batch_f32_cec2017"));
+        assert!(names.contains("adaptive_grid_f64_separable"));
+        assert!(names.contains("adaptive_batch_f32_host"));
+        assert!(!names.contains("adaptive_grid_f32_host"));
         assert!(names.contains("adaptive_batch_f64_rosenbrock"));
         assert!(names.contains("adaptive_grid_f32_cec2017"));
         assert!(names.contains("adaptive_grid_f64_rosenbrock"));

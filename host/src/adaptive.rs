@@ -117,23 +117,15 @@ impl JobBuilder {
 }
 
 /// The CUDA engine's check of an adaptive job: its kernels evaluate the built-in and
-/// the CEC 2017 functions; other objectives run on the CPU engine. Classic jobs pass.
+/// the CEC 2017 functions, expressions and PTX objectives (linked in, in a precision
+/// the module defines), and leave a host callback's values to the host between their
+/// phases. Classic jobs pass.
 pub fn gpu_check(job: &Job) -> Result<()> {
-    use crate::objective::Objective;
-    match job.objective() {
-        _ if !job.strategy().is_adaptive() => Ok(()),
-        Objective::Builtin(_) | Objective::Cec2017(_) => Ok(()),
-        o => {
-            let name = strategy_name(job.strategy());
-            Err(Error::invalid(
-                "objective",
-                crate::error::clip(&o.name()),
-                format!(
-                    "a built-in or CEC 2017 function for {name} on the GPU; use --backend cpu for other objectives"
-                ),
-            ))
-        }
+    if !job.strategy().is_adaptive() || job.objective().ptx_code().is_none() {
+        return Ok(());
     }
+    // A PTX objective's module must define the job's precision.
+    crate::cuda::check_objective(job)
 }
 
 /// True when the CUDA engine runs `job` in the adaptive kernels: an adaptive strategy,
@@ -431,7 +423,12 @@ pub fn run_settings(job: &Job) -> AdaptiveRun {
         cr: job.cr(),
         strategy: job.strategy() as u32,
         bounds: job.bounds() as u32,
-        formula: job.formula() as u32,
+        // The separable kernels read their objective's flags here (as the classic
+        // families read `Run::formula`).
+        formula: match job.objective().separable_flags(job.precision()) {
+            Some(flags) if job.builtin().is_none() => flags.bits(),
+            _ => job.formula() as u32,
+        },
         function,
         dim: job.dim(),
         np,
@@ -440,6 +437,7 @@ pub fn run_settings(job: &Job) -> AdaptiveRun {
         gens: job.generations(),
         crossover: job.crossover() as u32,
         variant: job.thesis_variant().bits(),
+        phase: gpude_device::abi::ADAPTIVE_PHASE_RUN,
         target: job.target_value().unwrap_or(f64::NAN),
     }
 }

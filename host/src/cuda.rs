@@ -388,7 +388,7 @@ impl CudaEngine {
 
     /// Runs one job; `mode` picks the layout.
     pub fn run(&self, job: &Job, mode: Mode) -> Result<RunResult> {
-        if job.objective().is_host_callback() && job.adaptive().is_none() {
+        if job.objective().is_host_callback() {
             // Its own layout, whatever `mode` says (see `callback.rs`).
             return self
                 .callback_run(job, &mut crate::cpu::Control::default())
@@ -422,7 +422,7 @@ impl CudaEngine {
         job: &Job,
         mode: Mode,
     ) -> Result<(RunResult, FinalPopulation)> {
-        if job.objective().is_host_callback() && job.adaptive().is_none() {
+        if job.objective().is_host_callback() {
             let o = self.callback_run(job, &mut crate::cpu::Control::default())?;
             let (x, fit) = match o.checkpoint.state {
                 crate::checkpoint::State::F32 { x, fit } => (
@@ -487,14 +487,14 @@ impl CudaEngine {
             .iter()
             .any(|j| crate::adaptive::in_adaptive_kernels(j) || j.objective().is_host_callback())
         {
-            // Adaptive jobs go to their own kernels, host callbacks run one after the
-            // other (as on the CPU engine), the other jobs in their launches.
+            // Host callbacks run one after the other (as on the CPU engine), adaptive
+            // jobs go to their own kernels, the other jobs in their launches.
             Job::check_all(jobs)?;
-            let (adaptive, rest): (Vec<usize>, Vec<usize>) =
-                (0..jobs.len()).partition(|&k| crate::adaptive::in_adaptive_kernels(&jobs[k]));
-            let (cb, plain): (Vec<usize>, Vec<usize>) = rest
+            let (cb, rest): (Vec<usize>, Vec<usize>) =
+                (0..jobs.len()).partition(|&k| jobs[k].objective().is_host_callback());
+            let (adaptive, plain): (Vec<usize>, Vec<usize>) = rest
                 .into_iter()
-                .partition(|&k| jobs[k].objective().is_host_callback());
+                .partition(|&k| crate::adaptive::in_adaptive_kernels(&jobs[k]));
             let mut results: Vec<Option<RunResult>> = vec![None; jobs.len()];
             if !adaptive.is_empty() {
                 let refs: Vec<&Job> = adaptive.iter().map(|&k| &jobs[k]).collect();
@@ -567,6 +567,26 @@ impl CudaEngine {
         jobs: &[&Job],
         mode: Mode,
     ) -> Result<Vec<(RunResult, FinalPopulation)>> {
+        if jobs.iter().any(|j| j.objective().is_host_callback()) {
+            // Host callbacks one at a time (`callback_run`), the others together.
+            let (cb, rest): (Vec<usize>, Vec<usize>) =
+                (0..jobs.len()).partition(|&k| jobs[k].objective().is_host_callback());
+            let mut results: Vec<Option<(RunResult, FinalPopulation)>> = vec![None; jobs.len()];
+            let others: Vec<&Job> = rest.iter().map(|&k| jobs[k]).collect();
+            if !others.is_empty() {
+                for (&k, r) in rest.iter().zip(self.run_adaptive(&others, mode)?) {
+                    results[k] = Some(r);
+                }
+            }
+            for k in cb {
+                // Its own layout, whatever `mode` says (see `callback.rs`).
+                results[k] = Some(self.run_with_population(jobs[k], mode)?);
+            }
+            return Ok(results
+                .into_iter()
+                .map(|r| r.expect("every job ran"))
+                .collect());
+        }
         let mut layout = Layout::Batch;
         for job in jobs {
             layout = crate::adaptive::gpu_layout(mode, job)?;

@@ -3,6 +3,7 @@
 
 use gpude_host::adaptive::{State, gpu_check};
 use gpude_host::config::parse_strategy;
+use gpude_host::ptx_objective::PtxCode;
 use gpude_host::{BoundPolicy, Crossover, Error, Function, Job, Precision, Strategy, Termination};
 use gpude_host::{RunResult, cpu};
 
@@ -172,31 +173,38 @@ fn overrides_and_their_checks() {
             "case {k}: {msg}"
         );
     }
-    // The CUDA engine runs them with built-in functions, and refuses other objectives
-    // than the built-in and CEC 2017 functions, saying where they run.
+    // The CUDA engine runs them with every objective: built-in and CEC 2017 functions,
+    // expressions and PTX objectives linked in, host callbacks between phases; a PTX
+    // module must define the job's precision.
     assert!(gpu_check(&b(Strategy::Jso).build().unwrap()).is_ok());
     assert!(gpu_check(&b(Strategy::Rand1).build().unwrap()).is_ok());
     let expr = gpude_host::Objective::expr("sum(x^2)", Some(0.0)).unwrap();
-    let e = gpu_check(
-        &Job::builder_for(expr.clone(), 10)
-            .domain(-5.0, 5.0)
-            .strategy(Strategy::Jso)
-            .build()
-            .unwrap(),
-    )
-    .unwrap_err();
-    assert_eq!(
-        e.to_string(),
-        "objective = expr is not allowed: a built-in or CEC 2017 function for jso on the GPU; use --backend cpu for other objectives"
-    );
     assert!(
         gpu_check(
-            &Job::builder_for(expr, 10)
+            &Job::builder_for(expr.clone(), 10)
                 .domain(-5.0, 5.0)
+                .strategy(Strategy::Jso)
                 .build()
                 .unwrap()
         )
         .is_ok()
+    );
+    let e = gpude_expr::Expr::parse("sum(x^2)").unwrap();
+    let code = PtxCode::parse(e.ptx(gpude_expr::Precision::F32)).unwrap();
+    let ptx = gpude_host::Objective::ptx("sq32", None, code).unwrap();
+    let of = |p: Precision| {
+        Job::builder_for(ptx.clone(), 10)
+            .domain(-5.0, 5.0)
+            .strategy(Strategy::LShade)
+            .precision(p)
+            .build()
+            .unwrap()
+    };
+    assert!(gpu_check(&of(Precision::F32)).is_ok());
+    let err = gpu_check(&of(Precision::F64)).unwrap_err().to_string();
+    assert!(
+        err.contains("precision = f64") && err.contains("f32"),
+        "{err}"
     );
 }
 

@@ -1,32 +1,63 @@
 //! The adaptive strategies on the GPU: one block per run of the adaptive kernels
 //! (`gpude_device::kernels_adaptive`), a batch of compatible runs per launch, or one
 //! run over the whole GPU in one cooperative launch (the grid layout), with the
-//! built-in functions and the CEC 2017 functions (their data uploaded once per launch);
-//! and the classic strategies on the CEC 2017 functions, in the same kernels.
+//! built-in functions and the CEC 2017 functions (their data uploaded once per launch),
+//! and with a user's objective: an expression or a PTX module linked in at run time
+//! (the `external` and `separable` kernels, linked as the classic families' are), or a
+//! host callback (the `host` kernels, below); and the classic strategies on the CEC
+//! 2017 functions, in the same kernels.
+//!
+//! A host callback's run is one block, driven a phase per launch
+//! (`gpude_device::abi::ADAPTIVE_PHASE_*`): the initial rows, copied to the host and
+//! evaluated there, their values copied back; the best; then per generation the trials
+//! (the generation's `state[ADAPTIVE_COUNT]` rows, unpadded: `count × D`), evaluated
+//! on the host the same way, and the selection, the adaptation and the reduction. The
+//! host reads the state (8 words and the best value) after each generation: whether the
+//! run is over, and how many trials the next one makes. The callback sees the rows the
+//! CPU engine hands it, in the same batches, so a run gives the CPU engine's bits.
 
-use super::{CudaEngine, FinalPopulation, GpuReal, cuda_err, dev, dev_opt, push_params};
+use super::{
+    CudaEngine, FinalPopulation, GpuReal, cuda_err, dev, dev_opt, precision_of, push_params,
+};
+use crate::checkpoint::{Checkpoint, Stored};
 use crate::config::Job;
+use crate::cpu::{Control, Flow, Outcome};
 use crate::error::{Error, Result};
 use crate::result::{Ending, RunResult, Termination};
 use cudarc::driver::{CudaFunction, CudaSlice, CudaStream, LaunchConfig};
 use gpude_device::abi::{
-    ADAPTIVE_BEST, ADAPTIVE_GENS, ADAPTIVE_SIZE, ADAPTIVE_STATE_WORDS, AdaptiveParams,
+    ADAPTIVE_BEST, ADAPTIVE_COUNT, ADAPTIVE_DONE, ADAPTIVE_GENS, ADAPTIVE_PHASE_INIT_BEST,
+    ADAPTIVE_PHASE_INIT_ROWS, ADAPTIVE_PHASE_RUN, ADAPTIVE_PHASE_SELECT, ADAPTIVE_PHASE_TRIALS,
+    ADAPTIVE_SIZE, ADAPTIVE_STATE_WORDS, AdaptiveParams,
 };
 use gpude_device::adaptive::archive_capacity;
 use gpude_device::cec2017::scratch_len;
-use gpude_device::registry::{AdaptiveKey, CEC2017, KERNEL_NAME_MAX, KernelPrecision, Layout};
+use gpude_device::registry::{
+    AdaptiveKey, CEC2017, EXTERNAL, HOST, KERNEL_NAME_MAX, KernelPrecision, Layout, SEPARABLE,
+};
 use nalgebra::DVector;
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 /// The most threads a block of the adaptive kernels runs with.
 const MAX_THREADS: u32 = 256;
 
-/// The adaptive kernel of `job` in precision `T` and `layout` (batch or grid).
-fn kernel_name<T: GpuReal>(job: &Job, layout: Layout) -> String {
+/// The adaptive kernel of `job` in precision `T` and `layout` (batch or grid): its
+/// built-in function's, the CEC 2017 functions', a host callback's (batch only), or
+/// for an objective linked in, the separable one's when it has that form in `T`, the
+/// whole-vector one's otherwise (as the classic families choose).
+pub(crate) fn kernel_name<T: GpuReal>(job: &Job, layout: Layout) -> String {
+    let o = job.objective();
     let key = AdaptiveKey {
         layout,
-        function: job.builtin().map_or(CEC2017, |f| f.key()),
+        function: match job.builtin() {
+            Some(f) => f.key(),
+            None if o.as_cec2017().is_some() => CEC2017,
+            None if o.is_host_callback() => HOST,
+            None if o.separable_flags(precision_of::<T>()).is_some() => SEPARABLE,
+            None => EXTERNAL,
+        },
         precision: if T::NAME == "f32" {
             KernelPrecision::F32
         } else {
@@ -53,6 +84,12 @@ pub(crate) struct AdaptiveLaunch<T: GpuReal> {
     evaluations: CudaSlice<u64>,
     best_f: CudaSlice<T>,
     hist: Option<CudaSlice<T>>,
+    trials: CudaSlice<T>,
+    trial_fit: CudaSlice<T>,
+    func: CudaFunction,
+    params: AdaptiveParams<T>,
+    cfg: LaunchConfig,
+    grid: bool,
     _inputs: (CudaSlice<u64>, CudaSlice<u32>, CudaSlice<T>, CudaSlice<T>),
     _data: (CudaSlice<T>, CudaSlice<T>, CudaSlice<u32>),
     _work: Vec<CudaSlice<T>>,
@@ -66,6 +103,26 @@ impl CudaEngine {
     /// stream) on `stream`: in [`Layout::Batch`] one block each; in [`Layout::Grid`]
     /// the one run of `jobs` over the whole GPU, in a cooperative launch.
     pub(crate) fn launch_adaptive<T: GpuReal>(
+        &self,
+        jobs: &[&Job],
+        stream: Arc<CudaStream>,
+        layout: Layout,
+    ) -> Result<AdaptiveLaunch<T>> {
+        if jobs[0].objective().is_host_callback() {
+            return Err(Error::invalid(
+                "objective",
+                crate::error::clip(&jobs[0].objective().name()),
+                "an objective the GPU evaluates in a batch of adaptive runs; a host callback's run goes through CudaEngine::run, one at a time",
+            ));
+        }
+        let mut l = self.prepare_adaptive(jobs, stream, layout)?;
+        l.launch(ADAPTIVE_PHASE_RUN)?;
+        Ok(l)
+    }
+
+    /// The buffers, parameters and kernel of the runs of `jobs`, as
+    /// [`CudaEngine::launch_adaptive`] launches them, not launched yet.
+    fn prepare_adaptive<T: GpuReal>(
         &self,
         jobs: &[&Job],
         stream: Arc<CudaStream>,
@@ -97,7 +154,14 @@ impl CudaEngine {
             0
         };
         let name = kernel_name::<T>(job, layout);
-        let func: CudaFunction = self.function(&name)?;
+        let o = job.objective();
+        let func: CudaFunction =
+            if job.builtin().is_some() || o.as_cec2017().is_some() || o.is_host_callback() {
+                self.function(&name)?
+            } else {
+                // Linked with the job's objective (the classic families' link).
+                self.job_function::<T>(&name, job)?
+            };
         let threads = self
             .max_threads(&func, &name)?
             .min(MAX_THREADS)
@@ -259,25 +323,6 @@ impl CudaEngine {
             shared_mem_bytes: 0,
         };
         let start = Instant::now();
-        let mut b = stream.launch_builder(&func);
-        push_params(&mut b, &params);
-        if grid {
-            // SAFETY: as the batch launch below, for the one run (p = 1) over `blocks`
-            // blocks of `threads` (the scratch holds a set per thread of the grid), with
-            // `sync` a zeroed word that lives in the returned launch; the cooperative
-            // launch refuses a grid whose blocks cannot all be resident, which the grid
-            // barrier needs (blocks ≤ occupancy × multiprocessors).
-            unsafe { b.launch_cooperative(cfg) }
-                .map_err(cuda_err(ctx("launching (cooperative)")))?;
-        } else {
-            // SAFETY: the parameters are the kernel's (the build script checks them
-            // against the PTX); every buffer above is sized as `AdaptiveParams` says for
-            // `p` runs of `np` rows of `d` values, `threads` threads per block (the
-            // scratch) and `gens + 1` history entries, and lives in the returned launch
-            // until it is read back; the CEC data cover the function (checked just
-            // above); the batch kernels do not read `sync` (null).
-            unsafe { b.launch(cfg) }.map_err(cuda_err(ctx("launching")))?;
-        }
         Ok(AdaptiveLaunch {
             stream: stream.clone(),
             name,
@@ -292,17 +337,15 @@ impl CudaEngine {
             evaluations,
             best_f,
             hist,
+            trials,
+            trial_fit,
+            func,
+            params,
+            cfg,
+            grid,
             _inputs: (seeds_d, streams_d, lo_d, hi_d),
             _data: (shift_d, rotation_d, shuffle_d),
-            _work: vec![
-                trials,
-                trial_fit,
-                trial_param,
-                archive,
-                memory,
-                jde,
-                scratch,
-            ],
+            _work: vec![trial_param, archive, memory, jde, scratch],
             _work_u: vec![trial_word, ranks, ranking],
             _sync: sync,
         })
@@ -310,7 +353,83 @@ impl CudaEngine {
 }
 
 impl<T: GpuReal> AdaptiveLaunch<T> {
-    /// Waits for the launch and reads each run's result and final population.
+    /// Launches the kernel for `phase` (`ADAPTIVE_PHASE_RUN`: the whole runs).
+    fn launch(&mut self, phase: u32) -> Result<()> {
+        let ctx = |what: &str| format!("{}: {what}", self.name);
+        self.params.run.phase = phase;
+        let mut b = self.stream.launch_builder(&self.func);
+        push_params(&mut b, &self.params);
+        if self.grid {
+            // SAFETY: as the batch launch below, for the one run (p = 1) over the
+            // configured blocks (the scratch holds a set per thread of the grid), with
+            // `sync` a zeroed word that lives in `self`; the cooperative launch refuses
+            // a grid whose blocks cannot all be resident, which the grid barrier needs
+            // (blocks ≤ occupancy × multiprocessors). The grid kernels run whole runs.
+            unsafe { b.launch_cooperative(self.cfg) }
+                .map_err(cuda_err(ctx("launching (cooperative)")))?;
+        } else {
+            // SAFETY: the parameters are the kernel's (the build script checks them
+            // against the PTX); every buffer is sized as `AdaptiveParams` says for `p`
+            // runs of `np` rows of `d` values, the block's threads (the scratch) and
+            // `gens + 1` history entries, and lives in `self` until it is read back; the
+            // CEC data cover the function (checked when prepared); the batch kernels do
+            // not read `sync` (null); a host kernel's phases come in their order, each
+            // after the values its rows need (`adaptive_callback`).
+            unsafe { b.launch(self.cfg) }.map_err(cuda_err(ctx("launching")))?;
+        }
+        Ok(())
+    }
+
+    /// The first `n` rows of `trials` (or of `x` when `trials` is false) of the one run,
+    /// evaluated on the host by `job`'s objective, their values written to `trial_fit`
+    /// (or `fit`). False when the objective failed (nothing is written).
+    fn evaluate_on_host(&mut self, job: &Job, trials: bool, n: usize) -> Result<bool> {
+        let err = |what: &str| cuda_err(format!("{}: {what}", self.name));
+        let d = self.dim;
+        if n == 0 {
+            return Ok(true);
+        }
+        let src = if trials { &self.trials } else { &self.x };
+        let rows = self
+            .stream
+            .clone_dtoh(&src.slice(0..n * d))
+            .map_err(err("reading the rows"))?;
+        let mut values = vec![T::ZERO; n];
+        let objective = job.objective();
+        objective.evaluate_rows(job.formula(), &rows, d, &mut values);
+        if objective.failed() {
+            return Ok(false);
+        }
+        let dst = if trials {
+            &mut self.trial_fit
+        } else {
+            &mut self.fit
+        };
+        self.stream
+            .memcpy_htod(&values, &mut dst.slice_mut(0..n))
+            .map_err(err("writing the values"))?;
+        Ok(true)
+    }
+
+    /// The one run's generations done, whether it is over, the next generation's trial
+    /// count and the best value.
+    fn progress(&self) -> Result<(u32, bool, usize, f64)> {
+        let err = |what: &str| cuda_err(format!("{}: {what}", self.name));
+        let s = self
+            .stream
+            .clone_dtoh(&self.state)
+            .map_err(err("reading the state"))?;
+        let bf = self
+            .stream
+            .clone_dtoh(&self.best_f)
+            .map_err(err("reading the best"))?[0]
+            .to_f64();
+        let count = (s[ADAPTIVE_COUNT] as usize).min(self.np);
+        Ok((s[ADAPTIVE_GENS], s[ADAPTIVE_DONE] != 0, count, bf))
+    }
+
+    /// Waits for the launch (or the last phase) and reads each run's result and final
+    /// population.
     pub(crate) fn finish(self, jobs: &[&Job]) -> Result<Vec<(RunResult, FinalPopulation)>> {
         let err = |what: &str| cuda_err(format!("{}: {what}", self.name));
         let state = self
@@ -398,5 +517,51 @@ impl<T: GpuReal> AdaptiveLaunch<T> {
             out.push((result, population));
         }
         Ok(out)
+    }
+}
+
+impl CudaEngine {
+    /// Runs the adaptive `job`, whose objective is a host callback, under `control` (its
+    /// observer after every generation and its stop flag before each, as the CPU
+    /// engine's adaptive runs: they are not saved on the way); see the module's
+    /// documentation. The outcome's checkpoint holds the final population, for reports
+    /// only. A failure of the callback stops the run (the caller reports it).
+    pub(crate) fn adaptive_callback<T: GpuReal + Stored>(
+        &self,
+        job: &Job,
+        control: &mut Control,
+    ) -> Result<Outcome> {
+        let mut l = self.prepare_adaptive::<T>(&[job], self.streams[0].clone(), Layout::Batch)?;
+        l.launch(ADAPTIVE_PHASE_INIT_ROWS)?;
+        if l.evaluate_on_host(job, false, l.np)? {
+            l.launch(ADAPTIVE_PHASE_INIT_BEST)?;
+            let (mut g, mut done, mut count, bf) = l.progress()?;
+            let mut stopped = control.observer.is_some_and(|o| o(g, bf) == Flow::Stop);
+            while !stopped && !done {
+                if control.stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
+                    break;
+                }
+                l.launch(ADAPTIVE_PHASE_TRIALS)?;
+                if !l.evaluate_on_host(job, true, count)? {
+                    break;
+                }
+                l.launch(ADAPTIVE_PHASE_SELECT)?;
+                let bf;
+                (g, done, count, bf) = l.progress()?;
+                stopped = control.observer.is_some_and(|o| o(g, bf) == Flow::Stop);
+            }
+        }
+        let (result, population) = l.finish(&[job])?.remove(0);
+        let checkpoint = Checkpoint {
+            job: job.clone(),
+            generation: result.generations,
+            state: T::state(
+                population.x.iter().map(|&v| T::of(v)).collect(),
+                population.fit.iter().map(|&v| T::of(v)).collect(),
+            ),
+            history: result.history.clone(),
+            elapsed: result.elapsed,
+        };
+        Ok(Outcome { result, checkpoint })
     }
 }

@@ -172,9 +172,13 @@ impl CudaEngine {
         check_objective(job)?;
         let objective = job.objective();
         objective.reset_failure();
-        let r = match job.precision() {
-            crate::Precision::F32 => self.callback_drive::<f32>(job, control),
-            crate::Precision::F64 => self.callback_drive::<f64>(job, control),
+        // An adaptive strategy runs in the adaptive kernels' host phases
+        // (`cuda/adaptive.rs`), the others in the host-callback family.
+        let r = match (job.precision(), job.adaptive().is_some()) {
+            (crate::Precision::F32, false) => self.callback_drive::<f32>(job, control),
+            (crate::Precision::F64, false) => self.callback_drive::<f64>(job, control),
+            (crate::Precision::F32, true) => self.adaptive_callback::<f32>(job, control),
+            (crate::Precision::F64, true) => self.adaptive_callback::<f64>(job, control),
         };
         // The callback's failure first: the run stopped because of it.
         objective.take_failure()?;
