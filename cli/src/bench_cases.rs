@@ -15,7 +15,7 @@
 //! apart as `fixed_ms`. One warm-up run per case comes first.
 
 use crate::stats::median;
-use gpude::{BatchKernel, Job, Mode, Objective, Precision, Result, RunResult, Strategy, cpu};
+use gpude::{BatchKernel, Job, Mode, Objective, Precision, Result, RunResult, cpu};
 use serde::Serialize;
 use std::time::Instant;
 
@@ -43,6 +43,9 @@ pub struct Case {
     pub spare_rows: Option<u32>,
     /// Populations evolved at once.
     pub populations: u32,
+    /// The strategy: `thesis` (the thesis variant), or `jso` for the cases named so
+    /// (the adaptive kernels, a budget of 10 000·D evaluations per population).
+    pub strategy: &'static str,
     pub generations: u32,
     pub precision: &'static str,
 }
@@ -96,11 +99,16 @@ pub fn standard_cases(gpu: bool, quick: bool) -> Vec<Case> {
         },
         spare_rows: name.contains("spare=0").then_some(0),
         populations: pops,
+        strategy: if name.starts_with("jso") {
+            "jso"
+        } else {
+            "thesis"
+        },
         generations: gens,
         precision: prec.name(),
     };
     // (name, backend, mode, Np, populations, generations, precision)
-    let table: [(&str, &'static str, &'static str, u32, u32, u32, Precision); 29] = [
+    let table: [(&str, &'static str, &'static str, u32, u32, u32, Precision); 31] = [
         (
             "one pop Np=2048 (grid)",
             "cuda",
@@ -327,6 +335,24 @@ pub fn standard_cases(gpu: bool, quick: bool) -> Vec<Case> {
             Precision::F64,
         ),
         (
+            "jso batch 132 x 256 D=30",
+            "cuda",
+            "batch",
+            256,
+            132,
+            g(200),
+            Precision::F32,
+        ),
+        (
+            "jso batch 132 x 256 D=30 expr",
+            "cuda",
+            "batch",
+            256,
+            132,
+            g(200),
+            Precision::F32,
+        ),
+        (
             "cpu Np=2048",
             "cpu",
             "cpu",
@@ -424,7 +450,7 @@ fn jobs_for(c: &Case, gens: u32) -> Result<Vec<Job>> {
                 .domain(info.domain.0, info.domain.1)
                 .pop(c.pop)
                 .generations(gens)
-                .strategy(Strategy::Thesis)
+                .strategy(gpude::host::config::parse_strategy(c.strategy)?.0)
                 .precision(precision)
                 .seed(1)
                 .stream(k)

@@ -81,7 +81,7 @@ pub struct JobArgs {
 
     /// Mutation strategy: thesis, rand1, best1, current-to-best1, rand2, best2 (a
     /// crossover suffix is allowed: rand1bin, rand/1/exp), or the adaptive jde, jade,
-    /// shade, lshade, jso (CPU backend; their papers' settings).
+    /// shade, lshade, jso (both backends; their papers' settings).
     #[arg(long, value_name = "NAME")]
     pub strategy: Option<String>,
 
@@ -238,30 +238,16 @@ impl BackendArgs {
     /// notice. Built-in functions and expressions run on the GPU when there is one.
     pub fn open_for(&self, jobs: &[Job]) -> Result<Solver> {
         let backend = Backend::parse(&self.backend)?;
-        // What only the CPU engine runs for now: the classic strategies with objectives
-        // other than the built-ins, expressions, PTX and the CEC 2017 functions; the
-        // adaptive strategies with objectives other than the built-ins and the CEC 2017
-        // functions.
+        // What only the CPU engine runs for now: objectives other than the built-ins,
+        // expressions, PTX and the CEC 2017 functions (every strategy runs the others
+        // on the GPU).
         let cpu_only = jobs.iter().find_map(|j| {
             let o = j.objective();
-            let name = || input::clip(&j.objective().name());
-            if j.adaptive().is_some() {
-                (j.builtin().is_none() && o.as_cec2017().is_none()).then(|| {
-                    format!(
-                        "the {} strategy with the objective {}",
-                        strategy_name(j.strategy()),
-                        name()
-                    )
-                })
-            } else if j.builtin().is_none()
+            (j.builtin().is_none()
                 && o.as_expr().is_none()
                 && o.ptx_code().is_none()
-                && o.as_cec2017().is_none()
-            {
-                Some(format!("the objective {}", name()))
-            } else {
-                None
-            }
+                && o.as_cec2017().is_none())
+            .then(|| format!("the objective {}", input::clip(&o.name())))
         });
         if let (Backend::Auto, Some(what)) = (backend, cpu_only) {
             eprintln!("notice: running on the CPU: {what} runs on the CPU engine only for now");
