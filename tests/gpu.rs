@@ -97,6 +97,10 @@ fn main() {
             thesis_variants_match_cpu,
         ),
         (
+            "thesis_variants_of_user_objectives_match_cpu",
+            thesis_variants_of_user_objectives_match_cpu,
+        ),
+        (
             "batch_of_thesis_variants_matches_cpu_runs",
             thesis_variant_batch_matches_cpu,
         ),
@@ -1756,6 +1760,78 @@ fn thesis_variants_match_cpu(e: &CudaEngine) {
         "  {} variant cases × 3 layouts equal bit for bit",
         cases.len()
     );
+}
+
+/// The thesis variants with a user's objective (the `thesis_variant` kernels of the
+/// separable and external families): each single alternative and one combination, an
+/// expression with a separable form and one without, f32 D = 30 and f64 D = 70, every
+/// layout: the CPU engine's bits. A PTX module (the whole-vector one of an expression)
+/// runs as its expression.
+fn thesis_variants_of_user_objectives_match_cpu(e: &CudaEngine) {
+    use gpude::host::ptx_objective::PtxCode;
+    let sources = [
+        "sum(x^2 - 10*cos(2*pi*x)) + 10*D",
+        "sum(x^2) + sum(abs(x)) * prod(cos(x))",
+    ];
+    let mut variants: Vec<u32> = (0..6).map(|k| 1 << k).collect();
+    variants.push(3 << 3);
+    let job = |o: &Objective, dim: u32, p: Precision, v: ThesisVariant, seed: u64| {
+        Job::builder_for(o.clone(), dim)
+            .domain(-5.0, 5.0)
+            .pop(64)
+            .generations(6)
+            .precision(p)
+            .seed(seed)
+            .history(true)
+            .thesis_variant(v)
+            .build()
+            .expect("valid job")
+    };
+    let mut runs = 0;
+    for src in sources {
+        let o = Objective::expr(src, None).expect("an expression");
+        for &b in &variants {
+            let v = ThesisVariant::from_bits(b).expect("a variant");
+            for (dim, p) in [(30, Precision::F32), (70, Precision::F64)] {
+                let j = job(&o, dim, p, v, 900 + b as u64);
+                let what = format!(
+                    "{src} {} D={dim} {p:?}",
+                    gpude::host::config::variant_name(v)
+                );
+                let cpu_pop = cpu_population(&j);
+                let c = cpu_run(&j).expect("cpu run");
+                for mode in [Mode::Batch, Mode::Grid, Mode::Steps] {
+                    let (r, gpu) = e.run_with_population(&j, mode).expect("gpu run");
+                    assert_same_population(&gpu, &cpu_pop, &format!("{what} {mode:?}"));
+                    assert_same_run(&r, &c, &format!("{what} {mode:?}"));
+                    runs += 1;
+                }
+            }
+        }
+    }
+    assert_eq!(runs, 2 * 7 * 2 * 3);
+    // A PTX module with a variant runs as its expression does.
+    let src = sources[1];
+    let v = ThesisVariant::from_bits(1 << 2).expect("a variant");
+    for (ep, p) in [
+        (gpude::expr::Precision::F32, Precision::F32),
+        (gpude::expr::Precision::F64, Precision::F64),
+    ] {
+        let code = PtxCode::parse(Expr::parse(src).unwrap().ptx(ep)).expect("a module");
+        let a = job(&Objective::ptx("whole", None, code).unwrap(), 30, p, v, 5);
+        let b = job(&Objective::expr(src, None).unwrap(), 30, p, v, 5);
+        for mode in [Mode::Batch, Mode::Grid, Mode::Steps] {
+            let (ra, pa) = e.run_with_population(&a, mode).expect("PTX run");
+            let (rb, pb) = e.run_with_population(&b, mode).expect("expression run");
+            assert_same_population(&pa, &pb, &format!("PTX {p:?} {mode:?}"));
+            assert_eq!(
+                ra.best_f.to_bits(),
+                rb.best_f.to_bits(),
+                "PTX {p:?} {mode:?}"
+            );
+        }
+    }
+    println!("  {runs} variant runs of expressions equal the CPU's bit for bit");
 }
 
 /// Jobs of several variants (and the default) in one batch: each launch group keeps its

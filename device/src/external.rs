@@ -357,7 +357,7 @@ impl<T: ExternalReal> Passes<T> for External {
                         |q| q * sw.groups + sw.my_group,
                         flags_in,
                     );
-                    let spare = trial_row::<T, false>(
+                    let spare = trial_row::<T, true>(
                         s, gr, key, pstream, gn, i, active, best_i, lo, hi, a, b, flags_in, &d, &fl,
                     );
                     if k == gr.lane {
@@ -550,7 +550,7 @@ unsafe fn batch_entry<T: ExternalReal>(s: Setup<T>, p: BatchParams<T>) {
                         |q| q * groups + my_group,
                         flags,
                     );
-                    let spare = trial_row::<T, false>(
+                    let spare = trial_row::<T, true>(
                         &s, &gr, key, pstream, gn, i, active, bi, lo, hi, a, b, flags, &d, &fl,
                     );
                     if k == gr.lane {
@@ -659,6 +659,16 @@ de_kernels!(
     de_grid_f32_external_thesis
 );
 de_kernels!(
+    f32,
+    Function::Sphere,
+    true,
+    true,
+    de_batch_f32_external_thesis_variant,
+    de_batch_f32_external_thesis_variant_ctl,
+    de_step_f32_external_thesis_variant,
+    de_grid_f32_external_thesis_variant
+);
+de_kernels!(
     f64,
     Function::Sphere,
     false,
@@ -677,4 +687,14 @@ de_kernels!(
     de_batch_f64_external_thesis_ctl,
     de_step_f64_external_thesis,
     de_grid_f64_external_thesis
+);
+de_kernels!(
+    f64,
+    Function::Sphere,
+    true,
+    true,
+    de_batch_f64_external_thesis_variant,
+    de_batch_f64_external_thesis_variant_ctl,
+    de_step_f64_external_thesis_variant,
+    de_grid_f64_external_thesis_variant
 );

@@ -231,6 +231,16 @@ de_kernels!(
     de_grid_f32_separable_thesis
 );
 de_kernels!(
+    f32,
+    Function::Sphere,
+    true,
+    true,
+    de_batch_f32_separable_thesis_variant,
+    de_batch_f32_separable_thesis_variant_ctl,
+    de_step_f32_separable_thesis_variant,
+    de_grid_f32_separable_thesis_variant
+);
+de_kernels!(
     f64,
     Function::Sphere,
     false,
@@ -249,4 +259,14 @@ de_kernels!(
     de_batch_f64_separable_thesis_ctl,
     de_step_f64_separable_thesis,
     de_grid_f64_separable_thesis
+);
+de_kernels!(
+    f64,
+    Function::Sphere,
+    true,
+    true,
+    de_batch_f64_separable_thesis_variant,
+    de_batch_f64_separable_thesis_variant_ctl,
+    de_step_f64_separable_thesis_variant,
+    de_grid_f64_separable_thesis_variant
 );

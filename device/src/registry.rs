@@ -240,8 +240,7 @@ pub const fn objective_symbol(p: KernelPrecision) -> &'static str {
 pub fn for_each_external_key(mut f: impl FnMut(KernelKey)) {
     for precision in KernelPrecision::ALL {
         for layout in EXTERNAL_LAYOUTS {
-            // The thesis-variant family exists for the built-in functions only.
-            for family in [Family::Classic, Family::Thesis] {
+            for family in Family::ALL {
                 f(KernelKey {
                     layout,
                     family,
@@ -281,7 +280,7 @@ pub const fn separable_flags_symbol(p: KernelPrecision) -> &'static str {
 pub fn for_each_separable_key(mut f: impl FnMut(KernelKey)) {
     for precision in KernelPrecision::ALL {
         for layout in EXTERNAL_LAYOUTS {
-            for family in [Family::Classic, Family::Thesis] {
+            for family in Family::ALL {
                 f(KernelKey {
                     layout,
                     family,
@@ -464,6 +463,7 @@ mod tests {
         });
         assert!(names.contains("de_batch_f64_external_thesis"));
         assert!(names.contains("de_batch_f64_external_thesis_ctl"));
+        assert!(names.contains("de_step_f32_external_thesis_variant"));
         // So are the separable family's: the external family's layouts and families.
         let mut separable = 0;
         for_each_separable_key(|key| {
@@ -473,7 +473,8 @@ mod tests {
             assert!(names.insert(key.name_into(&mut buf).to_string()), "{key:?}");
             separable += 1;
         });
-        assert_eq!(separable, 16);
+        assert_eq!(separable, 24);
+        assert!(names.contains("de_grid_f64_separable_thesis_variant"));
         assert!(names.contains("de_grid_f32_separable"));
         assert!(names.contains("de_batch_f64_separable_thesis_ctl"));
         // So are the host-callback family's.

@@ -39,22 +39,14 @@ pub use gpude_device::registry::objective_symbol;
 const LOG_BYTES: usize = 4096;
 
 /// Can the CUDA engine run `job`'s objective? Built-in functions, expressions and PTX
-/// objectives (in a precision their module defines) run in every layout; host callbacks
-/// in their own (the DE stages on the GPU, the callback on the host, see
-/// `callback.rs`), with every strategy and thesis variant; CEC 2017 functions not at all.
+/// objectives (in a precision their module defines) run in every layout, with every
+/// strategy and thesis variant; host callbacks in their own (the DE stages on the GPU,
+/// the callback on the host, see `callback.rs`); CEC 2017 functions not at all.
 pub fn check_objective(job: &Job) -> Result<()> {
     if job.objective().is_host_callback() {
         return Ok(());
     }
     if let Some(code) = job.objective().ptx_code() {
-        // The thesis-variant family exists for the built-in functions only.
-        if job.thesis_variant().changes_trials() {
-            return Err(Error::invalid(
-                "thesis variant",
-                crate::config::variant_name(job.thesis_variant()),
-                "thesis variants that change the trials run with built-in functions on the GPU; a PTX objective runs without them",
-            ));
-        }
         let p = job.precision();
         if code.defines(p) {
             return Ok(());
@@ -75,16 +67,7 @@ pub fn check_objective(job: &Job) -> Result<()> {
         ));
     }
     let what = match job.objective() {
-        Objective::Builtin(_) => return Ok(()),
-        // The thesis-variant family exists for the built-in functions only.
-        Objective::Expr(_) if job.thesis_variant().changes_trials() => {
-            return Err(Error::invalid(
-                "thesis variant",
-                crate::config::variant_name(job.thesis_variant()),
-                "thesis variants that change the trials run with built-in functions on the GPU; use --backend cpu for an expression",
-            ));
-        }
-        Objective::Expr(_) => return Ok(()),
+        Objective::Builtin(_) | Objective::Expr(_) => return Ok(()),
         Objective::Cec2017(_) => {
             let name = crate::config::strategy_name(job.strategy());
             return Err(Error::invalid(
@@ -476,18 +459,22 @@ mod tests {
             "{err}"
         );
         assert!(objective_code(&job(Precision::F64), ExprPrecision::F64).is_err());
-        // The external kernels have no thesis variants that change the trials.
+        // The thesis variants that change the trials run too (their own family).
         let v = (1..64)
             .filter_map(gpude_device::ThesisVariant::from_bits)
             .find(|v| v.changes_trials())
             .expect("a variant that changes the trials");
         let varied = Job::builder_for(o.clone(), 4)
             .domain(-1.0, 1.0)
+            .precision(Precision::F32)
             .thesis_variant(v)
             .build()
             .unwrap();
-        let err = check_objective(&varied).unwrap_err().to_string();
-        assert!(err.contains("thesis variant"), "{err}");
+        assert!(check_objective(&varied).is_ok());
+        assert_eq!(
+            crate::cuda::kernel_name::<f32>(gpude_device::registry::Layout::Batch, &varied),
+            "de_batch_f32_external_thesis_variant"
+        );
     }
 
     #[test]
