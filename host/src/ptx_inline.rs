@@ -231,11 +231,17 @@ fn functions(module: &str) -> (HashMap<&str, Callee<'_>>, HashMap<&str, String>)
 }
 
 /// The prefix of the module's private items copied into a kernel.
-const COPY: &str = "gpude_inl_";
+const COPY: &str = "gpude_inl";
+
+/// The name of private item `w` copied by the pass tagged `tag`: [`COPY`], the tag, `_`
+/// and the name.
+fn copy_of(tag: &str, w: &str) -> String {
+    format!("{COPY}{tag}_{w}")
+}
 
 /// A file-scope item of the source module that an inlined body may need: a constant table
 /// (`.global`/`.const` with an initializer) or a function that is not `.visible`; each is
-/// copied into the kernel under [`COPY`] + its name.
+/// copied into the kernel under [`copy_of`] its name.
 struct Private<'a> {
     /// Its prototype (functions) and its definition, as written.
     texts: Vec<&'a str>,
@@ -367,6 +373,7 @@ fn closure<'a>(text: &str, privates: &HashMap<&'a str, Private<'a>>) -> Option<V
 /// `None` when the body is not self-contained.
 fn inline_body(
     c: &Callee<'_>,
+    tag: &str,
     site: usize,
     args: &[(u32, String)],
     dest: &str,
@@ -392,6 +399,8 @@ fn inline_body(
         }
     }
     let params: HashMap<&str, usize> = c.params.iter().enumerate().map(|(k, p)| (*p, k)).collect();
+    // The pass's tag in every name: a second pass's sites and copies stay distinct.
+    let site = format!("{tag}{site}");
     let end = format!("$Linl{site}_end");
     let mut out = String::new();
     out.push_str(&format!("\t{{ // inlined call {site}\n"));
@@ -405,7 +414,7 @@ fn inline_body(
         } else if locals.contains(w) {
             Some(format!("{w}_inl{site}"))
         } else if private.contains(w) {
-            Some(format!("{COPY}{w}"))
+            Some(copy_of(tag, w))
         } else {
             None
         }
@@ -487,6 +496,18 @@ fn inline_body(
 /// bodies wherever they are self-contained, and `.extern` prototypes of what the inlined
 /// bodies call; and how many calls were inlined. The kernel's text is otherwise kept.
 pub fn inline_calls(kernel: &str, module: &str, names: &[&str]) -> (String, usize) {
+    inline_calls_tagged(kernel, module, names, "")
+}
+
+/// [`inline_calls`] for a further pass over a kernel already inlined into: `tag`
+/// (letters) goes into the names of this pass's registers, labels and copies, so that
+/// they differ from an earlier pass's.
+pub fn inline_calls_tagged(
+    kernel: &str,
+    module: &str,
+    names: &[&str],
+    tag: &str,
+) -> (String, usize) {
     let (defs, protos) = functions(module);
     let private = privates(module);
     let mut copies: Vec<&str> = Vec::new();
@@ -576,7 +597,7 @@ pub fn inline_calls(kernel: &str, module: &str, names: &[&str]) -> (String, usiz
             // they and the body call of the module's visible functions is declared.
             let needs = closure(c.body, &private)?;
             let needs_set: HashSet<&str> = needs.iter().copied().collect();
-            let text = inline_body(c, sites, &args, dest?, &needs_set)?;
+            let text = inline_body(c, tag, sites, &args, dest?, &needs_set)?;
             for n in needs {
                 if !copies.contains(&n) {
                     copies.push(n);
@@ -618,7 +639,7 @@ pub fn inline_calls(kernel: &str, module: &str, names: &[&str]) -> (String, usiz
     decls.sort();
     // The copies, renamed: the functions' prototypes, the tables, then the definitions.
     let copy_name = |reg: bool, w: &str| -> Option<String> {
-        (!reg && copies.contains(&w)).then(|| format!("{COPY}{w}"))
+        (!reg && copies.contains(&w)).then(|| copy_of(tag, w))
     };
     let mut protos_c = Vec::new();
     let mut tables = Vec::new();
@@ -800,6 +821,33 @@ $L__BB0_2:
             "{out}"
         );
         assert!(out.find("gpude_inl_table = 3").unwrap() < out.find(".visible .entry").unwrap());
+    }
+
+    /// A second pass (the maths after the objective) names its sites and copies apart
+    /// from the first's, also for a private item of the same name.
+    #[test]
+    fn a_second_pass_names_its_sites_and_copies_apart() {
+        let k = kernel("reads_table");
+        let k2 = kernel("reads_table2");
+        let both = format!(
+            "{k}{}",
+            k2[k2.find(".visible .entry").unwrap()..].replace("entry k(", "entry k2(")
+        );
+        let other = MODULE
+            .replace("u32 table = 3", "u32 table = 5")
+            .replace("reads_table(", "reads_table2(");
+        let (once, n1) = inline_calls(&both, MODULE, &["reads_table"]);
+        let (out, n2) = inline_calls_tagged(&once, &other, &["reads_table2"], "m");
+        assert_eq!((n1, n2), (1, 1), "{out}");
+        assert_eq!(out.matches(".u32 gpude_inl_table = 3;").count(), 1, "{out}");
+        assert_eq!(
+            out.matches(".u32 gpude_inlm_table = 5;").count(),
+            1,
+            "{out}"
+        );
+        assert!(out.contains("[gpude_inlm_table]"), "{out}");
+        assert_eq!(out.matches("$Linl0_end:").count(), 1, "{out}");
+        assert_eq!(out.matches("$Linlm0_end:").count(), 1, "{out}");
     }
 
     #[test]

@@ -305,7 +305,7 @@ pub(crate) fn inlined(name: &str, kernel: &str, objective: &str, maths: &str) ->
         .iter()
         .map(|(n, _)| *n)
         .collect();
-    crate::ptx_inline::inline_calls(&k, maths, &maths_names).0
+    crate::ptx_inline::inline_calls_tagged(&k, maths, &maths_names, "m").0
 }
 
 /// Links PTX `modules` (name, text) into a cubin with the driver's JIT linker for the
