@@ -7,7 +7,8 @@
 use gpude::device::expr_maths::SYMBOLS;
 use gpude::device::registry::for_each_separable_key;
 use gpude::device::registry::{
-    EXPR_MATHS_MODULE, EXTERNAL, KernelPrecision, for_each_external_key, objective_symbol,
+    EXPR_MATHS_MODULE, EXTERNAL, KernelPrecision, SEPARABLE, for_each_adaptive_key,
+    for_each_external_key, objective_symbol,
 };
 use gpude::device::separable::SepFlags;
 use gpude::device::{Function, registry::KERNEL_NAME_MAX};
@@ -164,7 +165,7 @@ fn find<'a>(items: &'a [Item], kind: Kind, name: &str) -> Option<&'a Item> {
 #[test]
 fn the_kernels_declare_the_objective_the_expressions_define() {
     let kernels = external_kernels();
-    assert_eq!(kernels.len(), 16, "{kernels:?}");
+    assert_eq!(kernels.len(), 24, "{kernels:?}");
     for (name, p) in &kernels {
         assert!(name.contains(EXTERNAL), "{name}");
         let its = items(module(name));
@@ -388,7 +389,7 @@ fn the_builtins_as_expressions_assemble_and_link_with_ptxas() {
             linked += 1;
         }
     }
-    assert_eq!(linked, 2 * Function::ALL.len() + 14);
+    assert_eq!(linked, 2 * Function::ALL.len() + 22);
     // The check can fail: a kernel without the objective's definition does not link.
     let kernel = module("de_batch_f32_external_thesis");
     let alone = whole_program(&[kernel, maths]);
@@ -402,6 +403,61 @@ fn the_builtins_as_expressions_assemble_and_link_with_ptxas() {
 /// The example objective crate's PTX (`examples/objective-rust`, which `.ci/run` builds)
 /// when `GPUDE_OBJECTIVE_PTX` names it: a PTX objective in both precisions that links with
 /// the external kernels (assembled with `ptxas` when `PTXAS` is set).
+/// The adaptive kernels of objectives linked in (`adaptive_{batch,grid}_T_external` and
+/// `…_separable`) declare what they call and link, with ptxas, with an expression's
+/// module of the matching form and the maths; alone they do not.
+#[test]
+fn the_adaptive_kernels_link_with_an_expression() {
+    let Some(exe) = ptxas() else {
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED: the_adaptive_kernels_link_with_an_expression — set PTXAS to ptxas"
+        );
+        return;
+    };
+    let maths = module(EXPR_MATHS_MODULE);
+    let e = Expr::parse(&expression(Function::Griewank)).unwrap();
+    let sep = e.separable().expect("Griewank's expression is separable");
+    let mut linked = 0;
+    for_each_adaptive_key(|k| {
+        if k.function != EXTERNAL && k.function != SEPARABLE {
+            return;
+        }
+        let mut buf = [0u8; KERNEL_NAME_MAX];
+        let name = k.name_into(&mut buf).to_string();
+        let ep = expr_precision(k.precision);
+        let p = match k.precision {
+            KernelPrecision::F32 => gpude::Precision::F32,
+            KernelPrecision::F64 => gpude::Precision::F64,
+        };
+        let obj = if k.function == EXTERNAL {
+            e.ptx_for_dim(ep, 30)
+        } else {
+            with_separable_b(&sep.ptx(ep), p)
+        };
+        let kernel = module(&name);
+        let its = items(kernel);
+        let called: Vec<&str> = if k.function == EXTERNAL {
+            vec![objective_symbol(k.precision)]
+        } else {
+            vec![ep.sep_a_name(), ep.sep_b_name(), ep.sep_finish_name()]
+        };
+        for sym in called {
+            assert!(
+                find(&its, Kind::Extern, sym).is_some(),
+                "{name} declares {sym}"
+            );
+        }
+        let program = whole_program(&[kernel, &obj, maths]);
+        let report = assemble(&exe, &program, &format!("{name}_griewank"), false)
+            .unwrap_or_else(|m| panic!("{name} with Griewank: {m}"));
+        assert!(report.contains(&name), "{report}");
+        assert!(assemble(&exe, &whole_program(&[kernel, maths]), &name, false).is_err());
+        linked += 1;
+    });
+    assert_eq!(linked, 8);
+}
+
 #[test]
 fn the_example_objective_is_a_ptx_objective_that_links() {
     let Some(path) = std::env::var_os("GPUDE_OBJECTIVE_PTX") else {
@@ -433,8 +489,9 @@ fn the_example_objective_is_a_ptx_objective_that_links() {
             .unwrap_or_else(|m| panic!("{name} with the example: {m}"));
         linked += 1;
     }
-    // Batch and controlled batch (`…_ctl`), classic and thesis, f32 and f64.
-    assert_eq!(linked, 8);
+    // Batch and controlled batch (`…_ctl`), classic, thesis and thesis-variant, f32 and
+    // f64.
+    assert_eq!(linked, 12);
 }
 
 /// Rosenbrock's separable form on the CPU, as the example crate writes it (its a-terms
@@ -583,7 +640,7 @@ fn the_example_s_separable_form_links_with_the_separable_kernels() {
         assert!(report.contains(&name), "{report}");
         linked += 1;
     });
-    assert_eq!(linked, 16);
+    assert_eq!(linked, 24);
     // The check can fail: a separable kernel without the form, or without the b-terms,
     // does not link.
     let alone = whole_program(&[module("de_batch_f32_separable_thesis"), maths]);

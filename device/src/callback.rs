@@ -214,7 +214,7 @@ unsafe fn rows<T: LaneReal>(s: Setup<T>, p: StepParams<T>, trials: bool) {
                 flags_in,
             );
             // Every flag is 0: the population is in a, the spare row is b's.
-            trial_row::<T, true>(
+            trial_row(
                 &s, &gr, key, pstream, gn, i, active, best_i, lo, hi, a, b, flags_in, &d, &fl,
             );
             pass += 1;

@@ -63,8 +63,7 @@ impl Strategy {
         Strategy::Best2,
     ];
 
-    /// The adaptive strategies (see [`crate::adaptive`]); only the CPU engine runs them
-    /// for now.
+    /// The adaptive strategies (see [`crate::adaptive`]), on both engines.
     pub const ADAPTIVE: [Strategy; 5] = [
         Strategy::Jde,
         Strategy::Jade,

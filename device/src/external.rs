@@ -128,11 +128,11 @@ pub(crate) unsafe fn init_row<T: LaneReal>(
 
 /// Builds individual `i`'s trial of generation `g` into its spare row (when `active`)
 /// and returns that row: the built-in kernels' trial without the evaluation (the same
-/// loads, words and components; with `VARIANTS`, the words of the kernel's thesis
-/// variant).
+/// loads, words and components, with the words of the kernel's thesis variant: the
+/// default's where the kernel has none, `Setup`'s variant being the constant 0 there).
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-pub(crate) unsafe fn trial_row<T: LaneReal, const VARIANTS: bool>(
+pub(crate) unsafe fn trial_row<T: LaneReal>(
     s: &Setup<T>,
     gr: &Group,
     key: [u32; 2],
@@ -200,13 +200,9 @@ pub(crate) unsafe fn trial_row<T: LaneReal, const VARIANTS: bool>(
         let (j0, n) = chunk(dim, gr.g, c, gr.lane);
         if n > 0 {
             let off = j0 as usize;
-            // The variant's words where the kernel has thesis variants (`VARIANTS`: the
-            // host-callback family), else the default's (the external family's code).
-            let u = if VARIANTS {
-                s.tp.variant.lambda_words(key, sub, g, j0)
-            } else {
-                block_words(key, sub, block(g, COMPONENT_SLOT + j0 / 4))
-            };
+            // The variant's words (the default's per-component words where the kernel
+            // has no thesis variants: its variant is the constant default).
+            let u = s.tp.variant.lambda_words(key, sub, g, j0);
             // SAFETY: every row pointer addresses a row of `stride ≥ j0 + 4` values.
             let (xi, best, l4, h4) = unsafe {
                 (
@@ -357,7 +353,7 @@ impl<T: ExternalReal> Passes<T> for External {
                         |q| q * sw.groups + sw.my_group,
                         flags_in,
                     );
-                    let spare = trial_row::<T, true>(
+                    let spare = trial_row(
                         s, gr, key, pstream, gn, i, active, best_i, lo, hi, a, b, flags_in, &d, &fl,
                     );
                     if k == gr.lane {
@@ -550,7 +546,7 @@ unsafe fn batch_entry<T: ExternalReal>(s: Setup<T>, p: BatchParams<T>) {
                         |q| q * groups + my_group,
                         flags,
                     );
-                    let spare = trial_row::<T, true>(
+                    let spare = trial_row(
                         &s, &gr, key, pstream, gn, i, active, bi, lo, hi, a, b, flags, &d, &fl,
                     );
                     if k == gr.lane {

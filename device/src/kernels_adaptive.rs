@@ -547,7 +547,8 @@ impl<T: Real> Ctx<'_, T> {
         let (x, fit, jde, archive) = (self.x, self.fit, self.jde, self.archive);
         // SAFETY: the caller's contract; thread 0 alone writes between the barriers
         // (which every thread reaches: `next` and `n` are read alike, after the
-        // barrier that follows their writes), the others only read `fit`.
+        // barrier that follows their writes), the others read `fit` and each writes its
+        // own entries of `ranks`, which thread 0 reads after the barrier that follows.
         unsafe {
             let n = read_volatile(self.state.add(ADAPTIVE_SIZE)) as usize;
             // Thread 0 writes the generation only at the end, after every read here.

@@ -138,7 +138,8 @@ pub fn in_adaptive_kernels(job: &Job) -> bool {
 /// a block per run (a batch of compatible runs per launch), `grid` one run over the
 /// whole GPU per cooperative launch (the runs of a batch one after the other). The
 /// adaptive kernels have no step layout: `steps` is refused, naming the strategy of
-/// `job`.
+/// `job`. (A host callback's run has a layout of its own, whatever the mode: the
+/// engine does not ask here.)
 pub fn gpu_layout(mode: crate::cuda::Mode, job: &Job) -> Result<Layout> {
     use crate::cuda::Mode;
     match mode {

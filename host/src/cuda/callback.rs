@@ -23,6 +23,11 @@
 //! Under a [`Control`], the host sees every generation (it drives them): the observer is
 //! called after each, the stop flag polled before each, and the saver given the state
 //! every [`Control::every`] generations, as the CPU engine does.
+//!
+//! An adaptive strategy's run goes to the adaptive kernels' host phases instead
+//! ([`CudaEngine::adaptive_callback`], `cuda/adaptive.rs`): one block, the observer and
+//! the stop flag as here, but no saves (the saver is not called), as on the CPU engine,
+//! whose checkpoints do not hold an adaptive run's memory and archive.
 
 use super::{CudaEngine, GpuReal, check_objective, cuda_err, kernel_name, push_params};
 use crate::checkpoint::{Checkpoint, Stored};
