@@ -86,6 +86,9 @@ pub(crate) struct AdaptiveLaunch<T: GpuReal> {
     hist: Option<CudaSlice<T>>,
     trials: CudaSlice<T>,
     trial_fit: CudaSlice<T>,
+    /// The host's copies of a host callback's rows and values (empty otherwise).
+    host_rows: Vec<T>,
+    host_values: Vec<T>,
     func: CudaFunction,
     params: AdaptiveParams<T>,
     cfg: LaunchConfig,
@@ -339,6 +342,8 @@ impl CudaEngine {
             hist,
             trials,
             trial_fit,
+            host_rows: Vec::new(),
+            host_values: Vec::new(),
             func,
             params,
             cfg,
@@ -390,13 +395,14 @@ impl<T: GpuReal> AdaptiveLaunch<T> {
             return Ok(true);
         }
         let src = if trials { &self.trials } else { &self.x };
-        let rows = self
-            .stream
-            .clone_dtoh(&src.slice(0..n * d))
+        // The host's copies keep their allocations between generations.
+        self.host_rows.resize(n * d, T::ZERO);
+        self.host_values.resize(n, T::ZERO);
+        self.stream
+            .memcpy_dtoh(&src.slice(0..n * d), &mut self.host_rows[..])
             .map_err(err("reading the rows"))?;
-        let mut values = vec![T::ZERO; n];
         let objective = job.objective();
-        objective.evaluate_rows(job.formula(), &rows, d, &mut values);
+        objective.evaluate_rows(job.formula(), &self.host_rows, d, &mut self.host_values);
         if objective.failed() {
             return Ok(false);
         }
@@ -406,7 +412,7 @@ impl<T: GpuReal> AdaptiveLaunch<T> {
             &mut self.fit
         };
         self.stream
-            .memcpy_htod(&values, &mut dst.slice_mut(0..n))
+            .memcpy_htod(&self.host_values[..], &mut dst.slice_mut(0..n))
             .map_err(err("writing the values"))?;
         Ok(true)
     }
