@@ -789,6 +789,14 @@ $L__BB0_2:
         )
     }
 
+    /// Module `a` with the entry of module `b` appended as a second kernel, `k2`.
+    fn two_kernels(a: &str, b: &str) -> String {
+        format!(
+            "{a}{}",
+            b[b.find(".visible .entry").unwrap()..].replace("entry k(", "entry k2(")
+        )
+    }
+
     #[test]
     fn a_call_becomes_the_body_with_its_own_names() {
         let (out, n) = inline_calls(&kernel("twice"), MODULE, &["twice"]);
@@ -808,11 +816,7 @@ $L__BB0_2:
     /// A constant table the body reads is copied into the kernel, renamed, once.
     #[test]
     fn tables_are_copied_with_the_body() {
-        let k = kernel("reads_table");
-        let twice = format!(
-            "{k}{}",
-            k[k.find(".visible .entry").unwrap()..].replace("entry k(", "entry k2(")
-        );
+        let twice = two_kernels(&kernel("reads_table"), &kernel("reads_table"));
         let (out, n) = inline_calls(&twice, MODULE, &["reads_table"]);
         assert_eq!(n, 2, "{out}");
         assert_eq!(out.matches(".u32 gpude_inl_table = 3;").count(), 1, "{out}");
@@ -827,12 +831,7 @@ $L__BB0_2:
     /// from the first's, also for a private item of the same name.
     #[test]
     fn a_second_pass_names_its_sites_and_copies_apart() {
-        let k = kernel("reads_table");
-        let k2 = kernel("reads_table2");
-        let both = format!(
-            "{k}{}",
-            k2[k2.find(".visible .entry").unwrap()..].replace("entry k(", "entry k2(")
-        );
+        let both = two_kernels(&kernel("reads_table"), &kernel("reads_table2"));
         let other = MODULE
             .replace("u32 table = 3", "u32 table = 5")
             .replace("reads_table(", "reads_table2(");
