@@ -8,6 +8,7 @@
 //! Both therefore round identically. The summation is pairwise across lanes, which keeps
 //! sums of positive terms within a few ulps.
 
+use crate::each_component;
 use crate::lanes::LaneObjective;
 use crate::real::Real;
 
@@ -226,21 +227,23 @@ fn centred<T: Real>(x: T) -> T {
 /// - f4: `sin² 3πx = sin² 3πr`, `sin² 2πx = sin² 2πr` with `r = x − round(x)`;
 /// - Rastrigin: `x² − 10 cos 2πx + 10 = x² + 20 sin² πx`;
 /// - Weierstrass: [`Real::weierstrass_terms`].
+// The fourth copy of the component body (each_component!) leaves `prev` unread.
+#[allow(unused_assignments)]
 #[inline(always)]
 fn accumulate_exact<T: Real>(f: Function, acc: &mut Acc<T>, li: &LaneIn<T>, dim: u32, kc: &[T; 4]) {
     let one = T::ONE;
     let mut prev = li.prev;
     let mut s = li.base;
-    let mut k = 0u32;
-    while k < 4 {
+    each_component!(kk => {
+        let k = kk as u32;
         if k < li.n {
-            let x = li.v[k as usize];
+            let x = li.v[kk];
             let j = li.j0 + k;
             match f {
                 Function::Sphere => acc.a = acc.a + x * x,
                 Function::Griewank => {
                     acc.a = acc.a + x * x;
-                    let h = (x * kc[k as usize] * T::of(0.5)).sin();
+                    let h = (x * kc[kk] * T::of(0.5)).sin();
                     acc.b = one_minus_product(acc.b, (h + h) * h);
                 }
                 Function::Rosenbrock => {
@@ -286,11 +289,12 @@ fn accumulate_exact<T: Real>(f: Function, acc: &mut Acc<T>, li: &LaneIn<T>, dim:
             }
             prev = x;
         }
-        k += 1;
-    }
+    });
 }
 
 /// [`accumulate`] with [`Formula::Textbook`]: the formulas as printed.
+// The fourth copy of the component body (each_component!) leaves `prev` unread.
+#[allow(unused_assignments)]
 #[inline(always)]
 fn accumulate_textbook<T: Real>(
     f: Function,
@@ -309,16 +313,16 @@ fn accumulate_textbook<T: Real>(
     };
     let mut prev = li.prev;
     let mut s = li.base;
-    let mut k = 0u32;
-    while k < 4 {
+    each_component!(kk => {
+        let k = kk as u32;
         if k < li.n {
-            let x = li.v[k as usize];
+            let x = li.v[kk];
             let j = li.j0 + k;
             match f {
                 Function::Sphere => acc.a = acc.a + x * x,
                 Function::Griewank => {
                     acc.a = acc.a + x * x;
-                    acc.b = acc.b * (x * kc[k as usize]).cos();
+                    acc.b = acc.b * (x * kc[kk]).cos();
                 }
                 Function::Rosenbrock => {
                     if j > 0 {
@@ -356,21 +360,18 @@ fn accumulate_textbook<T: Real>(
             }
             prev = x;
         }
-        k += 1;
-    }
+    });
 }
 
 /// A lane's own sum of its components, in order (the input of the prefix scan).
 #[inline(always)]
 pub fn lane_total<T: Real>(li: &LaneIn<T>) -> T {
     let mut t = T::ZERO;
-    let mut k = 0u32;
-    while k < 4 {
-        if k < li.n {
-            t = t + li.v[k as usize];
+    each_component!(k => {
+        if (k as u32) < li.n {
+            t = t + li.v[k];
         }
-        k += 1;
-    }
+    });
     t
 }
 

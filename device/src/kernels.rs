@@ -25,7 +25,7 @@ use crate::de::{
     better, block, first_exceeding, init_chunk, run_length, subsequence, trial_chunk,
 };
 use crate::functions::{Acc, BuiltinObjective, Formula, Function, LaneIn, lane_total};
-use crate::lanes::{LaneObjective, chunk, group_width, rounds, stride};
+use crate::lanes::{LaneObjective, MAX_GROUP, chunk, group_width, rounds, stride};
 use crate::philox::{block_words, key_of};
 use crate::real::Real;
 use crate::variant::ThesisVariant;
@@ -346,21 +346,41 @@ impl Group {
     }
     #[inline(always)]
     pub(crate) fn min_u32(&self, mut v: u32) -> u32 {
-        let mut m = self.g / 2;
-        while m >= 1 {
+        self.levels(|m| {
             let o = shfl_bfly(v, m, self.c_seg);
             if o < v {
                 v = o;
             }
-            m /= 2;
-        }
+        });
         v
+    }
+    /// Calls `f` with the butterfly distances g/2, …, 2, 1 in that order, written out
+    /// with constant distances: the kernels' loops over them stayed loops, each level
+    /// paying the counter and the branch. The levels beyond the group are skipped,
+    /// uniformly over the warp.
+    #[inline(always)]
+    fn levels(&self, mut f: impl FnMut(u32)) {
+        const _: () = assert!(MAX_GROUP == 32);
+        if self.g > 16 {
+            f(16);
+        }
+        if self.g > 8 {
+            f(8);
+        }
+        if self.g > 4 {
+            f(4);
+        }
+        if self.g > 2 {
+            f(2);
+        }
+        if self.g > 1 {
+            f(1);
+        }
     }
     /// The group's combined sums (every lane gets the same bits).
     #[inline(always)]
     fn combine<T: LaneReal, O: LaneObjective<T>>(&self, mut acc: Acc<T>, obj: &O) -> Acc<T> {
-        let mut m = self.g / 2;
-        while m >= 1 {
+        self.levels(|m| {
             let o = Acc {
                 a: self.xor(acc.a, m),
                 b: if obj.uses_b() {
@@ -370,10 +390,10 @@ impl Group {
                 },
             };
             acc = obj.combine(acc, o);
-            m /= 2;
-        }
+        });
         acc
     }
+
     /// Exclusive prefix sum of `x` over the group, in the CPU twin's order.
     #[inline(always)]
     fn scan_exclusive<T: LaneReal>(&self, x: T) -> (T, T) {
@@ -808,29 +828,65 @@ impl DrawCache {
     }
 }
 
-/// Reduces (value, index) over the block; every thread gets the result. Uses
-/// `scratch_f`/`scratch_i` (32 entries of this block) and two barriers.
+/// Reduces (value, index) over the warp (all 32 lanes take part); every lane gets the
+/// result. [`better`] is a strict total order on (value, index) pairs, so the best of a
+/// set is the same in any order of comparisons: the CPU engine's scan from index 0.
 #[inline(always)]
-pub(crate) unsafe fn block_best<T: LaneReal>(
-    mut f: T,
-    mut i: u32,
-    scratch_f: *mut T,
-    scratch_i: *mut u32,
-) -> (T, u32) {
-    let lane = unsafe { _thread_idx_x() } & 31;
-    let warp = unsafe { _thread_idx_x() } / 32;
-    let nwarps = unsafe { _block_dim_x() }.div_ceil(32);
-    let full = Group::new(32, lane);
-    let mut m = 16;
-    while m >= 1 {
+pub(crate) fn warp_best<T: LaneReal>(mut f: T, mut i: u32) -> (T, u32) {
+    // SAFETY: reading the thread index has no preconditions.
+    let full = Group::new(32, unsafe { _thread_idx_x() } & 31);
+    full.levels(|m| {
         let of = full.xor(f, m);
         let oi = shfl_bfly(i, m, full.c_seg);
         if better(of, oi, f, i) {
             f = of;
             i = oi;
         }
-        m /= 2;
-    }
+    });
+    (f, i)
+}
+
+/// Reduces (value, index) over the block; every thread gets the result. Uses
+/// `scratch_f`/`scratch_i` (32 entries of this block) and two barriers. After a
+/// butterfly over each warp, every thread scans the warps' bests in order.
+#[inline(always)]
+pub(crate) unsafe fn block_best<T: LaneReal>(
+    f: T,
+    i: u32,
+    scratch_f: *mut T,
+    scratch_i: *mut u32,
+) -> (T, u32) {
+    // SAFETY: the caller's contract.
+    unsafe { block_best_with::<T, false>(f, i, scratch_f, scratch_i) }
+}
+
+/// [`block_best`] with a second butterfly, over the warps' bests (each lane reads one),
+/// in place of every thread's scan of them: the same result ([`warp_best`]). Measured
+/// faster in the resident kernels (populations of a few hundred, a block best every
+/// few individuals per warp) and slower in the others, whose code around it it changes
+/// (docs/PERFORMANCE.md, version 12).
+#[inline(always)]
+pub(crate) unsafe fn block_best_tree<T: LaneReal>(
+    f: T,
+    i: u32,
+    scratch_f: *mut T,
+    scratch_i: *mut u32,
+) -> (T, u32) {
+    // SAFETY: the caller's contract.
+    unsafe { block_best_with::<T, true>(f, i, scratch_f, scratch_i) }
+}
+
+#[inline(always)]
+unsafe fn block_best_with<T: LaneReal, const TREE: bool>(
+    f: T,
+    i: u32,
+    scratch_f: *mut T,
+    scratch_i: *mut u32,
+) -> (T, u32) {
+    let lane = unsafe { _thread_idx_x() } & 31;
+    let warp = unsafe { _thread_idx_x() } / 32;
+    let nwarps = unsafe { _block_dim_x() }.div_ceil(32);
+    let (f, i) = warp_best(f, i);
     // SAFETY: scratch holds 32 entries per block; warp < 32; barriers order the accesses.
     unsafe {
         if lane == 0 {
@@ -838,20 +894,30 @@ pub(crate) unsafe fn block_best<T: LaneReal>(
             *scratch_i.add(warp as usize) = i;
         }
         _syncthreads();
-        let mut bf = *scratch_f;
-        let mut bi = *scratch_i;
-        let mut w = 1;
-        while w < nwarps {
-            let of = *scratch_f.add(w as usize);
-            let oi = *scratch_i.add(w as usize);
-            if better(of, oi, bf, bi) {
-                bf = of;
-                bi = oi;
+        let r = if TREE {
+            let (of, oi) = if lane < nwarps {
+                (*scratch_f.add(lane as usize), *scratch_i.add(lane as usize))
+            } else {
+                (T::NAN, u32::MAX)
+            };
+            warp_best(of, oi)
+        } else {
+            let mut bf = *scratch_f;
+            let mut bi = *scratch_i;
+            let mut w = 1;
+            while w < nwarps {
+                let of = *scratch_f.add(w as usize);
+                let oi = *scratch_i.add(w as usize);
+                if better(of, oi, bf, bi) {
+                    bf = of;
+                    bi = oi;
+                }
+                w += 1;
             }
-            w += 1;
-        }
+            (bf, bi)
+        };
         _syncthreads();
-        (bf, bi)
+        r
     }
 }
 

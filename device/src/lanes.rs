@@ -42,15 +42,62 @@ pub const PER_LANE: u32 = 4;
 /// The widest group: a warp.
 pub const MAX_GROUP: u32 = 32;
 
+/// Runs `$body` for a lane's components 0, 1, 2 and 3, in that order, with `$k` bound
+/// to each as a constant once compiled. A `while k < 4` loop whose body holds a branch
+/// (the sine's far reduction) stays a loop on the GPU, where indexing a chunk's
+/// registers with its counter then costs a chain of compares and selects per component.
+/// The GPU gets a closure called four times ([`each_component_fn`], inlined there; the
+/// form measured in docs/PERFORMANCE.md, version 12); the CPU gets the body written out
+/// four times, as it does not always inline such a closure, and each call then pays for
+/// its captured state (2.7 times slower). The operations and their order are the same.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! each_component {
+    ($k:ident => $body:block) => {{
+        #[cfg(target_arch = "nvptx64")]
+        $crate::lanes::each_component_fn(|$k: usize| $body);
+        #[cfg(not(target_arch = "nvptx64"))]
+        {
+            {
+                let $k: usize = 0;
+                $body
+            }
+            {
+                let $k: usize = 1;
+                $body
+            }
+            {
+                let $k: usize = 2;
+                $body
+            }
+            {
+                let $k: usize = 3;
+                $body
+            }
+        }
+    }};
+}
+
+/// `f(0)`, `f(1)`, `f(2)`, `f(3)`: [`each_component!`] on the GPU.
+#[inline(always)]
+pub fn each_component_fn(mut f: impl FnMut(usize)) {
+    f(0);
+    f(1);
+    f(2);
+    f(3);
+}
+
 /// Lanes that serve one individual.
 #[inline(always)]
 pub const fn group_width(dim: u32) -> u32 {
+    // The smallest power of two ≥ need, capped: a few instructions where a doubling
+    // loop costs one round trip per doubling (kernels compute it per individual).
     let need = dim.div_ceil(PER_LANE);
-    let mut g = 1;
-    while g < need && g < MAX_GROUP {
-        g *= 2;
+    if need >= MAX_GROUP {
+        MAX_GROUP
+    } else {
+        need.next_power_of_two()
     }
-    g
 }
 
 /// Rounds a group needs for one vector.

@@ -32,11 +32,15 @@ fn fma(a: f32, b: f32, c: f32) -> f32 {
 fn reduce(x: f32) -> (f32, u32) {
     // Round x·2/π to an integer by adding and subtracting 1.5·2²³.
     const SHIFT: f32 = 12_582_912.0;
-    let n = fma(x, FRAC_2_PI_F, SHIFT) - SHIFT;
+    let s = fma(x, FRAC_2_PI_F, SHIFT);
+    let n = s - SHIFT;
     let r = fma(-n, P1, x);
     let r = fma(-n, P2, r);
     let r = fma(-n, P3, r);
-    (r, (n as i32 & 3) as u32)
+    // s = 1.5·2²³ + n exactly (|n| ≤ 4 096): its mantissa is 2²² + n, whose low two bits
+    // are n mod 4. Read from the bits, the quadrant needs no float-to-integer conversion
+    // (which Rust saturates, with compares and selects around the GPU's cvt).
+    (r, s.to_bits() & 3)
 }
 
 /// cos on |y| ≤ π/4: `1 − y²/2! + … + y¹⁰/10!`.
@@ -101,13 +105,13 @@ fn reduce_far(x: f32) -> (f32, u32) {
 /// cos(x) for `f32`.
 #[inline(always)]
 pub fn cos_f32(x: f32) -> f32 {
-    if !x.is_finite() {
-        return f32::NAN;
-    }
+    // One compare on the common path: NaN and ±∞ fail the first test.
     let (y, q) = if x.abs() < FAST_LIMIT {
         reduce(x)
-    } else {
+    } else if x.is_finite() {
         reduce_far(x)
+    } else {
+        return f32::NAN;
     };
     // Quadrant q: c, −s, −c, s. Selected with bit operations, not a branch (the quadrant
     // is random, so a branch would mispredict half the time on the CPU).
@@ -117,13 +121,13 @@ pub fn cos_f32(x: f32) -> f32 {
 /// sin(x) for `f32`.
 #[inline(always)]
 pub fn sin_f32(x: f32) -> f32 {
-    if !x.is_finite() {
-        return f32::NAN;
-    }
+    // One compare on the common path: NaN and ±∞ fail the first test.
     let (y, q) = if x.abs() < FAST_LIMIT {
         reduce(x)
-    } else {
+    } else if x.is_finite() {
         reduce_far(x)
+    } else {
+        return f32::NAN;
     };
     // Quadrant q: s, c, −s, −c.
     quadrant(sin_core(y), cos_core(y), q, (q & 2) << 30)
@@ -262,7 +266,10 @@ fn reduce_half_f32(x: f32) -> (f32, u32) {
     }
     let t = x + x;
     let n = core::f32::math::round_ties_even(t);
-    ((t - n) * 0.5, (n as i32 & 3) as u32)
+    // SAFETY: n is an integer with |n| ≤ 2²⁵, which i32 holds. (`as` would saturate,
+    // with compares and selects around the GPU's conversion.)
+    let ni: i32 = unsafe { n.to_int_unchecked() };
+    ((t - n) * 0.5, (ni & 3) as u32)
 }
 
 #[inline(always)]
@@ -272,7 +279,9 @@ fn reduce_half_f64(x: f64) -> (f64, u32) {
     }
     let t = x + x;
     let n = core::f64::math::round_ties_even(t);
-    ((t - n) * 0.5, (n as i64 & 3) as u32)
+    // SAFETY: n is an integer with |n| ≤ 2⁵⁴, which i64 holds.
+    let ni: i64 = unsafe { n.to_int_unchecked() };
+    ((t - n) * 0.5, (ni & 3) as u32)
 }
 
 /// sin(πx) for `f32` (NaN for infinite or NaN x).
