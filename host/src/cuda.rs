@@ -1105,14 +1105,36 @@ impl CudaEngine {
 }
 
 /// The register cap of a kernel: `GPUDE_MAXNREG` (16 ..= 255; 0 for none) when set,
-/// else 64 for the single-precision DE kernels (measured faster on an H100: more
-/// resident warps hide the random-row loads; see docs/PERFORMANCE.md) and none for the
-/// rest (double precision spills under a cap).
-fn register_cap(name: &str) -> Option<u32> {
+/// else the cap measured fastest for its layout on an H100 (`GPUDE_MAXNREG` swept over
+/// 64, 72, 80, 96 and 128; docs/PERFORMANCE.md, version 12). Below the cap that lets a
+/// block have 1 024 threads (64), ptxas spills; above it, fewer warps hide the latency.
+/// - whole-GPU kernels (`de_grid_…`), both precisions: 128 (Np = 8 192: 11.2 µs per
+///   generation against 13.9 at 64, and 18.4 against 23.5 uncapped in f64);
+/// - resident batch kernels (`de_batch_f32_…_shared`): 80;
+/// - the other batch kernels: 72 (f64: 708 µs against 976 uncapped), but 64 for the
+///   single-precision kernels of linked objectives, which 72 slowed;
+/// - every other single-precision DE kernel: 64; the rest: none (double precision spills
+///   under a low cap).
+pub(crate) fn register_cap(name: &str) -> Option<u32> {
     if let Ok(v) = std::env::var("GPUDE_MAXNREG") {
         return v.trim().parse().ok().filter(|n| (16..=255).contains(n));
     }
-    (name.starts_with("de_") && name.contains("_f32_")).then_some(64)
+    default_register_cap(name)
+}
+
+/// [`register_cap`] without the environment.
+fn default_register_cap(name: &str) -> Option<u32> {
+    let f32 = name.contains("_f32_");
+    let linked = name.contains("_external") || name.contains("_separable");
+    if name.starts_with("de_grid_") {
+        Some(128)
+    } else if name.starts_with("de_batch_") && name.ends_with("_shared") {
+        f32.then_some(80)
+    } else if name.starts_with("de_batch_") {
+        Some(if f32 && linked { 64 } else { 72 })
+    } else {
+        (name.starts_with("de_") && f32).then_some(64)
+    }
 }
 
 /// The module with a `.maxnreg` directive before its entry's body.
@@ -1545,5 +1567,36 @@ impl Launched {
                 stream: job.stream(),
             },
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each layout gets the cap its measurements chose, and the kernels the sweep did not
+    /// cover keep theirs.
+    #[test]
+    fn register_caps_follow_the_layout() {
+        let cap = default_register_cap;
+        assert_eq!(cap("de_grid_f32_griewank_thesis"), Some(128));
+        assert_eq!(cap("de_grid_f64_external_thesis"), Some(128));
+        assert_eq!(cap("de_batch_f32_griewank_thesis_shared"), Some(80));
+        assert_eq!(cap("de_batch_f64_griewank_thesis_shared"), None);
+        assert_eq!(cap("de_batch_f32_griewank_thesis"), Some(72));
+        assert_eq!(cap("de_batch_f64_griewank_thesis"), Some(72));
+        assert_eq!(cap("de_batch_f32_external_thesis"), Some(64));
+        assert_eq!(cap("de_batch_f32_separable_thesis"), Some(64));
+        assert_eq!(cap("de_batch_f64_external_thesis"), Some(72));
+        assert_eq!(cap("de_step_f32_griewank_thesis"), Some(64));
+        assert_eq!(cap("de_step_f64_griewank_thesis"), None);
+        assert_eq!(cap("adaptive_batch_f32_griewank"), None);
+    }
+
+    #[test]
+    fn the_cap_goes_before_the_entrys_body() {
+        let ptx = ".visible .entry k(\n.param .u32 a\n)\n{\nret;\n}\n";
+        let capped = with_register_cap(ptx, 72);
+        assert!(capped.contains(")\n.maxnreg 72\n{\n"), "{capped}");
     }
 }
