@@ -860,24 +860,17 @@ pub(crate) unsafe fn block_best<T: LaneReal>(
     unsafe { block_best_with::<T, false>(f, i, scratch_f, scratch_i) }
 }
 
-/// [`block_best`] with a second butterfly, over the warps' bests (each lane reads one),
-/// in place of every thread's scan of them: the same result ([`warp_best`]). Measured
-/// faster in the resident kernels (populations of a few hundred, a block best every
-/// few individuals per warp) and slower in the others, whose code around it it changes
-/// (docs/PERFORMANCE.md, version 12).
+/// [`block_best`], choosing how the warps' bests are combined: with `TREE`, a second
+/// butterfly over them (each lane reads one) in place of every thread's scan of them.
+/// The result is the same ([`warp_best`]). The butterfly measured faster in the resident
+/// kernels (populations of a few hundred, a block best every eight trials per warp) and
+/// slower in the others, whose register allocation it upsets (more spills;
+/// docs/PERFORMANCE.md, version 12).
+///
+/// # Safety
+/// As [`block_best`]: every thread of the block calls it; the scratch holds 32 entries.
 #[inline(always)]
-pub(crate) unsafe fn block_best_tree<T: LaneReal>(
-    f: T,
-    i: u32,
-    scratch_f: *mut T,
-    scratch_i: *mut u32,
-) -> (T, u32) {
-    // SAFETY: the caller's contract.
-    unsafe { block_best_with::<T, true>(f, i, scratch_f, scratch_i) }
-}
-
-#[inline(always)]
-unsafe fn block_best_with<T: LaneReal, const TREE: bool>(
+pub(crate) unsafe fn block_best_with<T: LaneReal, const TREE: bool>(
     f: T,
     i: u32,
     scratch_f: *mut T,

@@ -258,10 +258,12 @@ fn cospi_core_f64(r: f64) -> f64 {
     fma64(z, p, 1.0)
 }
 
-/// `x = n/2 + r`: (r, n mod 4), exact. |x| ≥ 2²⁴ is an even integer: (0, 0).
+/// `x = n/2 + r`: (r, n mod 4), exact. |x| ≥ 2²⁴ is an even integer: (0, 0), as is NaN
+/// (the callers return NaN for it first).
 #[inline(always)]
 fn reduce_half_f32(x: f32) -> (f32, u32) {
-    if x.abs() >= 16_777_216.0 {
+    // NaN takes this branch too, so that the conversion below only sees integers.
+    if x.abs() >= 16_777_216.0 || x.is_nan() {
         return (0.0, 0);
     }
     let t = x + x;
@@ -274,7 +276,8 @@ fn reduce_half_f32(x: f32) -> (f32, u32) {
 
 #[inline(always)]
 fn reduce_half_f64(x: f64) -> (f64, u32) {
-    if x.abs() >= 9_007_199_254_740_992.0 {
+    // NaN takes this branch too, so that the conversion below only sees integers.
+    if x.abs() >= 9_007_199_254_740_992.0 || x.is_nan() {
         return (0.0, 0);
     }
     let t = x + x;

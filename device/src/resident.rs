@@ -74,7 +74,7 @@ mod gpu {
     use crate::abi::{BatchParams, Run};
     use crate::de::{BoundPolicy, Draws, Strategy, accepts, better};
     use crate::functions::Function;
-    use crate::kernels::{Group, LaneReal, Setup, block_best_tree, de_entry, init_one, trial_rows};
+    use crate::kernels::{Group, LaneReal, Setup, block_best_with, de_entry, init_one, trial_rows};
     use crate::lanes::LaneObjective;
     use crate::lanes::{chunk, group_width, rounds};
     use crate::philox::key_of;
@@ -251,7 +251,7 @@ mod gpu {
                 }
                 i += nthreads;
             }
-            let (mut bf, mut bi) = block_best_tree(lf, li, scratch_f, scratch_i);
+            let (mut bf, mut bi) = block_best_with::<T, true>(lf, li, scratch_f, scratch_i);
             if tid == 0 && !hist.is_null() {
                 *hist = bf;
             }
@@ -332,7 +332,7 @@ mod gpu {
                     i += nthreads;
                 }
                 // Its barriers also order the copies before the next generation's reads.
-                let r = block_best_tree(lf, li, scratch_f, scratch_i);
+                let r = block_best_with::<T, true>(lf, li, scratch_f, scratch_i);
                 bf = r.0;
                 bi = r.1;
                 if tid == 0 && !hist.is_null() {
