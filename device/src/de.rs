@@ -347,7 +347,10 @@ pub fn trial_chunk<T: Real>(
     let mut out = false;
     let mut k = 0usize;
     while k < 4 {
-        if (k as u32) < n {
+        // In f32 every entry is computed and the ones past `n` are dropped: a select on
+        // the GPU, where a branch per component cost its convergence barriers.
+        let live = (k as u32) < n;
+        if live || T::WIDE_CHUNK {
             let j = j0 + k as u32;
             let uk = T::uniform(u[k]);
             let rk = [r[0][k], r[1][k], r[2][k], r[3][k], r[4][k]];
@@ -370,8 +373,8 @@ pub fn trial_chunk<T: Real>(
                 }
             };
             let c = confine(tp.bounds, if take { m } else { xi[k] }, lo[k], hi[k], xi[k]);
-            out |= tp.bounds == BoundPolicy::Resample && !(c >= lo[k] && c <= hi[k]);
-            v[k] = c;
+            out |= live & (tp.bounds == BoundPolicy::Resample) & !(c >= lo[k] && c <= hi[k]);
+            v[k] = if live { c } else { T::ZERO };
         }
         k += 1;
     }
@@ -463,9 +466,86 @@ pub fn better<T: Real>(fa: T, ia: u32, fb: T, ib: u32) -> bool {
     fb.is_nan() || fa < fb || (fa == fb && ia < ib)
 }
 
+/// [`better`]'s order on single-precision pairs as one integer: `(fa, ia)` is better
+/// than `(fb, ib)` exactly when `best_key(fa, ia) < best_key(fb, ib)`, so a grid can find
+/// its best with one atomic minimum (or a maximum of the complement). The high word
+/// orders the values (−0 counted as +0, since `better` finds them equal; every NaN
+/// above +∞), the low word is the index.
+#[inline(always)]
+pub fn best_key(f: f32, i: u32) -> u64 {
+    const SIGN: u32 = 0x8000_0000;
+    let hi = if f.is_nan() {
+        u32::MAX
+    } else {
+        // −0 + 0 = +0; every other value is unchanged.
+        let b = (f + 0.0).to_bits();
+        if b & SIGN != 0 { !b } else { b | SIGN }
+    };
+    ((hi as u64) << 32) | i as u64
+}
+
+/// The pair of a [`best_key`]: the index, and the value with −0 as +0 and NaN as the
+/// default NaN (the bits of any other value unchanged).
+#[inline(always)]
+pub fn key_best(k: u64) -> (f32, u32) {
+    const SIGN: u32 = 0x8000_0000;
+    let hi = (k >> 32) as u32;
+    let f = if hi == u32::MAX {
+        f32::NAN
+    } else if hi & SIGN != 0 {
+        f32::from_bits(hi & !SIGN)
+    } else {
+        f32::from_bits(!hi)
+    };
+    (f, k as u32)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The key orders pairs as `better` does, and gives the pair back.
+    #[test]
+    fn the_best_key_orders_as_better() {
+        let vals = [
+            f32::NEG_INFINITY,
+            -3.4e38,
+            -1.0,
+            -1.0e-45,
+            -0.0,
+            0.0,
+            1.0e-45,
+            1.5e-38,
+            0.25,
+            1.0,
+            3.4e38,
+            f32::INFINITY,
+            f32::NAN,
+            -f32::NAN,
+            f32::from_bits(0x7fc0_1234),
+        ];
+        let idx = [0u32, 1, 7, u32::MAX - 1, u32::MAX];
+        for &fa in &vals {
+            for &ia in &idx {
+                let (g, j) = key_best(best_key(fa, ia));
+                assert_eq!(j, ia);
+                if fa.is_nan() {
+                    assert!(g.is_nan());
+                } else {
+                    assert_eq!(g.to_bits(), (fa + 0.0).to_bits(), "{fa:e}");
+                }
+                for &fb in &vals {
+                    for &ib in &idx {
+                        assert_eq!(
+                            better(fa, ia, fb, ib),
+                            best_key(fa, ia) < best_key(fb, ib),
+                            "({fa:e}, {ia}) against ({fb:e}, {ib})"
+                        );
+                    }
+                }
+            }
+        }
+    }
 
     /// The kernels' reductions start from (NaN, u32::MAX): over any values that gives
     /// the CPU engine's best (a scan from index 0): a finite or infinite value before

@@ -22,7 +22,8 @@ use crate::abi::{BatchParams, EvalParams, GridParams, Run, StepParams};
 use crate::control::{self, COMMAND, PROGRESS_HI, PROGRESS_LO, SLOT_WORDS, STOP};
 use crate::de::{
     BoundPolicy, COMPONENT_SLOT, Crossover, Draws, RESAMPLE_SLOT, Strategy, TrialParams, accepts,
-    better, block, first_exceeding, init_chunk, run_length, subsequence, trial_chunk,
+    best_key, better, block, first_exceeding, init_chunk, key_best, run_length, subsequence,
+    trial_chunk,
 };
 use crate::functions::{Acc, BuiltinObjective, Formula, Function, LaneIn, lane_total};
 use crate::lanes::{LaneObjective, MAX_GROUP, chunk, group_width, rounds, stride};
@@ -87,6 +88,14 @@ fn atomic_add_u64(p: *mut u64, v: u64) {
     // SAFETY: `p` is a valid global address (the barrier word the host allocated).
     unsafe {
         asm!("red.global.add.u64 [{p}], {v};", p = in(reg64) p, v = in(reg64) v);
+    }
+}
+
+#[inline(always)]
+fn atomic_max_u64(p: *mut u64, v: u64) {
+    // SAFETY: `p` is a valid global address (a best slot the host allocated).
+    unsafe {
+        asm!("red.global.max.u64 [{p}], {v};", p = in(reg64) p, v = in(reg64) v);
     }
 }
 
@@ -307,12 +316,18 @@ impl Group {
             c_up: (32 - g) << 8,
         }
     }
+    /// The `c` operand of a butterfly inside the group: the whole warp as one segment.
+    /// Groups are aligned and `m < g`, so `lane ^ m` never leaves the lane's group and
+    /// the group's own segment (`c_seg`) would pick the same lane; a constant lets
+    /// ptxas encode it in the instruction instead of copying it into a register for
+    /// every shuffle.
+    const C_WARP: u32 = 0x1f;
     #[inline(always)]
     fn xor<T: LaneReal>(&self, v: T, m: u32) -> T {
         let w = v.to_words();
-        let a = shfl_bfly(w[0], m, self.c_seg);
+        let a = shfl_bfly(w[0], m, Self::C_WARP);
         let b = if T::WORDS == 2 {
-            shfl_bfly(w[1], m, self.c_seg)
+            shfl_bfly(w[1], m, Self::C_WARP)
         } else {
             0
         };
@@ -347,7 +362,7 @@ impl Group {
     #[inline(always)]
     pub(crate) fn min_u32(&self, mut v: u32) -> u32 {
         self.levels(|m| {
-            let o = shfl_bfly(v, m, self.c_seg);
+            let o = shfl_bfly(v, m, Self::C_WARP);
             if o < v {
                 v = o;
             }
@@ -912,6 +927,51 @@ pub(crate) unsafe fn block_best_with<T: LaneReal, const TREE: bool>(
         _syncthreads();
         r
     }
+}
+
+/// The block's best (value, index) in warp 0, with one barrier: for a result that only
+/// thread 0 uses (the other warps get their own warp's best). The scratch is read by
+/// warp 0 after the barrier, so the caller's next block barrier must come before it is
+/// written again.
+///
+/// # Safety
+/// As [`block_best`].
+#[inline(always)]
+unsafe fn block_best_warp0<T: LaneReal>(
+    f: T,
+    i: u32,
+    scratch_f: *mut T,
+    scratch_i: *mut u32,
+) -> (T, u32) {
+    let lane = unsafe { _thread_idx_x() } & 31;
+    let warp = unsafe { _thread_idx_x() } / 32;
+    let nwarps = unsafe { _block_dim_x() }.div_ceil(32);
+    let (f, i) = warp_best(f, i);
+    // SAFETY: scratch holds 32 entries per block; warp < 32; the barrier orders the
+    // stores before warp 0's loads.
+    unsafe {
+        if lane == 0 {
+            *scratch_f.add(warp as usize) = f;
+            *scratch_i.add(warp as usize) = i;
+        }
+        _syncthreads();
+        if warp == 0 {
+            let (of, oi) = if lane < nwarps {
+                (*scratch_f.add(lane as usize), *scratch_i.add(lane as usize))
+            } else {
+                (T::NAN, u32::MAX)
+            };
+            warp_best(of, oi)
+        } else {
+            (f, i)
+        }
+    }
+}
+
+/// A single-precision pair's [`best_key`] (see [`crate::abi::GRID_SYNC_WORDS`]).
+#[inline(always)]
+fn lane_key<T: LaneReal>(f: T, i: u32) -> u64 {
+    best_key(f32::from_bits(f.to_words()[0]), i)
 }
 
 /// [`batch`] without a control block: the plain entry points' code.
@@ -1546,8 +1606,8 @@ pub(crate) unsafe fn persistent_with<
         report,
     } = p;
     // SAFETY: the host sizes the buffers: flags 2·np, partials 2·gridDim, scratch
-    // 32·gridDim, state STATE_WORDS, hist gens + 1 (or null); all blocks are co-resident;
-    // `ctl` is null or a mapped control block of one slot.
+    // 32·gridDim, state STATE_WORDS, sync GRID_SYNC_WORDS, hist gens + 1 (or null); all
+    // blocks are co-resident; `ctl` is null or a mapped control block of one slot.
     unsafe {
         let tid = _thread_idx_x();
         let blk = _block_idx_x();
@@ -1604,12 +1664,37 @@ pub(crate) unsafe fn persistent_with<
             }
             (lf, li)
         };
-        let (bf0, bi0) = block_best(lf, li, sf, si);
+        // Single precision: each block publishes its best to the generation's slot
+        // (see [`crate::abi::GRID_SYNC_WORDS`]), which every thread reads after the
+        // barrier. Double precision, whose pairs do not fit one word: each block writes
+        // its best to the generation's plane of partials, which every block reduces
+        // after the barrier.
+        let keyed = T::WORDS == 1;
+        let slot = |g: u32| sync.add(1 + (g % 3) as usize);
         let plane0 = ((gen0 % 2) * nblocks) as usize;
-        if tid == 0 {
-            *part_f.add(plane0 + blk as usize) = bf0;
-            *part_i.add(plane0 + blk as usize) = bi0;
+        if keyed {
+            let (bf0, bi0) = block_best_warp0(lf, li, sf, si);
+            if tid == 0 {
+                *part_f.add(plane0 + blk as usize) = bf0;
+                atomic_max_u64(slot(gen0), !lane_key(bf0, bi0));
+            }
+        } else {
+            let (bf0, bi0) = block_best(lf, li, sf, si);
+            if tid == 0 {
+                *part_f.add(plane0 + blk as usize) = bf0;
+                *part_i.add(plane0 + blk as usize) = bi0;
+            }
         }
+        // The exact value of the best `bi` after generation `g` (the key holds −0 as +0
+        // and NaN as the default NaN): the partial of the block that evaluated it.
+        let exact = |g: u32, bi: u32, bf: T| {
+            if keyed && bi < np {
+                let b = (bi % groups) / groups_per_block;
+                *part_f.add(((g % 2) * nblocks + b) as usize)
+            } else {
+                bf
+            }
+        };
         // Under control, block 0's thread 0 reads the host's command during each
         // reported generation (the start included) and the barrier that ends it
         // carries a stop to every block; in exact mode the report waits for the host
@@ -1629,25 +1714,36 @@ pub(crate) unsafe fn persistent_with<
         let mut gn = gen0;
         let (mut bf, mut bi);
         loop {
-            // The best after generation gn, from plane gn % 2 of the partials.
-            let plane = ((gn % 2) * nblocks) as usize;
-            let mut lf = T::NAN;
-            let mut li = u32::MAX;
-            let mut k = tid;
-            while k < nblocks {
-                let f = core::ptr::read_volatile(part_f.add(plane + k as usize));
-                let i = core::ptr::read_volatile(part_i.add(plane + k as usize));
-                if better(f, i, lf, li) {
-                    lf = f;
-                    li = i;
+            // The best after generation gn: its slot, or plane gn % 2 of the partials.
+            if keyed {
+                let (kf, ki) = key_best(!read_volatile(slot(gn)));
+                bf = T::from_words([kf.to_bits(), 0]);
+                bi = ki;
+                // Every thread read slot gn − 1 before this barrier, and generation
+                // gn + 2 writes it after the next one: it is cleared for that one.
+                if blk == 0 && tid == 0 {
+                    write_volatile(slot(gn + 2), 0);
                 }
-                k += nthreads;
+            } else {
+                let plane = ((gn % 2) * nblocks) as usize;
+                let mut lf = T::NAN;
+                let mut li = u32::MAX;
+                let mut k = tid;
+                while k < nblocks {
+                    let f = core::ptr::read_volatile(part_f.add(plane + k as usize));
+                    let i = core::ptr::read_volatile(part_i.add(plane + k as usize));
+                    if better(f, i, lf, li) {
+                        lf = f;
+                        li = i;
+                    }
+                    k += nthreads;
+                }
+                let r = block_best(lf, li, sf, si);
+                bf = r.0;
+                bi = r.1;
             }
-            let r = block_best(lf, li, sf, si);
-            bf = r.0;
-            bi = r.1;
             if blk == 0 && tid == 0 && !hist.is_null() {
-                *hist.add(gn as usize) = bf;
+                *hist.add(gn as usize) = exact(gn, bi, bf);
             }
             if gn >= gens || bf <= target || halt {
                 break;
@@ -1655,7 +1751,7 @@ pub(crate) unsafe fn persistent_with<
             if on && control::reports(report, gen0, gn) {
                 let mut stop = false;
                 if blk == 0 && tid == 0 {
-                    write_progress(ctl, gn, bf);
+                    write_progress(ctl, gn, exact(gn, bi, bf));
                     stop = control::exact(report) && command(ctl, gn, report) == STOP;
                 }
                 if control::exact(report) && grid_sync_or(sync, nblocks, &mut epoch, stop) {
@@ -1675,11 +1771,19 @@ pub(crate) unsafe fn persistent_with<
                 &s, &gr, sw, &mut cache, key, pstream, gn, bi, lo, hi, a, b, flags_in, flags_out,
                 fit, &kc0,
             );
-            let (pf, pi) = block_best(lf, li, sf, si);
-            if tid == 0 {
-                let plane = ((gn % 2) * nblocks) as usize;
-                *part_f.add(plane + blk as usize) = pf;
-                *part_i.add(plane + blk as usize) = pi;
+            let plane = ((gn % 2) * nblocks) as usize;
+            if keyed {
+                let (pf, pi) = block_best_warp0(lf, li, sf, si);
+                if tid == 0 {
+                    *part_f.add(plane + blk as usize) = pf;
+                    atomic_max_u64(slot(gn), !lane_key(pf, pi));
+                }
+            } else {
+                let (pf, pi) = block_best(lf, li, sf, si);
+                if tid == 0 {
+                    *part_f.add(plane + blk as usize) = pf;
+                    *part_i.add(plane + blk as usize) = pi;
+                }
             }
             if on {
                 halt = grid_sync_or(sync, nblocks, &mut epoch, stop);
@@ -1688,7 +1792,7 @@ pub(crate) unsafe fn persistent_with<
             }
         }
         if blk == 0 && tid == 0 {
-            *best_f = bf;
+            *best_f = exact(gn, bi, bf);
             *state.add(STATE_BEST) = bi;
             *state.add(STATE_GEN) = gn;
             *state.add(STATE_DONE) = 1;

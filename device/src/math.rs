@@ -133,6 +133,28 @@ pub fn sin_f32(x: f32) -> f32 {
     quadrant(sin_core(y), cos_core(y), q, (q & 2) << 30)
 }
 
+/// sin of four arguments, the same bits as [`sin_f32`] on each: one test of the four
+/// against the fast reduction's range, then four straight reductions. Per argument the
+/// GPU otherwise pays a divergent branch, with its convergence barriers, around a far
+/// reduction that arguments of DE populations almost never reach.
+#[inline(always)]
+pub fn sin4_f32(x: [f32; 4]) -> [f32; 4] {
+    // `&`, not `&&`: four compares and one branch. NaN and ±∞ fail the test.
+    let near = (x[0].abs() < FAST_LIMIT)
+        & (x[1].abs() < FAST_LIMIT)
+        & (x[2].abs() < FAST_LIMIT)
+        & (x[3].abs() < FAST_LIMIT);
+    if near {
+        let f = |v: f32| {
+            let (y, q) = reduce(v);
+            quadrant(sin_core(y), cos_core(y), q, (q & 2) << 30)
+        };
+        [f(x[0]), f(x[1]), f(x[2]), f(x[3])]
+    } else {
+        [sin_f32(x[0]), sin_f32(x[1]), sin_f32(x[2]), sin_f32(x[3])]
+    }
+}
+
 /// `even` for even quadrants, `odd` for odd ones, with the sign bit `sign` flipped in.
 #[inline(always)]
 fn quadrant(even: f32, odd: f32, q: u32, sign: u32) -> f32 {

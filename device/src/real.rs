@@ -46,6 +46,18 @@ pub trait Real:
     fn sqrt(self) -> Self;
     fn cos(self) -> Self;
     fn sin(self) -> Self;
+    /// Whether a lane's chunk is computed four components at a time: Griewank's four
+    /// sines by [`Real::sin4`] before the components, and every component of a trial
+    /// chunk computed, those past its length dropped by a select. Straight-line code for
+    /// `f32`; not for `f64`, whose sine is a call: the values held across the calls
+    /// (two registers each) spill.
+    const WIDE_CHUNK: bool = false;
+    /// `sin` of four values (the same bits as four calls); single precision tests the
+    /// four for its fast reduction at once ([`crate::math::sin4_f32`]).
+    #[inline(always)]
+    fn sin4(x: [Self; 4]) -> [Self; 4] {
+        [x[0].sin(), x[1].sin(), x[2].sin(), x[3].sin()]
+    }
     fn exp(self) -> Self;
     /// `self` to the power `e` (`libm`'s `pow`).
     fn powf(self, e: Self) -> Self;
@@ -123,6 +135,11 @@ impl Real for f32 {
     #[inline(always)]
     fn sin(self) -> Self {
         crate::math::sin_f32(self)
+    }
+    const WIDE_CHUNK: bool = true;
+    #[inline(always)]
+    fn sin4(x: [Self; 4]) -> [Self; 4] {
+        crate::math::sin4_f32(x)
     }
     #[inline(always)]
     fn exp(self) -> Self {

@@ -993,7 +993,7 @@ impl CudaEngine {
         let stream = self.streams[0].clone();
         let bu = self.grid_buffers::<T>(&stream, job, &name, nblocks, 2, 8)?;
         let sync = stream
-            .alloc_zeros::<u64>(1)
+            .alloc_zeros::<u64>(gpude_device::abi::GRID_SYNC_WORDS)
             .map_err(cuda_err(format!("{name}: allocating")))?;
         let params = bu.grid_params(job, &stream, &sync);
         Ok(GridRun {
@@ -1157,7 +1157,7 @@ pub(crate) struct GridRun<T: GpuReal> {
     cfg: LaunchConfig,
     params: GridParams<T>,
     pub(crate) bu: GridBuffers<T>,
-    /// The grid barrier's counter, zeroed before each launch.
+    /// The grid barrier's counter and the best slots, zeroed before each launch.
     sync: CudaSlice<u64>,
 }
 
