@@ -350,7 +350,7 @@ pub fn trial_chunk<T: Real>(
         // In f32 every entry is computed and the ones past `n` are dropped: a select on
         // the GPU, where a branch per component cost its convergence barriers.
         let live = (k as u32) < n;
-        if live || T::WIDE_CHUNK {
+        if live || T::STRAIGHT {
             let j = j0 + k as u32;
             let uk = T::uniform(u[k]);
             let rk = [r[0][k], r[1][k], r[2][k], r[3][k], r[4][k]];

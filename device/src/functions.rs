@@ -236,7 +236,7 @@ fn accumulate_exact<T: Real>(f: Function, acc: &mut Acc<T>, li: &LaneIn<T>, dim:
     let mut s = li.base;
     // Griewank's four sines first, in one call (entries past `n` are computed and not
     // used).
-    let h4 = if T::WIDE_CHUNK && matches!(f, Function::Griewank) {
+    let h4 = if T::STRAIGHT && matches!(f, Function::Griewank) {
         let half = |kk: usize| li.v[kk] * kc[kk] * T::of(0.5);
         T::sin4([half(0), half(1), half(2), half(3)])
     } else {
@@ -251,7 +251,7 @@ fn accumulate_exact<T: Real>(f: Function, acc: &mut Acc<T>, li: &LaneIn<T>, dim:
                 Function::Sphere => acc.a = acc.a + x * x,
                 Function::Griewank => {
                     acc.a = acc.a + x * x;
-                    let h = if T::WIDE_CHUNK {
+                    let h = if T::STRAIGHT {
                         h4[kk]
                     } else {
                         (x * kc[kk] * T::of(0.5)).sin()

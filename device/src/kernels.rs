@@ -18,7 +18,7 @@ use core::arch::asm;
 use core::arch::nvptx::{_block_dim_x, _block_idx_x, _grid_dim_x, _syncthreads, _thread_idx_x};
 use core::ptr::{read_volatile, write_volatile};
 
-use crate::abi::{BatchParams, EvalParams, GridParams, Run, StepParams};
+use crate::abi::{BatchParams, EvalParams, GRID_SLOT_STRIDE, GridParams, Run, StepParams};
 use crate::control::{self, COMMAND, PROGRESS_HI, PROGRESS_LO, SLOT_WORDS, STOP};
 use crate::de::{
     BoundPolicy, COMPONENT_SLOT, Crossover, Draws, RESAMPLE_SLOT, Strategy, TrialParams, accepts,
@@ -361,7 +361,7 @@ impl Group {
     }
     #[inline(always)]
     pub(crate) fn min_u32(&self, mut v: u32) -> u32 {
-        self.levels(|m| {
+        self.levels(false, |m| {
             let o = shfl_bfly(v, m, Self::C_WARP);
             if o < v {
                 v = o;
@@ -372,10 +372,25 @@ impl Group {
     /// Calls `f` with the butterfly distances g/2, …, 2, 1 in that order, written out
     /// with constant distances: the kernels' loops over them stayed loops, each level
     /// paying the counter and the branch. The levels beyond the group are skipped,
-    /// uniformly over the warp.
+    /// uniformly over the warp; with `straight` (see [`Real::STRAIGHT`]), a full warp's
+    /// five levels run without branches.
     #[inline(always)]
-    fn levels(&self, mut f: impl FnMut(u32)) {
+    fn levels(&self, straight: bool, mut f: impl FnMut(u32)) {
         const _: () = assert!(MAX_GROUP == 32);
+        if straight && self.g == MAX_GROUP {
+            // The whole warp, straight through: after the warp's barrier ptxas knows the
+            // lanes converged and drops its divergence test before every shuffle.
+            // SAFETY: every lane of the warp reaches the levels together (the callers'
+            // loops have warp-uniform trip counts, and g is the same for the warp), as
+            // the shuffles' full mask promises too.
+            unsafe { asm!("bar.warp.sync 0xffffffff;") }
+            f(16);
+            f(8);
+            f(4);
+            f(2);
+            f(1);
+            return;
+        }
         if self.g > 16 {
             f(16);
         }
@@ -395,7 +410,7 @@ impl Group {
     /// The group's combined sums (every lane gets the same bits).
     #[inline(always)]
     fn combine<T: LaneReal, O: LaneObjective<T>>(&self, mut acc: Acc<T>, obj: &O) -> Acc<T> {
-        self.levels(|m| {
+        self.levels(T::STRAIGHT, |m| {
             let o = Acc {
                 a: self.xor(acc.a, m),
                 b: if obj.uses_b() {
@@ -850,9 +865,9 @@ impl DrawCache {
 pub(crate) fn warp_best<T: LaneReal>(mut f: T, mut i: u32) -> (T, u32) {
     // SAFETY: reading the thread index has no preconditions.
     let full = Group::new(32, unsafe { _thread_idx_x() } & 31);
-    full.levels(|m| {
+    full.levels(T::STRAIGHT, |m| {
         let of = full.xor(f, m);
-        let oi = shfl_bfly(i, m, full.c_seg);
+        let oi = shfl_bfly(i, m, Group::C_WARP);
         if better(of, oi, f, i) {
             f = of;
             i = oi;
@@ -1670,7 +1685,7 @@ pub(crate) unsafe fn persistent_with<
         // its best to the generation's plane of partials, which every block reduces
         // after the barrier.
         let keyed = T::WORDS == 1;
-        let slot = |g: u32| sync.add(1 + (g % 3) as usize);
+        let slot = |g: u32| sync.add(GRID_SLOT_STRIDE * (1 + (g % 3) as usize));
         let plane0 = ((gen0 % 2) * nblocks) as usize;
         if keyed {
             let (bf0, bi0) = block_best_warp0(lf, li, sf, si);

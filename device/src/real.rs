@@ -46,12 +46,13 @@ pub trait Real:
     fn sqrt(self) -> Self;
     fn cos(self) -> Self;
     fn sin(self) -> Self;
-    /// Whether a lane's chunk is computed four components at a time: Griewank's four
-    /// sines by [`Real::sin4`] before the components, and every component of a trial
-    /// chunk computed, those past its length dropped by a select. Straight-line code for
-    /// `f32`; not for `f64`, whose sine is a call: the values held across the calls
-    /// (two registers each) spill.
-    const WIDE_CHUNK: bool = false;
+    /// Whether the kernels' straight-line forms pay in this precision: a lane's chunk
+    /// computed four components at a time (Griewank's four sines by [`Real::sin4`]
+    /// before the components; every component of a trial chunk computed, those past its
+    /// length dropped by a select), and a full warp's butterfly levels without their
+    /// branches. They do for `f32`; not for `f64`, whose sine is a call and whose values
+    /// take two registers each: the values held across the calls spill.
+    const STRAIGHT: bool = false;
     /// `sin` of four values (the same bits as four calls); single precision tests the
     /// four for its fast reduction at once ([`crate::math::sin4_f32`]).
     #[inline(always)]
@@ -136,7 +137,7 @@ impl Real for f32 {
     fn sin(self) -> Self {
         crate::math::sin_f32(self)
     }
-    const WIDE_CHUNK: bool = true;
+    const STRAIGHT: bool = true;
     #[inline(always)]
     fn sin4(x: [Self; 4]) -> [Self; 4] {
         crate::math::sin4_f32(x)
