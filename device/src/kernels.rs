@@ -906,25 +906,13 @@ pub(crate) unsafe fn block_best_with<T: LaneReal, const TREE: bool>(
     scratch_f: *mut T,
     scratch_i: *mut u32,
 ) -> (T, u32) {
-    let lane = unsafe { _thread_idx_x() } & 31;
-    let warp = unsafe { _thread_idx_x() } / 32;
-    let nwarps = unsafe { _block_dim_x() }.div_ceil(32);
-    let (f, i) = warp_best(f, i);
-    // SAFETY: scratch holds 32 entries per block; warp < 32; barriers order the accesses.
+    // SAFETY: the caller's contract; the barriers order the scratch's accesses.
     unsafe {
-        if lane == 0 {
-            *scratch_f.add(warp as usize) = f;
-            *scratch_i.add(warp as usize) = i;
-        }
-        _syncthreads();
+        stage_warp_bests(f, i, scratch_f, scratch_i);
         let r = if TREE {
-            let (of, oi) = if lane < nwarps {
-                (*scratch_f.add(lane as usize), *scratch_i.add(lane as usize))
-            } else {
-                (T::NAN, u32::MAX)
-            };
-            warp_best(of, oi)
+            best_of_warp_bests(scratch_f, scratch_i)
         } else {
+            let nwarps = _block_dim_x().div_ceil(32);
             let mut bf = *scratch_f;
             let mut bi = *scratch_i;
             let mut w = 1;
@@ -944,6 +932,52 @@ pub(crate) unsafe fn block_best_with<T: LaneReal, const TREE: bool>(
     }
 }
 
+/// Each warp's best ([`warp_best`], which it returns), stored by the warp's lane 0 in
+/// the warp's scratch entry, then a block barrier.
+///
+/// # Safety
+/// As [`block_best`].
+#[inline(always)]
+unsafe fn stage_warp_bests<T: LaneReal>(
+    f: T,
+    i: u32,
+    scratch_f: *mut T,
+    scratch_i: *mut u32,
+) -> (T, u32) {
+    let lane = unsafe { _thread_idx_x() } & 31;
+    let warp = unsafe { _thread_idx_x() } / 32;
+    let (f, i) = warp_best(f, i);
+    // SAFETY: scratch holds 32 entries per block; warp < 32.
+    unsafe {
+        if lane == 0 {
+            *scratch_f.add(warp as usize) = f;
+            *scratch_i.add(warp as usize) = i;
+        }
+        _syncthreads();
+    }
+    (f, i)
+}
+
+/// The best of the warps' bests that [`stage_warp_bests`] staged: a butterfly over them
+/// in the calling warp (each lane reads one).
+///
+/// # Safety
+/// After [`stage_warp_bests`], before the scratch is written again.
+#[inline(always)]
+unsafe fn best_of_warp_bests<T: LaneReal>(scratch_f: *mut T, scratch_i: *mut u32) -> (T, u32) {
+    let lane = unsafe { _thread_idx_x() } & 31;
+    let nwarps = unsafe { _block_dim_x() }.div_ceil(32);
+    // SAFETY: the caller's contract; lane < nwarps ≤ 32.
+    let (of, oi) = unsafe {
+        if lane < nwarps {
+            (*scratch_f.add(lane as usize), *scratch_i.add(lane as usize))
+        } else {
+            (T::NAN, u32::MAX)
+        }
+    };
+    warp_best(of, oi)
+}
+
 /// The block's best (value, index) in warp 0, with one barrier: for a result that only
 /// thread 0 uses (the other warps get their own warp's best). The scratch is read by
 /// warp 0 after the barrier, so the caller's next block barrier must come before it is
@@ -958,27 +992,13 @@ unsafe fn block_best_warp0<T: LaneReal>(
     scratch_f: *mut T,
     scratch_i: *mut u32,
 ) -> (T, u32) {
-    let lane = unsafe { _thread_idx_x() } & 31;
-    let warp = unsafe { _thread_idx_x() } / 32;
-    let nwarps = unsafe { _block_dim_x() }.div_ceil(32);
-    let (f, i) = warp_best(f, i);
-    // SAFETY: scratch holds 32 entries per block; warp < 32; the barrier orders the
-    // stores before warp 0's loads.
+    // SAFETY: the caller's contract.
     unsafe {
-        if lane == 0 {
-            *scratch_f.add(warp as usize) = f;
-            *scratch_i.add(warp as usize) = i;
-        }
-        _syncthreads();
-        if warp == 0 {
-            let (of, oi) = if lane < nwarps {
-                (*scratch_f.add(lane as usize), *scratch_i.add(lane as usize))
-            } else {
-                (T::NAN, u32::MAX)
-            };
-            warp_best(of, oi)
+        let own = stage_warp_bests(f, i, scratch_f, scratch_i);
+        if _thread_idx_x() / 32 == 0 {
+            best_of_warp_bests(scratch_f, scratch_i)
         } else {
-            (f, i)
+            own
         }
     }
 }
