@@ -27,7 +27,8 @@ pub struct Args {
     #[arg(long)]
     pub json: bool,
 
-    /// Also measure the GPU's ceilings first: HBM and L2 copy bandwidth, FMA issue rate.
+    /// Also measure the GPU's ceilings first: HBM and L2 copy bandwidth, FMA issue rate,
+    /// the whole-GPU kernels' grid barrier.
     #[arg(long)]
     pub ceilings: bool,
 
@@ -130,12 +131,16 @@ pub fn run(args: Args) -> Result<String> {
         if let Some(c) = &report.ceilings {
             head += &format!(
                 "ceilings: HBM copy {:.0} GB/s, L2 copy {:.0} GB/s, FMA f32 {:.2} T/s \
-                 ({:.0} G warp instructions/s), FMA f64 {:.2} T/s\n",
+                 ({:.0} G warp instructions/s), FMA f64 {:.2} T/s, grid barrier {:.2} µs \
+                 ({} blocks of {} threads)\n",
                 c.hbm_gb_per_s,
                 c.l2_gb_per_s,
                 c.fma_f32_per_s / 1e12,
                 c.warp_fma_f32_per_s / 1e9,
-                c.fma_f64_per_s / 1e12
+                c.fma_f64_per_s / 1e12,
+                c.grid_barrier_us,
+                c.grid_barrier_blocks,
+                c.grid_barrier_threads
             );
         }
         Ok(head + &crate::bench_cases::table(&records))

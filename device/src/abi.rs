@@ -403,6 +403,27 @@ macro_rules! ceiling_params {
     };
 }
 
+/// The fields of [`BarrierParams`] (see [`batch_params!`](crate::batch_params)).
+#[macro_export]
+macro_rules! barrier_params {
+    ($callback:ident!($($args:tt)*), $t:ty) => {
+        $callback! { $($args)*; BarrierParams<$t> {
+            iters: u32,
+            sync: *mut u64,
+            out: *mut $t,
+        } }
+    };
+}
+
+declare_params! {
+    /// The grid-barrier ceiling kernel (`ceiling_barrier_f32`, measured by `gpude bench
+    /// --ceilings`): every thread of a cooperative launch passes `iters` grid barriers,
+    /// the whole-GPU kernels' own, on the first word of `sync` (zeroed, as the grid
+    /// kernels' [`GRID_SYNC_WORDS`]); thread 0 of each block writes how many it passed
+    /// to `out` (one value per block).
+    BarrierParams, barrier_params, "ceiling_barrier_"
+}
+
 declare_params! {
     /// The arithmetic-ceiling kernels (`ceiling_fma_f32`, `ceiling_fma_f64`, measured by
     /// `gpude bench --ceilings`): every thread runs [`crate::ceiling::CHAINS`]
@@ -435,6 +456,7 @@ pub fn for_each_params(mut f: impl FnMut([&'static str; 2], &'static [Field])) {
     one::<EvalParams<f64>>(&mut f);
     one::<CeilingParams<f32>>(&mut f);
     one::<CeilingParams<f64>>(&mut f);
+    one::<BarrierParams<f32>>(&mut f);
     one::<AdaptiveParams<f32>>(&mut f);
     one::<AdaptiveParams<f64>>(&mut f);
     // The adaptive grid kernels share the batch kernels' parameters.
@@ -501,7 +523,7 @@ mod tests {
     fn kernel_names_follow_the_registry() {
         let mut names = Vec::new();
         for_each_params(|[family, precision], _| names.push(format!("{family}{precision}")));
-        assert_eq!(names.len(), 14);
+        assert_eq!(names.len(), 15);
         let key = crate::registry::KernelKey {
             layout: crate::registry::Layout::Grid,
             family: crate::registry::Family::Thesis,

@@ -1,5 +1,7 @@
 //! The arithmetic ceiling of the GPU, measured rather than taken from a datasheet
-//! (`gpude bench --ceilings`; docs/PERFORMANCE.md puts it beside each case's floor).
+//! (`gpude bench --ceilings`; docs/PERFORMANCE.md puts it beside each case's floor),
+//! and the cost of the whole-GPU kernels' grid barrier (`ceiling_barrier_f32`: nothing
+//! but barriers, so that a generation's fixed cost has a floor of its own).
 //!
 //! Every thread runs [`CHAINS`] independent chains of fused multiply-adds. With that
 //! many chains per thread and a full grid, the FMA pipe's issue rate bounds the kernel,
@@ -39,8 +41,8 @@ pub fn chains<T: crate::Real>(iters: u32, seed: T) -> T {
 
 #[cfg(target_arch = "nvptx64")]
 mod entry {
-    use crate::abi::CeilingParams;
-    use core::arch::nvptx::{_block_dim_x, _block_idx_x, _thread_idx_x};
+    use crate::abi::{BarrierParams, CeilingParams};
+    use core::arch::nvptx::{_block_dim_x, _block_idx_x, _grid_dim_x, _thread_idx_x};
 
     macro_rules! ceiling_entry {
         ($(#[$doc:meta])* $name:ident; $params:ident<$t:ty> { $($f:ident: $ty:ty,)* }) => {
@@ -56,6 +58,42 @@ mod entry {
             }
         };
     }
+
+    macro_rules! barrier_entry {
+        ($(#[$doc:meta])* $name:ident; $params:ident<$t:ty> { $($f:ident: $ty:ty,)* }) => {
+            $(#[$doc])*
+            #[unsafe(no_mangle)]
+            pub unsafe extern "ptx-kernel" fn $name($($f: $ty),*) {
+                let p = $params::<$t> { $($f),* };
+                let mut epoch = 0u64;
+                let mut k = 0;
+                while k < p.iters {
+                    // SAFETY: every thread of every block passes the same `iters`
+                    // barriers; the host zeroes `sync` and launches cooperatively.
+                    unsafe { crate::kernels::grid_sync(p.sync, _grid_dim_x(), &mut epoch) };
+                    k += 1;
+                }
+                // SAFETY: the host sizes `out` for one value per block.
+                unsafe {
+                    if _thread_idx_x() == 0 {
+                        *p.out.add(_block_idx_x() as usize) = epoch as $t;
+                    }
+                }
+            }
+        };
+    }
+
+    crate::barrier_params!(
+        barrier_entry!(
+            /// The grid barrier's cost; see the module documentation.
+            ///
+            /// # Safety
+            /// Launched cooperatively (every block resident) with `sync` a zeroed
+            /// global word and `out` one value per block.
+            ceiling_barrier_f32
+        ),
+        f32
+    );
 
     crate::ceiling_params!(
         ceiling_entry!(

@@ -1,12 +1,14 @@
 //! The GPU's ceilings, measured on the device at hand: HBM bandwidth (a device-to-device
-//! copy far larger than L2), L2 bandwidth (a copy that L2 holds, repeated), and the
-//! arithmetic issue rate (FMA chains, `gpude_device::ceiling`). docs/PERFORMANCE.md puts
-//! them beside each benchmark case's floor.
+//! copy far larger than L2), L2 bandwidth (a copy that L2 holds, repeated), the
+//! arithmetic issue rate (FMA chains, `gpude_device::ceiling`) and the time of one grid
+//! barrier of the whole-GPU kernels. docs/PERFORMANCE.md puts them beside each benchmark
+//! case's floor.
 
 use super::{CudaEngine, GpuReal, cuda_err, dev, push_params};
+use crate::error::Error;
 use crate::error::Result;
 use cudarc::driver::LaunchConfig;
-use gpude_device::abi::CeilingParams;
+use gpude_device::abi::{BarrierParams, CeilingParams, GRID_SYNC_WORDS};
 use gpude_device::ceiling::CHAINS;
 use serde::Serialize;
 use std::time::Instant;
@@ -27,6 +29,13 @@ pub struct Ceilings {
     pub fma_f64_per_s: f64,
     /// Warp instructions per second that the f32 figure amounts to.
     pub warp_fma_f32_per_s: f64,
+    /// Microseconds per grid barrier of the whole-GPU kernels (`kernels::grid_sync`,
+    /// nothing else in the loop) over `grid_barrier_blocks` blocks of
+    /// `grid_barrier_threads` threads: two per multiprocessor, the shape of the
+    /// single-precision grid kernels at Np = 8192.
+    pub grid_barrier_us: f64,
+    pub grid_barrier_blocks: u32,
+    pub grid_barrier_threads: u32,
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -69,6 +78,7 @@ impl CudaEngine {
         let l2 = copy(l2_bytes, 200, 5)?;
         let fma32 = self.fma_rate::<f32>()?;
         let fma64 = self.fma_rate::<f64>()?;
+        let (barrier, blocks, threads) = self.barrier_time()?;
         Ok(Ceilings {
             hbm_gb_per_s: hbm,
             hbm_bytes: hbm_bytes as u64,
@@ -77,7 +87,77 @@ impl CudaEngine {
             fma_f32_per_s: fma32,
             fma_f64_per_s: fma64,
             warp_fma_f32_per_s: fma32 / 32.0,
+            grid_barrier_us: barrier * 1e6,
+            grid_barrier_blocks: blocks,
+            grid_barrier_threads: threads,
         })
+    }
+
+    /// Seconds per barrier of `ceiling_barrier_f32` over two blocks of 256 threads per
+    /// multiprocessor, timed at two barrier counts (the difference drops the launch),
+    /// with the launch's shape. Every block must report every barrier passed.
+    fn barrier_time(&self) -> Result<(f64, u32, u32)> {
+        let name = "ceiling_barrier_f32";
+        let func = self.function(name)?;
+        let stream = self.first_stream();
+        let threads = 256u32;
+        let blocks = self
+            .resident_blocks(&func, name, threads)?
+            .min(2 * self.multiprocessors());
+        let mut sync = stream
+            .alloc_zeros::<u64>(GRID_SYNC_WORDS)
+            .map_err(cuda_err(format!("{name}: allocating")))?;
+        let out = stream
+            .alloc_zeros::<f32>(blocks as usize)
+            .map_err(cuda_err(format!("{name}: allocating")))?;
+        let mut time = |iters: u32| -> Result<f64> {
+            let mut times = Vec::new();
+            for round in 0..=5 {
+                stream
+                    .memset_zeros(&mut sync)
+                    .map_err(cuda_err(format!("{name}: clearing the barrier")))?;
+                let params = BarrierParams::<f32> {
+                    iters,
+                    sync: dev(&sync, &stream),
+                    out: dev(&out, &stream),
+                };
+                stream.synchronize().map_err(cuda_err(name))?;
+                let t0 = Instant::now();
+                let mut b = stream.launch_builder(&func);
+                push_params(&mut b, &params);
+                // SAFETY: the parameters are the kernel's (checked against the PTX at
+                // build time); `sync` is zeroed and `out` holds one value per block, both
+                // alive until the stream is synchronised below; the cooperative launch
+                // refuses blocks that cannot all be resident, which the barrier needs.
+                unsafe {
+                    b.launch_cooperative(LaunchConfig {
+                        grid_dim: (blocks, 1, 1),
+                        block_dim: (threads, 1, 1),
+                        shared_mem_bytes: 0,
+                    })
+                }
+                .map_err(cuda_err(format!("{name}: launching (cooperative)")))?;
+                stream
+                    .synchronize()
+                    .map_err(cuda_err(format!("{name}: running")))?;
+                if round > 0 {
+                    times.push(t0.elapsed().as_secs_f64());
+                }
+            }
+            let passed = stream
+                .clone_dtoh(&out)
+                .map_err(cuda_err(format!("{name}: reading")))?;
+            if let Some(p) = passed.iter().find(|&&p| p != iters as f32) {
+                return Err(Error::Cuda {
+                    context: name.to_string(),
+                    message: format!("a block passed {p} of {iters} barriers"),
+                });
+            }
+            Ok(median(times))
+        };
+        let (short, long) = (1_000u32, 11_000u32);
+        let dt = time(long)? - time(short)?;
+        Ok((dt.max(1e-12) / f64::from(long - short), blocks, threads))
     }
 
     /// FMAs per second of the `ceiling_fma_*` kernel over a grid of 8 blocks of 256
