@@ -83,12 +83,27 @@ fn atomic_inc(p: *mut u32) -> u32 {
     r
 }
 
+/// Adds `v` to the global word `p` with release semantics at GPU scope: whatever the
+/// thread's program order, or a block barrier, put before it is visible to a thread
+/// that reads the sum with [`load_acquire_u64`].
 #[inline(always)]
-fn atomic_add_u64(p: *mut u64, v: u64) {
+fn release_add_u64(p: *mut u64, v: u64) {
     // SAFETY: `p` is a valid global address (the barrier word the host allocated).
     unsafe {
-        asm!("red.global.add.u64 [{p}], {v};", p = in(reg64) p, v = in(reg64) v);
+        asm!("red.release.gpu.global.add.u64 [{p}], {v};", p = in(reg64) p, v = in(reg64) v);
     }
+}
+
+/// Reads the global word `p` with acquire semantics at GPU scope (see
+/// [`release_add_u64`]).
+#[inline(always)]
+fn load_acquire_u64(p: *const u64) -> u64 {
+    let v: u64;
+    // SAFETY: `p` is a valid global address (the barrier word the host allocated).
+    unsafe {
+        asm!("ld.acquire.gpu.global.u64 {v}, [{p}];", v = out(reg64) v, p = in(reg64) p);
+    }
+    v
 }
 
 #[inline(always)]
@@ -102,12 +117,15 @@ fn atomic_max_u64(p: *mut u64, v: u64) {
 /// A barrier across all blocks of a cooperative launch (all co-resident). `epoch`
 /// counts the barriers this block has passed; the counter only grows.
 ///
-/// Thread 0 of each block fences (`membar.gl`) before it arrives and after all have
-/// arrived, and the block meets at `bar.sync` on both sides: what any thread of the grid
-/// wrote before the barrier is seen by plain loads of every thread after it (the
-/// fences order the writes and the loads at GPU scope, and `bar.sync` carries that order
-/// to the block's other threads), as the grid kernels here and the adaptive grid
-/// kernels rely on.
+/// The block meets at `bar.sync` on both sides; between them thread 0 arrives with a
+/// release addition to the counter and waits with acquire loads of it: what any thread
+/// of the grid wrote before the barrier is seen by plain loads of every thread after it
+/// (the release carries the block's writes, which `bar.sync` ordered before it; the
+/// acquire, which also drops the SM's L1 lines, orders the loads after it, and `bar.sync`
+/// carries that to the block's other threads), as the grid kernels here and the adaptive
+/// grid kernels rely on. With a fence on each side instead (`membar.gl`, version 13) a
+/// barrier over 264 blocks took 1.71 µs on an H100; with the release and the acquire it
+/// takes 1.37 µs (`gpude bench --ceilings`; docs/PERFORMANCE.md, version 14).
 ///
 /// # Safety
 /// Every thread of every block reaches each call the same number of times; `counter` is
@@ -121,11 +139,9 @@ pub(crate) unsafe fn grid_sync(counter: *mut u64, nblocks: u32, epoch: &mut u64)
         _syncthreads();
         *epoch += 1;
         if _thread_idx_x() == 0 {
-            fence_gpu();
-            atomic_add_u64(counter, 1);
+            release_add_u64(counter, 1);
             let goal = *epoch * nblocks as u64;
-            while core::ptr::read_volatile(counter) < goal {}
-            fence_gpu();
+            while load_acquire_u64(counter) < goal {}
         }
         _syncthreads();
     }
@@ -169,17 +185,15 @@ unsafe fn grid_sync_or(counter: *mut u64, nblocks: u32, epoch: &mut u64, stop: b
         *epoch += 1;
         let mut halted = false;
         if _thread_idx_x() == 0 {
-            fence_gpu();
-            atomic_add_u64(counter, if stop { 1 + control::HALT } else { 1 });
+            release_add_u64(counter, if stop { 1 + control::HALT } else { 1 });
             let goal = *epoch * nblocks as u64;
             loop {
-                let c = read_volatile(counter);
+                let c = load_acquire_u64(counter);
                 if control::arrivals(c) >= goal {
                     halted = control::halted(c);
                     break;
                 }
             }
-            fence_gpu();
         }
         barrier_or(halted)
     }
