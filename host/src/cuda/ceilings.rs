@@ -7,7 +7,7 @@
 use super::{CudaEngine, GpuReal, cuda_err, dev, push_params};
 use crate::error::Error;
 use crate::error::Result;
-use cudarc::driver::LaunchConfig;
+use cudarc::driver::{CudaStream, LaunchConfig};
 use gpude_device::abi::{BarrierParams, CeilingParams, GRID_SYNC_WORDS};
 use gpude_device::ceiling::CHAINS;
 use serde::Serialize;
@@ -94,8 +94,9 @@ impl CudaEngine {
     }
 
     /// Seconds per barrier of `ceiling_barrier_f32` over two blocks of 256 threads per
-    /// multiprocessor, timed at two barrier counts (the difference drops the launch),
-    /// with the launch's shape. Every block must report every barrier passed.
+    /// multiprocessor, timed at two barrier counts (the difference drops the launch and
+    /// the clearing of the barrier word), with the launch's shape. Every block must
+    /// report every barrier passed.
     fn barrier_time(&self) -> Result<(f64, u32, u32)> {
         let name = "ceiling_barrier_f32";
         let func = self.function(name)?;
@@ -111,8 +112,7 @@ impl CudaEngine {
             .alloc_zeros::<f32>(blocks as usize)
             .map_err(cuda_err(format!("{name}: allocating")))?;
         let mut time = |iters: u32| -> Result<f64> {
-            let mut times = Vec::new();
-            for round in 0..=5 {
+            let t = median_of_rounds(&stream, name, || {
                 stream
                     .memset_zeros(&mut sync)
                     .map_err(cuda_err(format!("{name}: clearing the barrier")))?;
@@ -121,14 +121,13 @@ impl CudaEngine {
                     sync: dev(&sync, &stream),
                     out: dev(&out, &stream),
                 };
-                stream.synchronize().map_err(cuda_err(name))?;
-                let t0 = Instant::now();
                 let mut b = stream.launch_builder(&func);
                 push_params(&mut b, &params);
                 // SAFETY: the parameters are the kernel's (checked against the PTX at
-                // build time); `sync` is zeroed and `out` holds one value per block, both
-                // alive until the stream is synchronised below; the cooperative launch
-                // refuses blocks that cannot all be resident, which the barrier needs.
+                // build time); `sync` is zeroed and `out` holds one value per block,
+                // both alive until the stream is synchronised after the round; the
+                // cooperative launch refuses blocks that cannot all be resident, which
+                // the barrier needs.
                 unsafe {
                     b.launch_cooperative(LaunchConfig {
                         grid_dim: (blocks, 1, 1),
@@ -137,13 +136,8 @@ impl CudaEngine {
                     })
                 }
                 .map_err(cuda_err(format!("{name}: launching (cooperative)")))?;
-                stream
-                    .synchronize()
-                    .map_err(cuda_err(format!("{name}: running")))?;
-                if round > 0 {
-                    times.push(t0.elapsed().as_secs_f64());
-                }
-            }
+                Ok(())
+            })?;
             let passed = stream
                 .clone_dtoh(&out)
                 .map_err(cuda_err(format!("{name}: reading")))?;
@@ -153,7 +147,7 @@ impl CudaEngine {
                     message: format!("a block passed {p} of {iters} barriers"),
                 });
             }
-            Ok(median(times))
+            Ok(t)
         };
         let (short, long) = (1_000u32, 11_000u32);
         let dt = time(long)? - time(short)?;
@@ -178,15 +172,12 @@ impl CudaEngine {
                 seed: T::ONE,
                 out: dev(&out, &stream),
             };
-            let mut times = Vec::new();
-            for round in 0..=5 {
-                stream.synchronize().map_err(cuda_err(name.clone()))?;
-                let t0 = Instant::now();
+            median_of_rounds(&stream, &name, || {
                 let mut b = stream.launch_builder(&func);
                 push_params(&mut b, &params);
                 // SAFETY: the parameters are the kernel's (checked against the PTX at
                 // build time); `out` holds one value per thread of the grid and lives
-                // until the stream is synchronised below.
+                // until the stream is synchronised after the round.
                 unsafe {
                     b.launch(LaunchConfig {
                         grid_dim: (blocks, 1, 1),
@@ -195,17 +186,33 @@ impl CudaEngine {
                     })
                 }
                 .map_err(cuda_err(format!("{name}: launching")))?;
-                stream
-                    .synchronize()
-                    .map_err(cuda_err(format!("{name}: running")))?;
-                if round > 0 {
-                    times.push(t0.elapsed().as_secs_f64());
-                }
-            }
-            Ok(median(times))
+                Ok(())
+            })
         };
         let (short, long) = (1u32 << 12, 1u32 << 15);
         let dt = time(long)? - time(short)?;
         Ok(n as f64 * f64::from(CHAINS) * f64::from(long - short) / dt.max(1e-9))
     }
+}
+
+/// The median wall time of five rounds of `round` (after one untimed round), each on an
+/// idle stream and waited for.
+fn median_of_rounds(
+    stream: &CudaStream,
+    name: &str,
+    mut round: impl FnMut() -> Result<()>,
+) -> Result<f64> {
+    let mut times = Vec::with_capacity(5);
+    for r in 0..=5 {
+        stream.synchronize().map_err(cuda_err(name))?;
+        let t0 = Instant::now();
+        round()?;
+        stream
+            .synchronize()
+            .map_err(cuda_err(format!("{name}: running")))?;
+        if r > 0 {
+            times.push(t0.elapsed().as_secs_f64());
+        }
+    }
+    Ok(median(times))
 }
