@@ -23,6 +23,8 @@ for f in gpude gpu-tests gpucheck; do
   [[ -f gpu-bundle/$f ]] && gzip -f -6 "gpu-bundle/$f"
 done
 rm -f gpu-bundle/gpude.ptx
+# The measurement scripts docs/PERFORMANCE.md names (scripts/gpu-calls/README.md).
+cp scripts/gpu-calls/*.sh scripts/gpu-calls/*.py gpu-bundle/
 # The example objective crate's PTX (tests/gpu.rs and gpu-run.sh run it).
 (cd examples/objective-rust && RUSTFLAGS="-C target-cpu=sm_70" cargo rustc --release \
   --target nvptx64-nvidia-cuda -Zbuild-std=core --crate-type cdylib) &&
