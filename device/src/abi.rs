@@ -217,8 +217,6 @@ macro_rules! grid_params {
             fit: *mut $t,
             part_f: *mut $t,
             part_i: *mut u32,
-            scratch_f: *mut $t,
-            scratch_i: *mut u32,
             sync: *mut u64,
             state: *mut u32,
             best_f: *mut $t,
@@ -369,8 +367,9 @@ declare_params! {
 
 declare_params! {
     /// The grid kernels (`de_grid_*`): a whole run of a grid-wide population in one
-    /// cooperative launch. The buffers are those of [`StepParams`], with two planes of
-    /// partial bests (2·gridDim) and `sync` ([`GRID_SYNC_WORDS`] zeroed words: the grid
+    /// cooperative launch. The buffers are those of [`StepParams`] but the scratch (a
+    /// block reduces in shared memory), with two planes of partial bests (2·gridDim) and
+    /// `sync` ([`GRID_SYNC_WORDS`] zeroed words: the grid
     /// barrier's counter, then the best slots). The state's generation word holds the
     /// generations done when the launch starts (0: a fresh run; more: a population in
     /// the buffers, rows as that generation's flags plane says, values in `fit`). `ctl`
@@ -384,9 +383,10 @@ declare_params! {
 /// a 128-byte line of its own (the counter's line is polled by every block). Each block
 /// adds the complement of its best's key (`de::best_key`) to the slot of generation g
 /// (word `GRID_SLOT_STRIDE · (1 + g mod 3)`) with an atomic maximum before the barrier,
-/// so that after it the slot holds the complement of the grid's best: one read, where
-/// the blocks' partials took a read each and a block reduction. A slot is cleared once
-/// every thread has read it and before generation g + 3 writes it.
+/// so that after it the slot holds the complement of the grid's best: one read per block
+/// (thread 0's, passed on in shared memory), where the blocks' partials took a read each
+/// and a block reduction. A slot is cleared once every block has read it and before
+/// generation g + 3 writes it.
 pub const GRID_SYNC_WORDS: usize = 4 * GRID_SLOT_STRIDE;
 /// The words between two slots of [`GRID_SYNC_WORDS`]: one 128-byte line.
 pub const GRID_SLOT_STRIDE: usize = 16;

@@ -147,6 +147,73 @@ pub(crate) unsafe fn grid_sync(counter: *mut u64, nblocks: u32, epoch: &mut u64)
     }
 }
 
+/// The whole-GPU kernels' block-local words in shared memory: 32 warps' best values
+/// (8 bytes each, room for f64), their 32 indices, then the word and the stop that
+/// [`grid_sync_word`] passes from thread 0 to its block.
+const GRID_SHARED_BYTES: usize = 32 * 8 + 32 * 4 + 16;
+
+core::arch::global_asm!(
+    ".shared .align 8 .b8 gpude_grid_shared[{n}];",
+    n = const GRID_SHARED_BYTES
+);
+
+/// The generic addresses of [`GRID_SHARED_BYTES`]: the warps' best values, their
+/// indices and the two words [`grid_sync_word`] passes on.
+#[inline(always)]
+fn grid_shared<T>() -> (*mut T, *mut u32, *mut u64) {
+    let p: u64;
+    // SAFETY: taking the address of a shared variable of this module reads nothing.
+    unsafe {
+        asm!("mov.u64 {p}, gpude_grid_shared;", "cvta.shared.u64 {p}, {p};", p = out(reg64) p);
+    }
+    let b = p as *mut u8;
+    // The offsets stay inside the variable (GRID_SHARED_BYTES).
+    (
+        b as *mut T,
+        b.wrapping_add(256) as *mut u32,
+        b.wrapping_add(384) as *mut u64,
+    )
+}
+
+/// A grid barrier for a block that has just passed a block barrier after its last
+/// global write (as [`block_best_warp0`] ends): thread 0 arrives (with [`control::HALT`]
+/// when `stop`), waits, reads the global word `word` once for the block (what any
+/// block wrote there before the barrier) and passes it on through the shared words
+/// `bcast`, with whether a stop arrived. The rest as [`grid_sync`].
+///
+/// # Safety
+/// As [`grid_sync`]; the block passed a block barrier since its threads' last global
+/// writes and since they last read `bcast`, which [`grid_shared`] gives.
+#[inline(always)]
+unsafe fn grid_sync_word(
+    counter: *mut u64,
+    nblocks: u32,
+    epoch: &mut u64,
+    stop: bool,
+    word: *const u64,
+    bcast: *mut u64,
+) -> (bool, u64) {
+    // SAFETY: as in `grid_sync`; the caller's block barrier orders the block's writes
+    // before thread 0's release, and the one here orders `bcast`'s words.
+    unsafe {
+        *epoch += 1;
+        if _thread_idx_x() == 0 {
+            release_add_u64(counter, if stop { 1 + control::HALT } else { 1 });
+            let goal = *epoch * nblocks as u64;
+            let c = loop {
+                let c = load_acquire_u64(counter);
+                if control::arrivals(c) >= goal {
+                    break c;
+                }
+            };
+            write_volatile(bcast, read_volatile(word));
+            write_volatile(bcast.add(1), control::halted(c) as u64);
+        }
+        _syncthreads();
+        (read_volatile(bcast.add(1)) != 0, read_volatile(bcast))
+    }
+}
+
 /// A block barrier that also tells every thread whether any thread passed `p`
 /// (`bar.red.or`, CUDA's `__syncthreads_or`).
 ///
@@ -1645,8 +1712,6 @@ pub(crate) unsafe fn persistent_with<
         fit,
         part_f,
         part_i,
-        scratch_f,
-        scratch_i,
         sync,
         state,
         best_f,
@@ -1654,9 +1719,9 @@ pub(crate) unsafe fn persistent_with<
         ctl,
         report,
     } = p;
-    // SAFETY: the host sizes the buffers: flags 2·np, partials 2·gridDim, scratch
-    // 32·gridDim, state STATE_WORDS, sync GRID_SYNC_WORDS, hist gens + 1 (or null); all
-    // blocks are co-resident; `ctl` is null or a mapped control block of one slot.
+    // SAFETY: the host sizes the buffers: flags 2·np, partials 2·gridDim, state
+    // STATE_WORDS, sync GRID_SYNC_WORDS, hist gens + 1 (or null); all blocks are
+    // co-resident; `ctl` is null or a mapped control block of one slot.
     unsafe {
         let tid = _thread_idx_x();
         let blk = _block_idx_x();
@@ -1672,8 +1737,9 @@ pub(crate) unsafe fn persistent_with<
         let my_group = blk * groups_per_block + tid / g;
         let passes = np.div_ceil(groups);
         let kc0 = s.obj.consts(chunk(dim, g, 0, gr.lane).0);
-        let sf = scratch_f.add(32 * blk as usize);
-        let si = scratch_i.add(32 * blk as usize);
+        // The block's reductions and what thread 0 passes on after a barrier go
+        // through shared memory.
+        let (sf, si, bc) = grid_shared::<T>();
         let mut epoch = 0u64;
         let mut cache = DrawCache {
             pre: Draws {
@@ -1750,12 +1816,19 @@ pub(crate) unsafe fn persistent_with<
         // and one more barrier carries its answer.
         let on = CTL;
         let mut halt = false;
-        if on {
-            let stop = blk == 0
-                && tid == 0
-                && !control::exact(report)
-                && control::reports(report, gen0, gen0)
-                && command(ctl, gen0, report) == STOP;
+        // In single precision, the slot of the generation the last barrier ended, as
+        // thread 0 read it for the block.
+        let mut word = 0u64;
+        let stop = on
+            && blk == 0
+            && tid == 0
+            && !control::exact(report)
+            && control::reports(report, gen0, gen0)
+            && command(ctl, gen0, report) == STOP;
+        if keyed {
+            let (h, w) = grid_sync_word(sync, nblocks, &mut epoch, stop, slot(gen0), bc);
+            (halt, word) = (on && h, w);
+        } else if on {
             halt = grid_sync_or(sync, nblocks, &mut epoch, stop);
         } else {
             grid_sync(sync, nblocks, &mut epoch);
@@ -1765,11 +1838,12 @@ pub(crate) unsafe fn persistent_with<
         loop {
             // The best after generation gn: its slot, or plane gn % 2 of the partials.
             if keyed {
-                let (kf, ki) = key_best(!read_volatile(slot(gn)));
+                let (kf, ki) = key_best(!word);
                 bf = T::from_words([kf.to_bits(), 0]);
                 bi = ki;
-                // Every thread read slot gn − 1 before this barrier, and generation
-                // gn + 2 writes it after the next one: it is cleared for that one.
+                // Thread 0 of every block read slot gn − 1 before this barrier, and
+                // generation gn + 2 writes it after the next one: it is cleared for that
+                // one.
                 if blk == 0 && tid == 0 {
                     write_volatile(slot(gn + 2), 0);
                 }
@@ -1834,7 +1908,10 @@ pub(crate) unsafe fn persistent_with<
                     *part_i.add(plane + blk as usize) = pi;
                 }
             }
-            if on {
+            if keyed {
+                let (h, w) = grid_sync_word(sync, nblocks, &mut epoch, stop, slot(gn), bc);
+                (halt, word) = (on && h, w);
+            } else if on {
                 halt = grid_sync_or(sync, nblocks, &mut epoch, stop);
             } else {
                 grid_sync(sync, nblocks, &mut epoch);

@@ -1177,7 +1177,7 @@ impl<T: GpuReal> GridRun<T> {
         push_params(&mut b, &self.params);
         // SAFETY: the parameters are the kernel's (checked against the PTX at build
         // time), and `sync` and the buffers live as long as `self`; flags hold 2·np
-        // words, the partials 2·nblocks, scratch 32·nblocks, the state STATE_WORDS
+        // words, the partials 2·nblocks, the state STATE_WORDS
         // words and the history gens + 1 values (end ≤ gens), as the kernel indexes;
         // `ctl` is 0 or a mapped control block of one slot that outlives the launch; the
         // cooperative launch refuses a grid whose blocks cannot all be resident, which
@@ -1283,8 +1283,6 @@ impl<T: GpuReal> GridBuffers<T> {
             fit: dev(&self.fit, s),
             part_f: dev(&self.part_f, s),
             part_i: dev(&self.part_i, s),
-            scratch_f: dev(&self.scratch_f, s),
-            scratch_i: dev(&self.scratch_i, s),
             sync: dev(sync, s),
             state: dev(&self.state, s),
             best_f: dev(&self.best_f, s),
