@@ -177,9 +177,10 @@ fn grid_shared<T>() -> (*mut T, *mut u32, *mut u64) {
 
 /// A grid barrier for a block that has just passed a block barrier after its last
 /// global write (as [`block_best_warp0`] ends): thread 0 arrives (with [`control::HALT`]
-/// when `stop`), waits, reads the global word `word` once for the block (what any
-/// block wrote there before the barrier) and passes it on through the shared words
-/// `bcast`, with whether a stop arrived. The rest as [`grid_sync`].
+/// when `stop`), waits (sleeping 64 ns between polls), reads the global word `word` once
+/// for the block (what any block wrote there before the barrier) and passes it on
+/// through the shared words `bcast`, with whether a stop arrived. The rest as
+/// [`grid_sync`].
 ///
 /// # Safety
 /// As [`grid_sync`]; the block passed a block barrier since its threads' last global
@@ -205,6 +206,9 @@ unsafe fn grid_sync_word(
                 if control::arrivals(c) >= goal {
                     break c;
                 }
+                // Fewer polls queue with the arrivals at the counter's L2 slice (version
+                // 16: −0.7 % at Np = 8192, docs/PERFORMANCE.md).
+                asm!("nanosleep.u32 64;");
             };
             write_volatile(bcast, read_volatile(word));
             write_volatile(bcast.add(1), control::halted(c) as u64);
