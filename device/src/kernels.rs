@@ -199,17 +199,9 @@ unsafe fn grid_sync_word(
     unsafe {
         *epoch += 1;
         if _thread_idx_x() == 0 {
-            release_add_u64(counter, if stop { 1 + control::HALT } else { 1 });
-            let goal = *epoch * nblocks as u64;
-            let c = loop {
-                let c = load_acquire_u64(counter);
-                if control::arrivals(c) >= goal {
-                    break c;
-                }
-                // Fewer polls queue with the arrivals at the counter's L2 slice (version
-                // 16: −0.7 % at Np = 8192, docs/PERFORMANCE.md).
-                asm!("nanosleep.u32 64;");
-            };
+            // Fewer polls queue with the arrivals at the counter's L2 slice (version 16:
+            // −0.7 % at Np = 8192, docs/PERFORMANCE.md).
+            let c = arrive_and_wait::<true>(counter, nblocks, *epoch, stop);
             write_volatile(bcast, read_volatile(word));
             write_volatile(bcast.add(1), control::halted(c) as u64);
         }
@@ -242,6 +234,34 @@ pub(crate) unsafe fn barrier_or(p: bool) -> bool {
     r != 0
 }
 
+/// A block's arrival at barrier number `epoch` of the grid (with [`control::HALT`] when
+/// `stop`) and its wait for every block's: thread 0's part of [`grid_sync_or`] and
+/// [`grid_sync_word`]; with `SLEEP`, 64 ns between polls that find a block missing.
+/// Returns the counter as the last poll read it.
+///
+/// # Safety
+/// As [`grid_sync`], for the calling thread alone.
+#[inline(always)]
+unsafe fn arrive_and_wait<const SLEEP: bool>(
+    counter: *mut u64,
+    nblocks: u32,
+    epoch: u64,
+    stop: bool,
+) -> u64 {
+    release_add_u64(counter, if stop { 1 + control::HALT } else { 1 });
+    let goal = epoch * nblocks as u64;
+    loop {
+        let c = load_acquire_u64(counter);
+        if control::arrivals(c) >= goal {
+            return c;
+        }
+        if SLEEP {
+            // SAFETY: sleeping has no precondition.
+            unsafe { asm!("nanosleep.u32 64;") };
+        }
+    }
+}
+
 /// [`grid_sync`] that also carries a stop from block 0 to every thread of the grid:
 /// block 0's thread 0 passes `stop`, which adds [`control::HALT`] to its arrival, and
 /// every thread learns whether the counter holds it once all blocks have arrived.
@@ -256,15 +276,7 @@ unsafe fn grid_sync_or(counter: *mut u64, nblocks: u32, epoch: &mut u64, stop: b
         *epoch += 1;
         let mut halted = false;
         if _thread_idx_x() == 0 {
-            release_add_u64(counter, if stop { 1 + control::HALT } else { 1 });
-            let goal = *epoch * nblocks as u64;
-            loop {
-                let c = load_acquire_u64(counter);
-                if control::arrivals(c) >= goal {
-                    halted = control::halted(c);
-                    break;
-                }
-            }
+            halted = control::halted(arrive_and_wait::<false>(counter, nblocks, *epoch, stop));
         }
         barrier_or(halted)
     }
