@@ -85,7 +85,8 @@ fn run() -> Result<()> {
     // One module per kernel, so that the driver compiles only the kernels a run uses,
     // and the maths module of expressions (not a kernel: the CUDA engine links it with
     // the external family's kernels and an expression's code).
-    let modules = split_ptx(&text)?;
+    let mut modules = split_ptx(&text)?;
+    raise_pipelined(&mut modules, &arch)?;
     check_external(&modules)?;
     check_separable(&modules)?;
     let mut table = String::from("&[\n");
@@ -372,6 +373,39 @@ fn check_separable(modules: &[(String, String)]) -> Result<()> {
     }
     if found == 0 {
         return Err("the PTX has no kernels of the separable family".into());
+    }
+    Ok(())
+}
+
+/// Writes `.target sm_80` (`registry::PIPELINED_CC`) in the modules of the pipelined
+/// kernels (`cp.async`) when the build's architecture `arch` is older; the other
+/// modules keep `arch`, so that they still load on older GPUs.
+fn raise_pipelined(modules: &mut [(String, String)], arch: &str) -> Result<()> {
+    let cc: u32 = arch[3..]
+        .parse()
+        .map_err(|_| format!("bad architecture {arch}"))?;
+    if cc >= registry::PIPELINED_CC {
+        return Ok(());
+    }
+    let suffix = registry::PIPELINED_SUFFIX;
+    let (from, to) = (
+        format!(".target {arch}"),
+        format!(".target sm_{}", registry::PIPELINED_CC),
+    );
+    let mut raised = 0;
+    for (name, module) in modules.iter_mut() {
+        if name.ends_with(suffix) {
+            if !module.contains(&from) {
+                return Err(format!("{name}: no `{from}` line to raise"));
+            }
+            *module = module.replacen(&from, &to, 1);
+            raised += 1;
+        }
+    }
+    if raised == 0 {
+        return Err(format!(
+            "no kernel ends with {suffix}: nothing raised to sm_80"
+        ));
     }
     Ok(())
 }

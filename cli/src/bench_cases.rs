@@ -34,8 +34,8 @@ pub struct Case {
     pub separable: bool,
     pub dim: u32,
     pub pop: u32,
-    /// The batch kernel a `batch` case forces (`gpude::BatchKernel`): `shared` for the
-    /// cases named so, `global` for the other batch cases (the kernel of the earlier
+    /// The batch kernel a `batch` case forces (`gpude::BatchKernel`): `shared` and
+    /// `pipelined` for the cases named so, `global` for the other batch cases (the kernel of the earlier
     /// measurements), `auto` for the other modes.
     pub batch_kernel: &'static str,
     /// The cap on the resident kernel's spare rows (`CudaEngine::set_spare_rows_cap`):
@@ -92,9 +92,10 @@ pub fn standard_cases(gpu: bool, quick: bool) -> Vec<Case> {
         separable: name.contains("ptx sep"),
         dim: if name.contains("D=30") { 30 } else { 128 },
         pop,
-        batch_kernel: match (mode, name.contains("shared")) {
-            ("batch", true) => "shared",
-            ("batch", false) => "global",
+        batch_kernel: match mode {
+            "batch" if name.contains("shared") => "shared",
+            "batch" if name.contains("pipelined") => "pipelined",
+            "batch" => "global",
             _ => "auto",
         },
         spare_rows: name.contains("spare=0").then_some(0),
@@ -108,7 +109,7 @@ pub fn standard_cases(gpu: bool, quick: bool) -> Vec<Case> {
         precision: prec.name(),
     };
     // (name, backend, mode, Np, populations, generations, precision)
-    let table: [(&str, &'static str, &'static str, u32, u32, u32, Precision); 31] = [
+    let table: [(&str, &'static str, &'static str, u32, u32, u32, Precision); 38] = [
         (
             "one pop Np=2048 (grid)",
             "cuda",
@@ -120,6 +121,15 @@ pub fn standard_cases(gpu: bool, quick: bool) -> Vec<Case> {
         ),
         (
             "one pop Np=2048 (block)",
+            "cuda",
+            "batch",
+            2048,
+            1,
+            g(500),
+            Precision::F32,
+        ),
+        (
+            "one pop Np=2048 (block) pipelined",
             "cuda",
             "batch",
             2048,
@@ -272,6 +282,42 @@ pub fn standard_cases(gpu: bool, quick: bool) -> Vec<Case> {
             Precision::F32,
         ),
         (
+            "batch 132 x 2048 pipelined",
+            "cuda",
+            "batch",
+            2048,
+            132,
+            g(200),
+            Precision::F32,
+        ),
+        (
+            "batch 132 x 2048 sphere pipelined",
+            "cuda",
+            "batch",
+            2048,
+            132,
+            g(200),
+            Precision::F32,
+        ),
+        (
+            "batch 132 x 2048 rosenbrock pipelined",
+            "cuda",
+            "batch",
+            2048,
+            132,
+            g(200),
+            Precision::F32,
+        ),
+        (
+            "batch 528 x 256 pipelined",
+            "cuda",
+            "batch",
+            256,
+            528,
+            g(500),
+            Precision::F32,
+        ),
+        (
             "batch 528 x 256 shared",
             "cuda",
             "batch",
@@ -308,6 +354,15 @@ pub fn standard_cases(gpu: bool, quick: bool) -> Vec<Case> {
             Precision::F32,
         ),
         (
+            "batch 528 x 300 D=30 pipelined",
+            "cuda",
+            "batch",
+            300,
+            528,
+            g(1000),
+            Precision::F32,
+        ),
+        (
             "one pop Np=8192 (grid) f64",
             "cuda",
             "grid",
@@ -318,6 +373,15 @@ pub fn standard_cases(gpu: bool, quick: bool) -> Vec<Case> {
         ),
         (
             "batch 132 x 2048 f64",
+            "cuda",
+            "batch",
+            2048,
+            132,
+            g(100),
+            Precision::F64,
+        ),
+        (
+            "batch 132 x 2048 f64 pipelined",
             "cuda",
             "batch",
             2048,

@@ -756,20 +756,72 @@ unsafe fn trial_one<T: LaneReal, O: LaneObjective<T>>(
     // generation), as `trial_rows` asks.
     unsafe {
         trial_rows(
-            s, gr, key, pstream, g, i, active, lo, hi, xi_row, &rrows, best_row, spare, fit_i,
-            d.jrand, kc0,
+            s,
+            gr,
+            key,
+            pstream,
+            g,
+            i,
+            active,
+            lo,
+            hi,
+            &RowPointers {
+                xi: xi_row,
+                drawn: rrows,
+            },
+            best_row,
+            spare,
+            fit_i,
+            d.jrand,
+            kc0,
         )
     }
 }
 
+/// Where [`trial_rows`] finds a lane's chunks of x_i and of the drawn rows.
+pub(crate) trait RowSource<T: LaneReal> {
+    /// The lane's chunk of x_i that starts at component `off`.
+    ///
+    /// # Safety
+    /// `off` is the first component of one of the lane's chunks of the individual the
+    /// source was made for, as the source's maker promises it.
+    unsafe fn xi(&self, off: usize) -> [T; 4];
+    /// The lane's chunk of drawn row `k` (`k <` the strategy's draws) at `off`.
+    ///
+    /// # Safety
+    /// As [`RowSource::xi`].
+    unsafe fn drawn(&self, k: usize, off: usize) -> [T; 4];
+}
+
+/// The rows themselves: x_i and the drawn rows, each `stride` values.
+pub(crate) struct RowPointers<T> {
+    pub(crate) xi: *const T,
+    pub(crate) drawn: [*mut T; 5],
+}
+
+impl<T: LaneReal> RowSource<T> for RowPointers<T> {
+    #[inline(always)]
+    unsafe fn xi(&self, off: usize) -> [T; 4] {
+        // SAFETY: the row holds `stride ≥ off + 4` values (the caller's contract).
+        unsafe { T::load4(self.xi.add(off)) }
+    }
+    #[inline(always)]
+    unsafe fn drawn(&self, k: usize, off: usize) -> [T; 4] {
+        // SAFETY: as above.
+        unsafe { T::load4(self.drawn[k].add(off)) }
+    }
+}
+
 /// [`trial_one`] from its rows: builds individual `i`'s trial of generation `g` from
-/// x_i at `xi_row`, the drawn rows `rrows` and the best row, writes it to `spare` (every
-/// round of a row longer than one round, else only when accepted) and evaluates it.
-/// Returns the trial's value (every lane) and whether it was accepted.
+/// x_i and the drawn rows (the lane's chunks of them from `rows`) and the best row,
+/// writes it to `spare` (every round of a row longer than one round, else only when
+/// accepted) and evaluates it. Returns the trial's value (every lane) and whether it
+/// was accepted.
 ///
 /// # Safety
-/// Every row pointer addresses `stride` readable values (`spare` writable, and read by
-/// no other thread until the generation's barrier); `lo` and `hi` are `stride` long.
+/// `rows` serves the lane's chunks of individual `i`'s rows (see [`RowSource`]);
+/// `best_row` addresses `stride` readable values, `spare` `stride` writable values read
+/// by no other thread until the generation's barrier; `lo` and `hi` are `stride` long.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 pub(crate) unsafe fn trial_rows<T: LaneReal, O: LaneObjective<T>>(
@@ -782,8 +834,7 @@ pub(crate) unsafe fn trial_rows<T: LaneReal, O: LaneObjective<T>>(
     active: bool,
     lo: *const T,
     hi: *const T,
-    xi_row: *const T,
-    rrows: &[*mut T; 5],
+    rows: &impl RowSource<T>,
     best_row: *const T,
     spare: *mut T,
     fit_i: T,
@@ -826,7 +877,7 @@ pub(crate) unsafe fn trial_rows<T: LaneReal, O: LaneObjective<T>>(
             let (xi, best, l4, h4) = unsafe {
                 (
                     if strat.uses_current() || strat.crosses() {
-                        T::load4(xi_row.add(off))
+                        rows.xi(off)
                     } else {
                         [T::ZERO; 4]
                     },
@@ -852,7 +903,7 @@ pub(crate) unsafe fn trial_rows<T: LaneReal, O: LaneObjective<T>>(
             while k < 5 {
                 if k < ndraw as usize {
                     // SAFETY: as above.
-                    r[k] = unsafe { T::load4(rrows[k].add(off)) };
+                    r[k] = unsafe { rows.drawn(k, off) };
                 }
                 k += 1;
             }

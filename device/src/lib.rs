@@ -60,6 +60,9 @@ pub mod lanes;
 pub mod math;
 pub mod migration;
 pub mod philox;
+/// The pipelined batch kernels (rows staged with `cp.async`) and their shared-memory
+/// layout (its functions build for the host too).
+pub mod pipelined;
 pub mod pso;
 pub mod real;
 /// The one list of built-in objective functions, and the typed names of the kernels.

@@ -60,11 +60,28 @@ pub enum Layout {
     /// whose rows fit, and for the families of [`SHARED_FAMILIES`] only (not in
     /// [`Layout::ALL`]). Its kernels take the batch kernels' parameters.
     BatchShared,
+    /// One block per population as [`Layout::Batch`], each pass's rows staged in shared
+    /// memory with `cp.async` one pass ahead (`pipelined.rs`): for rows of one round
+    /// (D ≤ 128), sm_80 or later, and for the families of [`PIPELINED_FAMILIES`] only
+    /// (not in [`Layout::ALL`]). Its kernels take the batch kernels' parameters.
+    BatchPipelined,
 }
 
 /// The families that have a [`Layout::BatchShared`] kernel (per built-in function and
 /// precision); the others run the batch layout from global memory.
 pub const SHARED_FAMILIES: [Family; 2] = [Family::Classic, Family::Thesis];
+
+/// The families that have a [`Layout::BatchPipelined`] kernel (per built-in function
+/// and precision).
+pub const PIPELINED_FAMILIES: [Family; 2] = [Family::Classic, Family::Thesis];
+
+/// How the names of the [`Layout::BatchPipelined`] kernels end.
+pub const PIPELINED_SUFFIX: &str = "_pipelined";
+
+/// The least architecture of the [`Layout::BatchPipelined`] kernels (`cp.async`), as the
+/// compute capability's number (major · 10 + minor): the build script writes their
+/// modules' `.target` as `sm_` and this number when the build's architecture is older.
+pub const PIPELINED_CC: u32 = 80;
 
 /// Which strategies a kernel serves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -105,7 +122,10 @@ impl Layout {
     ];
     fn word(self) -> &'static str {
         match self {
-            Layout::Batch | Layout::BatchControlled | Layout::BatchShared => "batch",
+            Layout::Batch
+            | Layout::BatchControlled
+            | Layout::BatchShared
+            | Layout::BatchPipelined => "batch",
             Layout::Step => "step",
             Layout::Grid => "grid",
         }
@@ -116,6 +136,7 @@ impl Layout {
         match self {
             Layout::BatchControlled => "_ctl",
             Layout::BatchShared => "_shared",
+            Layout::BatchPipelined => PIPELINED_SUFFIX,
             _ => "",
         }
     }
@@ -148,7 +169,7 @@ pub const KERNEL_NAME_MAX: usize = 48;
 impl KernelKey {
     /// Writes the entry point's name (`de_batch_f32_griewank_thesis`,
     /// `de_batch_f32_griewank_thesis_ctl` under control,
-    /// `de_batch_f32_griewank_thesis_shared`) into `buf` and
+    /// `de_batch_f32_griewank_thesis_shared`, `…_pipelined`) into `buf` and
     /// returns its length. The one place that names kernels: `kernels.rs` defines the
     /// entry points under these names, checked by the build script.
     pub fn write_name(&self, buf: &mut [u8; KERNEL_NAME_MAX]) -> usize {
@@ -205,6 +226,14 @@ pub fn for_each_kernel_key(mut f: impl FnMut(KernelKey)) {
             for family in SHARED_FAMILIES {
                 f(KernelKey {
                     layout: Layout::BatchShared,
+                    family,
+                    function,
+                    precision,
+                });
+            }
+            for family in PIPELINED_FAMILIES {
+                f(KernelKey {
+                    layout: Layout::BatchPipelined,
                     family,
                     function,
                     precision,
@@ -443,8 +472,9 @@ mod tests {
             count += 1;
         });
         // Four layouts (batch, batch under control, step, grid) × three families × two
-        // precisions, and the shared-memory batch kernels of two families.
-        assert_eq!(count, Function::ALL.len() * 28);
+        // precisions, and the shared-memory and the pipelined batch kernels of two
+        // families each.
+        assert_eq!(count, Function::ALL.len() * 32);
         assert_eq!(names.len(), count);
         assert!(names.contains("de_grid_f64_weierstrass_thesis"));
         assert!(names.contains("de_grid_f64_weierstrass_thesis_variant"));
@@ -454,6 +484,9 @@ mod tests {
         assert!(names.contains("de_batch_f32_griewank_thesis_shared"));
         assert!(names.contains("de_batch_f64_sphere_shared"));
         assert!(!names.contains("de_batch_f32_griewank_thesis_variant_shared"));
+        assert!(names.contains("de_batch_f32_griewank_thesis_pipelined"));
+        assert!(names.contains("de_batch_f64_weierstrass_pipelined"));
+        assert!(!names.contains("de_batch_f32_griewank_thesis_variant_pipelined"));
         // The external family's names are distinct from the built-ins'.
         for_each_external_key(|key| {
             let mut buf = [0u8; KERNEL_NAME_MAX];

@@ -74,7 +74,9 @@ mod gpu {
     use crate::abi::{BatchParams, Run};
     use crate::de::{BoundPolicy, Draws, Strategy, accepts, better};
     use crate::functions::Function;
-    use crate::kernels::{Group, LaneReal, Setup, block_best_with, de_entry, init_one, trial_rows};
+    use crate::kernels::{
+        Group, LaneReal, RowPointers, Setup, block_best_with, de_entry, init_one, trial_rows,
+    };
     use crate::lanes::LaneObjective;
     use crate::lanes::{chunk, group_width, rounds};
     use crate::philox::key_of;
@@ -285,9 +287,13 @@ mod gpu {
                     } else {
                         gb.add((i * st) as usize)
                     };
+                    let rows = RowPointers {
+                        xi: xi_row,
+                        drawn: rrows,
+                    };
                     let (ft, acc) = trial_rows(
-                        &s, &gr, key, pstream, gn, i, active, lo, hi, xi_row, &rrows, best_row,
-                        wait, fi, d.jrand, &kc0,
+                        &s, &gr, key, pstream, gn, i, active, lo, hi, &rows, best_row, wait, fi,
+                        d.jrand, &kc0,
                     );
                     if active {
                         if gr.lane == 0 {

@@ -17,7 +17,9 @@ use gpude_device::abi::{
     BatchParams, EvalParams, GridParams, KernelParams, ParamReal, Run, StepParams,
 };
 use gpude_device::lanes::{group_width, stride};
-use gpude_device::registry::{Family, KERNEL_NAME_MAX, KernelKey, KernelPrecision, Layout};
+use gpude_device::registry::{
+    Family, KERNEL_NAME_MAX, KernelKey, KernelPrecision, Layout, PIPELINED_SUFFIX,
+};
 use gpude_device::{Formula, Function, Real};
 use nalgebra::DVector;
 use std::collections::HashMap;
@@ -699,7 +701,7 @@ impl CudaEngine {
         let resident = if controlled {
             None
         } else {
-            self.resident_plan::<T>(job)?
+            self.batch_plan::<T>(job)?
         };
         let (name, func, threads, shared_mem_bytes) = match resident {
             Some(r) => (r.name, r.func, r.threads, r.bytes),
@@ -1111,6 +1113,8 @@ impl CudaEngine {
 /// - whole-GPU kernels (`de_grid_…`), both precisions: 128 (Np = 8 192: 11.2 µs per
 ///   generation against 13.9 at 64, and 18.4 against 23.5 uncapped in f64);
 /// - resident batch kernels (`de_batch_f32_…_shared`): 80;
+/// - pipelined batch kernels (`de_batch_…_pipelined`), both precisions: 96 (132 × 2048
+///   Griewank: 152.6 µs per generation against 163.6 at 64 and 159.7 at 72; version 17);
 /// - the other batch kernels: 72 (f64: 708 µs against 976 uncapped), but 64 for the
 ///   single-precision kernels of linked objectives, which 72 slowed;
 /// - every other single-precision DE kernel: 64; the rest: none (double precision spills
@@ -1130,6 +1134,8 @@ fn default_register_cap(name: &str) -> Option<u32> {
         Some(128)
     } else if name.starts_with("de_batch_") && name.ends_with("_shared") {
         f32.then_some(80)
+    } else if name.starts_with("de_batch_") && name.ends_with(PIPELINED_SUFFIX) {
+        Some(96)
     } else if name.starts_with("de_batch_") {
         Some(if f32 && linked { 64 } else { 72 })
     } else {

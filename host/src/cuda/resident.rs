@@ -1,40 +1,56 @@
-//! The choice between the batch kernels that read the population from global memory and
-//! the shared-memory-resident ones (`de_batch_*_shared`, `gpude_device::resident`), and
-//! the resident kernels' launch shape.
+//! The choice between the batch kernels that read the population from global memory,
+//! the shared-memory-resident ones (`de_batch_*_shared`, `gpude_device::resident`) and
+//! the pipelined ones (`de_batch_*_pipelined`, `gpude_device::pipelined`), and the launch
+//! shapes of the last two.
 
 use super::{CudaEngine, GpuReal, kernel_name};
 use crate::config::Job;
 use crate::error::{Error, Result};
 use cudarc::driver::CudaFunction;
 use cudarc::driver::sys::CUfunction_attribute_enum;
-use gpude_device::lanes::group_width;
-use gpude_device::registry::Layout;
+use gpude_device::lanes::{group_width, rounds};
+use gpude_device::pipelined::pipelined_bytes;
+use gpude_device::registry::{Layout, PIPELINED_CC};
 use gpude_device::resident::{MAX_PASSES, resident_bytes, spare_rows};
 
 /// Which kernel a plain batch launch uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BatchKernel {
     /// The resident kernel when the population fits in a block's shared memory (and its
-    /// family has one), else the global-memory kernel.
+    /// family has one); else, in single precision, the pipelined kernel where it can
+    /// serve the job; else the global-memory kernel.
     Auto,
     /// Always the kernel that reads the population from global memory.
     Global,
     /// Always the resident kernel: a job it cannot serve is refused.
     Shared,
+    /// Always the pipelined kernel (the population in global memory, each pass's rows
+    /// copied into shared memory with `cp.async` while the pass before is evaluated):
+    /// rows of one round (D ≤ 128) on sm_80 or later; a job it cannot serve is refused.
+    Pipelined,
 }
 
+/// The choices, as the error messages list them.
+const CHOICES: &str = "auto, global, shared or pipelined";
+
 impl BatchKernel {
-    pub const ALL: [BatchKernel; 3] = [BatchKernel::Auto, BatchKernel::Global, BatchKernel::Shared];
+    pub const ALL: [BatchKernel; 4] = [
+        BatchKernel::Auto,
+        BatchKernel::Global,
+        BatchKernel::Shared,
+        BatchKernel::Pipelined,
+    ];
 
     pub fn parse(s: &str) -> Result<BatchKernel> {
         match s.trim().to_ascii_lowercase().as_str() {
             "auto" => Ok(BatchKernel::Auto),
             "global" => Ok(BatchKernel::Global),
             "shared" => Ok(BatchKernel::Shared),
+            "pipelined" => Ok(BatchKernel::Pipelined),
             other => Err(Error::invalid(
                 "batch kernel",
                 format!("{other:?}"),
-                "auto, global or shared",
+                CHOICES,
             )),
         }
     }
@@ -44,6 +60,7 @@ impl BatchKernel {
             BatchKernel::Auto => "auto",
             BatchKernel::Global => "global",
             BatchKernel::Shared => "shared",
+            BatchKernel::Pipelined => "pipelined",
         }
     }
 
@@ -51,13 +68,8 @@ impl BatchKernel {
     /// is not set).
     pub fn from_env() -> Result<BatchKernel> {
         match std::env::var("GPUDE_BATCH_KERNEL") {
-            Ok(v) => BatchKernel::parse(&v).map_err(|_| {
-                Error::invalid(
-                    "GPUDE_BATCH_KERNEL",
-                    format!("{v:?}"),
-                    "auto, global or shared",
-                )
-            }),
+            Ok(v) => BatchKernel::parse(&v)
+                .map_err(|_| Error::invalid("GPUDE_BATCH_KERNEL", format!("{v:?}"), CHOICES)),
             Err(_) => Ok(BatchKernel::Auto),
         }
     }
@@ -98,7 +110,7 @@ pub(crate) struct SharedLimits {
 /// What the driver reserves per resident block on sm_80 and later (bytes).
 const RESERVED_PER_BLOCK: u32 = 1024;
 
-/// A resident kernel ready for a batch launch.
+/// A resident or pipelined kernel ready for a batch launch.
 pub(crate) struct ResidentPlan {
     pub(crate) name: String,
     pub(crate) func: CudaFunction,
@@ -146,8 +158,8 @@ impl CudaEngine {
         job.check()?;
         super::check_objective(job)?;
         let plan = match job.precision() {
-            crate::Precision::F32 => self.resident_plan::<f32>(job)?,
-            crate::Precision::F64 => self.resident_plan::<f64>(job)?,
+            crate::Precision::F32 => self.batch_plan::<f32>(job)?,
+            crate::Precision::F64 => self.batch_plan::<f64>(job)?,
         };
         Ok(match plan {
             Some(p) => (p.name, p.bytes),
@@ -158,24 +170,44 @@ impl CudaEngine {
         })
     }
 
-    /// The resident kernel for a plain batch launch of `job` under the engine's choice,
-    /// or `None` for the global-memory kernel: auto takes it when the family has one,
-    /// the population fits in a block's shared memory (the device's opt-in limit, read
-    /// at run time) and a thread group serves at most [`MAX_PASSES`] individuals; shared
-    /// refuses a job that fails one of these.
+    /// The resident or pipelined kernel for a plain batch launch of `job` under the
+    /// engine's choice, or `None` for the global-memory kernel: auto takes the resident
+    /// one where it can serve the job ([`CudaEngine::resident_plan`]), else in single
+    /// precision the pipelined one where it can ([`CudaEngine::pipelined_plan`]); shared
+    /// and pipelined take theirs or refuse the job with the reason.
+    ///
+    /// Auto's choice follows the measurements of docs/PERFORMANCE.md (version 17, H100):
+    /// the pipelined kernel took 0.83–0.95 of the global-memory kernel's time on every
+    /// single-precision batch of many populations, 1.02 on one population of 2 048 in
+    /// one block, and 1.05 in double precision, where auto leaves it.
+    pub(crate) fn batch_plan<T: GpuReal>(&self, job: &Job) -> Result<Option<ResidentPlan>> {
+        match self.batch_kernel() {
+            BatchKernel::Global => Ok(None),
+            BatchKernel::Auto => match self.resident_plan::<T>(job, false)? {
+                Some(plan) => Ok(Some(plan)),
+                None if std::mem::size_of::<T>() == 4 => self.pipelined_plan::<T>(job, false),
+                None => Ok(None),
+            },
+            BatchKernel::Shared => self.resident_plan::<T>(job, true),
+            BatchKernel::Pipelined => self.pipelined_plan::<T>(job, true),
+        }
+    }
+
+    /// The resident kernel for a plain batch launch of `job`, or `None` for the
+    /// global-memory kernel: it serves the job when the family has one, the population
+    /// fits in a block's shared memory (the device's opt-in limit, read at run time)
+    /// and a thread group serves at most [`MAX_PASSES`] individuals; with `forced`, a
+    /// job that fails one of these is refused.
     ///
     /// The block gets the population, and as many spare rows for the accepted trials
     /// (up to one per individual) as fit without lowering the blocks a multiprocessor
     /// holds for its threads; the trials of the other individuals wait in global memory.
-    pub(crate) fn resident_plan<T: GpuReal>(&self, job: &Job) -> Result<Option<ResidentPlan>> {
-        let choice = self.batch_kernel();
-        if choice == BatchKernel::Global {
-            return Ok(None);
-        }
+    fn resident_plan<T: GpuReal>(&self, job: &Job, forced: bool) -> Result<Option<ResidentPlan>> {
         let refuse = |why: String| -> Result<Option<ResidentPlan>> {
-            match choice {
-                BatchKernel::Shared => Err(Error::invalid("batch kernel", "shared", why)),
-                _ => Ok(None),
+            if forced {
+                Err(Error::invalid("batch kernel", "shared", why))
+            } else {
+                Ok(None)
             }
         };
         let name = kernel_name::<T>(Layout::BatchShared, job);
@@ -258,6 +290,82 @@ impl CudaEngine {
             bytes,
         }))
     }
+
+    /// The pipelined kernel for a plain batch launch of `job` (see
+    /// [`BatchKernel::Pipelined`]), or `None` for the global-memory kernel when it cannot
+    /// serve the job: a family without one, rows of more than one round (D > 128), a GPU
+    /// older than sm_80, or a strategy's staging that does not fit in a block's shared
+    /// memory; with `forced`, such a job is refused with the reason.
+    ///
+    /// The block has the global-memory kernel's threads (registers permitting), fewer
+    /// where its stages would not fit: two stages of x_i and the drawn rows, one
+    /// 4-value chunk per thread each.
+    fn pipelined_plan<T: GpuReal>(&self, job: &Job, forced: bool) -> Result<Option<ResidentPlan>> {
+        let refuse = |why: String| -> Result<Option<ResidentPlan>> {
+            if forced {
+                Err(Error::invalid("batch kernel", "pipelined", why))
+            } else {
+                Ok(None)
+            }
+        };
+        let name = kernel_name::<T>(Layout::BatchPipelined, job);
+        if !self.kernels.contains_key(name.as_str()) {
+            return refuse(format!(
+                "a job with a pipelined kernel (the built-in functions in the classic and \
+                 thesis families; there is no {name}); use auto or global"
+            ));
+        }
+        let dim = job.dim();
+        if rounds(dim) != 1 {
+            return refuse(format!(
+                "rows that a thread group covers in one round (D ≤ 128): D = {dim}; use auto \
+                 or global"
+            ));
+        }
+        let (major, minor) = self.capability;
+        let cc = (major.max(0) * 10 + minor.max(0)) as u32;
+        if cc < PIPELINED_CC {
+            return refuse(format!(
+                "a GPU of compute capability {}.{} or later (cp.async): this one is \
+                 {major}.{minor}; use auto or global",
+                PIPELINED_CC / 10,
+                PIPELINED_CC % 10
+            ));
+        }
+        let func = self.job_function::<T>(&name, job)?;
+        let err = |what: &str| super::cuda_err(format!("{name}: {what}"));
+        let fixed = func
+            .get_attribute(CUfunction_attribute_enum::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)
+            .map_err(err("querying its static shared memory"))? as u32;
+        let limit = self.shared_limits.per_block_optin.saturating_sub(fixed);
+        let rb = std::mem::size_of::<T>() as u32;
+        let draws = job.strategy().draws();
+        let per_warp = pipelined_bytes(32, draws, rb);
+        let fit = (limit as u64 / per_warp) as u32 * 32;
+        let g = group_width(dim);
+        let threads = self
+            .max_threads(&func, &name)?
+            .min(((job.pop() * g).div_ceil(32) * 32).max(32))
+            .min(fit);
+        if threads < 32 {
+            return refuse(format!(
+                "staging that fits in a block's shared memory: a warp needs {per_warp} bytes, \
+                 this GPU allows {limit} per block; use auto or global"
+            ));
+        }
+        let bytes = pipelined_bytes(threads, draws, rb) as u32;
+        func.set_attribute(
+            CUfunction_attribute_enum::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            limit as i32,
+        )
+        .map_err(err("setting its dynamic shared memory limit"))?;
+        Ok(Some(ResidentPlan {
+            name,
+            func,
+            threads,
+            bytes,
+        }))
+    }
 }
 
 #[cfg(test)]
@@ -272,7 +380,7 @@ mod tests {
         assert_eq!(BatchKernel::parse(" Shared ").unwrap(), BatchKernel::Shared);
         let e = BatchKernel::parse("smem").unwrap_err().to_string();
         assert!(
-            e.contains("smem") && e.contains("auto, global or shared"),
+            e.contains("smem") && e.contains("auto, global, shared or pipelined"),
             "{e}"
         );
     }
