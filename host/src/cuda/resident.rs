@@ -107,6 +107,31 @@ pub(crate) struct SharedLimits {
     pub(crate) per_sm: u32,
 }
 
+/// The answer of a plan that cannot serve a job: with `forced` (the engine's choice
+/// names the `kernel`), an error that says why; else `None`, the global-memory kernel.
+fn refusal(forced: bool, kernel: &'static str) -> impl Fn(String) -> Result<Option<ResidentPlan>> {
+    move |why| {
+        if forced {
+            Err(Error::invalid("batch kernel", kernel, why))
+        } else {
+            Ok(None)
+        }
+    }
+}
+
+/// Lets every launch of `func` have up to `limit` bytes of dynamic shared memory. The
+/// attribute is the function's (shared by every launch of it): its largest value, so
+/// that launches of other sizes from other threads stay valid.
+fn allow_dynamic(func: &CudaFunction, name: &str, limit: u32) -> Result<()> {
+    func.set_attribute(
+        CUfunction_attribute_enum::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+        limit as i32,
+    )
+    .map_err(super::cuda_err(format!(
+        "{name}: setting its dynamic shared memory limit"
+    )))
+}
+
 /// What the driver reserves per resident block on sm_80 and later (bytes).
 const RESERVED_PER_BLOCK: u32 = 1024;
 
@@ -120,6 +145,20 @@ pub(crate) struct ResidentPlan {
 }
 
 impl CudaEngine {
+    /// The static shared memory of `func` and the dynamic shared memory its blocks may
+    /// have beside it (the device's opt-in limit less the static part), in bytes.
+    fn dynamic_limit(&self, func: &CudaFunction, name: &str) -> Result<(u32, u32)> {
+        let fixed = func
+            .get_attribute(CUfunction_attribute_enum::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)
+            .map_err(super::cuda_err(format!(
+                "{name}: querying its static shared memory"
+            )))? as u32;
+        Ok((
+            fixed,
+            self.shared_limits.per_block_optin.saturating_sub(fixed),
+        ))
+    }
+
     /// The engine's choice of batch kernel (see [`BatchKernel`]); from
     /// `GPUDE_BATCH_KERNEL` when the engine opened, auto without it.
     pub fn batch_kernel(&self) -> BatchKernel {
@@ -203,13 +242,7 @@ impl CudaEngine {
     /// (up to one per individual) as fit without lowering the blocks a multiprocessor
     /// holds for its threads; the trials of the other individuals wait in global memory.
     fn resident_plan<T: GpuReal>(&self, job: &Job, forced: bool) -> Result<Option<ResidentPlan>> {
-        let refuse = |why: String| -> Result<Option<ResidentPlan>> {
-            if forced {
-                Err(Error::invalid("batch kernel", "shared", why))
-            } else {
-                Ok(None)
-            }
-        };
+        let refuse = refusal(forced, "shared");
         let name = kernel_name::<T>(Layout::BatchShared, job);
         if !self.kernels.contains_key(name.as_str()) {
             return refuse(format!(
@@ -231,10 +264,7 @@ impl CudaEngine {
         }
         let func = self.job_function::<T>(&name, job)?;
         let err = |what: &str| super::cuda_err(format!("{name}: {what}"));
-        let fixed = func
-            .get_attribute(CUfunction_attribute_enum::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)
-            .map_err(err("querying its static shared memory"))? as u32;
-        let limit = limits.per_block_optin.saturating_sub(fixed);
+        let (fixed, limit) = self.dynamic_limit(&func, &name)?;
         if need > limit as u64 {
             return refuse(format!(
                 "a population that fits in a block's shared memory: Np = {np} at D = {dim} \
@@ -276,13 +306,7 @@ impl CudaEngine {
             spare = spare.min(cap);
         }
         let bytes = resident_bytes(np, dim, spare, rb) as u32;
-        // The attribute is the function's (shared by every launch of it): its largest
-        // value, so that launches of other sizes from other threads stay valid.
-        func.set_attribute(
-            CUfunction_attribute_enum::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-            limit as i32,
-        )
-        .map_err(err("setting its dynamic shared memory limit"))?;
+        allow_dynamic(&func, &name, limit)?;
         Ok(Some(ResidentPlan {
             name,
             func,
@@ -301,13 +325,7 @@ impl CudaEngine {
     /// where its stages would not fit: two stages of x_i and the drawn rows, one
     /// 4-value chunk per thread each.
     fn pipelined_plan<T: GpuReal>(&self, job: &Job, forced: bool) -> Result<Option<ResidentPlan>> {
-        let refuse = |why: String| -> Result<Option<ResidentPlan>> {
-            if forced {
-                Err(Error::invalid("batch kernel", "pipelined", why))
-            } else {
-                Ok(None)
-            }
-        };
+        let refuse = refusal(forced, "pipelined");
         let name = kernel_name::<T>(Layout::BatchPipelined, job);
         if !self.kernels.contains_key(name.as_str()) {
             return refuse(format!(
@@ -333,11 +351,7 @@ impl CudaEngine {
             ));
         }
         let func = self.job_function::<T>(&name, job)?;
-        let err = |what: &str| super::cuda_err(format!("{name}: {what}"));
-        let fixed = func
-            .get_attribute(CUfunction_attribute_enum::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)
-            .map_err(err("querying its static shared memory"))? as u32;
-        let limit = self.shared_limits.per_block_optin.saturating_sub(fixed);
+        let (_, limit) = self.dynamic_limit(&func, &name)?;
         let rb = std::mem::size_of::<T>() as u32;
         let draws = job.strategy().draws();
         let per_warp = pipelined_bytes(32, draws, rb);
@@ -354,11 +368,7 @@ impl CudaEngine {
             ));
         }
         let bytes = pipelined_bytes(threads, draws, rb) as u32;
-        func.set_attribute(
-            CUfunction_attribute_enum::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-            limit as i32,
-        )
-        .map_err(err("setting its dynamic shared memory limit"))?;
+        allow_dynamic(&func, &name, limit)?;
         Ok(Some(ResidentPlan {
             name,
             func,
