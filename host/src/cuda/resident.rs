@@ -119,19 +119,6 @@ fn refusal(forced: bool, kernel: &'static str) -> impl Fn(String) -> Result<Opti
     }
 }
 
-/// Lets every launch of `func` have up to `limit` bytes of dynamic shared memory. The
-/// attribute is the function's (shared by every launch of it): its largest value, so
-/// that launches of other sizes from other threads stay valid.
-fn allow_dynamic(func: &CudaFunction, name: &str, limit: u32) -> Result<()> {
-    func.set_attribute(
-        CUfunction_attribute_enum::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-        limit as i32,
-    )
-    .map_err(super::cuda_err(format!(
-        "{name}: setting its dynamic shared memory limit"
-    )))
-}
-
 /// What the driver reserves per resident block on sm_80 and later (bytes).
 const RESERVED_PER_BLOCK: u32 = 1024;
 
@@ -146,17 +133,22 @@ pub(crate) struct ResidentPlan {
 
 impl CudaEngine {
     /// The static shared memory of `func` and the dynamic shared memory its blocks may
-    /// have beside it (the device's opt-in limit less the static part), in bytes.
-    fn dynamic_limit(&self, func: &CudaFunction, name: &str) -> Result<(u32, u32)> {
+    /// have beside it (the device's opt-in limit less the static part), in bytes; every
+    /// launch of `func` is allowed that much. The attribute is the function's (shared by
+    /// every launch of it): its largest value, so that launches of other sizes from other
+    /// threads stay valid.
+    fn allow_dynamic_shared(&self, func: &CudaFunction, name: &str) -> Result<(u32, u32)> {
+        let err = |what: &str| super::cuda_err(format!("{name}: {what}"));
         let fixed = func
             .get_attribute(CUfunction_attribute_enum::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)
-            .map_err(super::cuda_err(format!(
-                "{name}: querying its static shared memory"
-            )))? as u32;
-        Ok((
-            fixed,
-            self.shared_limits.per_block_optin.saturating_sub(fixed),
-        ))
+            .map_err(err("querying its static shared memory"))? as u32;
+        let limit = self.shared_limits.per_block_optin.saturating_sub(fixed);
+        func.set_attribute(
+            CUfunction_attribute_enum::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            limit as i32,
+        )
+        .map_err(err("setting its dynamic shared memory limit"))?;
+        Ok((fixed, limit))
     }
 
     /// The engine's choice of batch kernel (see [`BatchKernel`]); from
@@ -264,7 +256,7 @@ impl CudaEngine {
         }
         let func = self.job_function::<T>(&name, job)?;
         let err = |what: &str| super::cuda_err(format!("{name}: {what}"));
-        let (fixed, limit) = self.dynamic_limit(&func, &name)?;
+        let (fixed, limit) = self.allow_dynamic_shared(&func, &name)?;
         if need > limit as u64 {
             return refuse(format!(
                 "a population that fits in a block's shared memory: Np = {np} at D = {dim} \
@@ -306,7 +298,6 @@ impl CudaEngine {
             spare = spare.min(cap);
         }
         let bytes = resident_bytes(np, dim, spare, rb) as u32;
-        allow_dynamic(&func, &name, limit)?;
         Ok(Some(ResidentPlan {
             name,
             func,
@@ -351,7 +342,7 @@ impl CudaEngine {
             ));
         }
         let func = self.job_function::<T>(&name, job)?;
-        let (_, limit) = self.dynamic_limit(&func, &name)?;
+        let (_, limit) = self.allow_dynamic_shared(&func, &name)?;
         let rb = std::mem::size_of::<T>() as u32;
         let draws = job.strategy().draws();
         let per_warp = pipelined_bytes(32, draws, rb);
@@ -368,7 +359,6 @@ impl CudaEngine {
             ));
         }
         let bytes = pipelined_bytes(threads, draws, rb) as u32;
-        allow_dynamic(&func, &name, limit)?;
         Ok(Some(ResidentPlan {
             name,
             func,
