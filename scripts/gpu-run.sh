@@ -4,15 +4,20 @@
 # strategy, function and precision, a batch file, and the benchmarks. Logs under $OUT;
 # a short summary last.  usage: gpu-run.sh [all|tests|sanitize|cli|control|bench|peers|profile|reproduce|cec]...
 # (several steps may be named; `all` is every step but `profile`, `reproduce` and `cec`). The peers need
-# ../shared/peers copied to gpu-bundle/peers before the bundle is carried.
+# ../shared/peers in gpu-bundle/peers (gpu-bundle.sh copies it). The figures of
+# docs/PERFORMANCE.md come from gpu-measure.sh, which fits one call to the GPU machine.
 set -uo pipefail
 B=gpu-bundle
 OUT=${OUT:-/tmp/gpude-out}
 mkdir -p "$OUT"
-# gpu-bundle.sh packs the binaries (see there): unpack them beside their packs.
-for z in "$B"/*.gz; do
+# gpu-bundle.sh packs the binaries with xz (older bundles: gzip): unpack them beside
+# their packs.
+for z in "$B"/*.xz "$B"/*.gz; do
   [[ -e $z ]] || continue
-  gunzip -kf "$z" && chmod +x "${z%.gz}"
+  case $z in
+    *.xz) xz -dc "$z" > "${z%.xz}" ;;
+    *.gz) gzip -dc "$z" > "${z%.gz}" ;;
+  esac && chmod +x "${z%.*}"
 done
 steps=" ${*:-all} "
 want() { [[ $steps == *" all "* && $1 != reproduce && $1 != cec && $1 != profile ]] || [[ $steps == *" $1 "* ]]; }
