@@ -20,7 +20,7 @@
 #   TOTAL_S=570   the whole run
 #   BENCH_S=60    each `gpude bench` call (one per case, and per binary and round in the A/B)
 #   PEERS_S=100   the peers
-#   TESTS_S=320   every GPU test (all 39 took about 300 s on an H200)
+#   TESTS_S=320   every GPU test (all 39 took about 295 s on an H200)
 #   the sanitizers share what is left, in turns (each takes what the ones before left).
 # Other settings:
 #   CASES="Np=8192 (grid);batch 132 x 2048;528 x 256"   the cases: `gpude bench --only`
