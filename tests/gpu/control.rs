@@ -1,0 +1,412 @@
+//! Control on the GPU: observers, stops, progress and checkpoints, resumed on either
+//! engine.
+
+use crate::Test;
+use crate::common::{cpu_population, result_bits, state_bits};
+use gpude::checkpoint::{Checkpoint, Entry};
+use gpude::cuda_control::{Reporting, Watch};
+use gpude::host::cpu::{self, Control, Flow};
+use gpude::{BoundPolicy, CudaEngine, Function, Job, Mode, Precision, Strategy, Termination};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+pub fn tests() -> Vec<Test> {
+    tests![
+        control_observer_stops_exactly,
+        control_progress_is_seen,
+        control_stop_flag_ends_at_a_report,
+        checkpoint_resume_bit_identity,
+        checkpoints_every_n_match_the_cpu,
+        cpu_checkpoint_resumes_on_gpu,
+        controlled_runs_equal_plain_runs
+    ]
+}
+
+/// The CPU engine's population after `job`'s generations, as exact bits.
+fn cpu_bits(job: &Job) -> (Vec<u64>, Vec<u64>) {
+    let p = cpu_population(job);
+    let bits = |v: &[f64]| match job.precision() {
+        Precision::F32 => v.iter().map(|x| (*x as f32).to_bits() as u64).collect(),
+        Precision::F64 => v.iter().map(|x| x.to_bits()).collect(),
+    };
+    (bits(&p.x), bits(&p.fit))
+}
+
+fn control_job(p: Precision, s: Strategy, gens: u32, seed: u64) -> Job {
+    let mut b = Job::builder(Function::Rastrigin, 24)
+        .pop(96)
+        .generations(gens)
+        .seed(seed)
+        .precision(p)
+        .history(true);
+    if s.crosses() {
+        b = b.strategy(s).f(0.5).cr(0.9).bounds(BoundPolicy::Clip);
+    }
+    b.build().expect("valid job")
+}
+
+const LAYOUTS: [Mode; 3] = [Mode::Batch, Mode::Grid, Mode::Steps];
+
+/// `job` with another generation limit.
+fn limited(job: &Job, generations: u32) -> Job {
+    let mut e = Entry::Pending(job.clone());
+    e.set_generations(generations).expect("a valid limit");
+    e.job().clone()
+}
+
+/// An observer that stops at generation 12 ends the run exactly there in exact mode
+/// (reports every 4), on every layout: 12 generations, `Stopped`, and the population
+/// the CPU engine has after 12 generations, bit for bit.
+fn control_observer_stops_exactly(e: &CudaEngine) {
+    for p in [Precision::F32, Precision::F64] {
+        let job = control_job(p, Strategy::Thesis, 200, 21);
+        let at12 = limited(&job, 12);
+        let want = cpu_bits(&at12);
+        for mode in LAYOUTS {
+            let seen = Mutex::new(Vec::new());
+            let observe = |g: u32, best: f64| {
+                seen.lock().unwrap().push((g, best));
+                if g >= 12 { Flow::Stop } else { Flow::Continue }
+            };
+            let mut control = Control {
+                observer: Some(&observe),
+                ..Control::default()
+            };
+            let exact = Reporting {
+                every: 4,
+                exact: true,
+            };
+            let o = e
+                .run_controlled(&job, mode, &mut control, exact)
+                .expect("runs");
+            let what = format!("{p:?} {mode:?}");
+            assert_eq!(o.result.generations, 12, "{what}");
+            assert_eq!(o.result.termination, Termination::Stopped, "{what}");
+            assert_eq!(o.checkpoint.generation, 12, "{what}");
+            assert_eq!(state_bits(&o.checkpoint), want, "{what}");
+            let gens: Vec<u32> = seen.lock().unwrap().iter().map(|s| s.0).collect();
+            assert_eq!(gens, [0, 4, 8, 12], "{what}: the observer saw {gens:?}");
+            assert_eq!(o.result.history.as_ref().map(Vec::len), Some(13), "{what}");
+        }
+    }
+}
+
+/// Progress without waiting (reports every 8): what the observer sees is reported
+/// generations (multiples of 8, and the last), increasing, some before the end, each
+/// with the best the run had there (the CPU engine's history, bit for bit); the run
+/// ends at its limit.
+fn control_progress_is_seen(e: &CudaEngine) {
+    for p in [Precision::F32, Precision::F64] {
+        let job = control_job(p, Strategy::Thesis, 3000, 5);
+        let cpu_hist = match p {
+            Precision::F32 => cpu::run::<f32>(&job, None),
+            Precision::F64 => cpu::run::<f64>(&job, None),
+        }
+        .expect("cpu run")
+        .history
+        .expect("history");
+        for mode in LAYOUTS {
+            let seen = Mutex::new(Vec::new());
+            let observe = |g: u32, best: f64| {
+                seen.lock().unwrap().push((g, best));
+                Flow::Continue
+            };
+            let mut control = Control {
+                observer: Some(&observe),
+                ..Control::default()
+            };
+            let every8 = Reporting {
+                every: 8,
+                exact: false,
+            };
+            let o = e
+                .run_controlled(&job, mode, &mut control, every8)
+                .expect("runs");
+            let what = format!("{p:?} {mode:?}");
+            assert_eq!(o.result.generations, 3000, "{what}");
+            assert_eq!(o.result.termination, Termination::MaxGenerations, "{what}");
+            let seen = seen.into_inner().unwrap();
+            assert!(
+                seen.len() >= 2,
+                "{what}: no progress before the end: {seen:?}"
+            );
+            assert_eq!(seen.last().map(|s| s.0), Some(3000), "{what}: the last");
+            assert!(seen.windows(2).all(|w| w[0].0 < w[1].0), "{what}: {seen:?}");
+            for &(g, best) in &seen {
+                assert!(g % 8 == 0 || g == 3000, "{what}: generation {g} reported");
+                assert_eq!(
+                    best.to_bits(),
+                    cpu_hist[g as usize].to_bits(),
+                    "{what}: best at {g}"
+                );
+            }
+            println!("  {what}: {} reports seen of 376", seen.len());
+        }
+    }
+}
+
+/// The stop flag, set by the observer at generation 40 while the run goes on: in exact
+/// mode (and in the step layout, where the host looks between launches) the run ends
+/// there, as on the CPU; without waiting, at some later report. Either way the state
+/// is the CPU engine's after that many generations.
+fn control_stop_flag_ends_at_a_report(e: &CudaEngine) {
+    for exact in [true, false] {
+        for mode in LAYOUTS {
+            let job = control_job(Precision::F32, Strategy::Thesis, 1_000_000, 9);
+            let flag = AtomicBool::new(false);
+            let observe = |g: u32, _: f64| {
+                if g >= 40 {
+                    flag.store(true, Ordering::Relaxed);
+                }
+                Flow::Continue
+            };
+            let mut control = Control {
+                observer: Some(&observe),
+                stop: Some(&flag),
+                ..Control::default()
+            };
+            let r = Reporting { every: 4, exact };
+            let o = e.run_controlled(&job, mode, &mut control, r).expect("runs");
+            let g = o.result.generations;
+            let what = format!("exact {exact} {mode:?}: stopped at {g}");
+            if exact || mode == Mode::Steps {
+                assert_eq!(g, 40, "{what}");
+            } else {
+                assert!(g >= 40 && g % 4 == 0, "{what}");
+            }
+            assert_eq!(o.result.termination, Termination::Stopped, "{what}");
+            let at = limited(&job, g);
+            assert_eq!(state_bits(&o.checkpoint), cpu_bits(&at), "{what}");
+            println!("  {what}");
+        }
+    }
+}
+
+/// G generations, and G/2 then a resume to G, give the same bits on the GPU: result
+/// (best, point, history) and final population, single runs in every layout and a
+/// batch of runs sharing a launch, f32 and f64, thesis and a classic strategy. The
+/// controlled run also matches the plain `run` (no control block).
+fn checkpoint_resume_bit_identity(e: &CudaEngine) {
+    let every = Reporting::default();
+    for p in [Precision::F32, Precision::F64] {
+        for s in [Strategy::Thesis, Strategy::Rand1] {
+            let job = control_job(p, s, 120, 33);
+            let half = limited(&job, 60);
+            for mode in LAYOUTS {
+                let what = format!("{p:?} {s:?} {mode:?}");
+                let plain = e.run(&job, mode).expect("plain run");
+                let whole = e
+                    .run_controlled(&job, mode, &mut Control::default(), every)
+                    .expect("whole run");
+                assert_eq!(result_bits(&plain), result_bits(&whole.result), "{what}");
+                let first = e
+                    .run_controlled(&half, mode, &mut Control::default(), every)
+                    .expect("first half");
+                assert_eq!(first.checkpoint.generation, 60, "{what}");
+                let mut from = first.checkpoint;
+                from.set_generations(120).expect("limit");
+                let second = e
+                    .resume(from, mode, &mut Control::default(), every)
+                    .expect("resumed");
+                assert_eq!(
+                    result_bits(&whole.result),
+                    result_bits(&second.result),
+                    "{what}"
+                );
+                assert_eq!(
+                    state_bits(&whole.checkpoint),
+                    state_bits(&second.checkpoint),
+                    "{what}"
+                );
+            }
+            // A batch: four runs (streams 0..3) in one launch, stopped at 60 by their
+            // job's limit and resumed together.
+            let jobs: Vec<Job> = (0..4).map(|k| job.clone().with_stream(k)).collect();
+            let entries = |js: &[Job]| js.iter().cloned().map(Entry::Pending).collect();
+            let mut keep = Watch {
+                keep: true,
+                ..Watch::default()
+            };
+            let whole = e
+                .run_entries(entries(&jobs), Mode::Batch, &mut keep)
+                .expect("whole batch");
+            let halves: Vec<Job> = jobs.iter().map(|j| limited(j, 60)).collect();
+            let first = e
+                .run_entries(entries(&halves), Mode::Batch, &mut keep)
+                .expect("first halves");
+            let resumed: Vec<Entry> = first
+                .into_iter()
+                .map(|r| {
+                    let mut en = r.entry;
+                    en.set_generations(120).expect("limit");
+                    en
+                })
+                .collect();
+            let second = e
+                .run_entries(resumed, Mode::Batch, &mut keep)
+                .expect("resumed batch");
+            for (k, (a, b)) in whole.iter().zip(&second).enumerate() {
+                let what = format!("{p:?} {s:?} batch run {k}");
+                let (ra, rb) = (a.result.as_ref().unwrap(), b.result.as_ref().unwrap());
+                assert_eq!(result_bits(ra), result_bits(rb), "{what}");
+                match (&a.entry, &b.entry) {
+                    (Entry::Started(x), Entry::Started(y)) => {
+                        assert_eq!(state_bits(x), state_bits(y), "{what}")
+                    }
+                    _ => panic!("{what}: no state kept"),
+                }
+            }
+        }
+    }
+}
+
+/// Checkpoints every 25 generations (the launch split into segments): each saved state
+/// is the CPU engine's at its generation, bit for bit, and a saver that stops ends the
+/// run at the checkpoint it was given.
+fn checkpoints_every_n_match_the_cpu(e: &CudaEngine) {
+    for p in [Precision::F32, Precision::F64] {
+        let job = control_job(p, Strategy::Thesis, 110, 77);
+        for mode in LAYOUTS {
+            let what = format!("{p:?} {mode:?}");
+            let mut saved: Vec<Checkpoint> = Vec::new();
+            let mut save = |c: &Checkpoint| {
+                saved.push(c.clone());
+                if c.generation >= 75 {
+                    Flow::Stop
+                } else {
+                    Flow::Continue
+                }
+            };
+            let mut control = Control {
+                every: 25,
+                save: Some(&mut save),
+                ..Control::default()
+            };
+            let o = e
+                .run_controlled(&job, mode, &mut control, Reporting::default())
+                .expect("runs");
+            let gens: Vec<u32> = saved.iter().map(|c| c.generation).collect();
+            assert_eq!(gens, [25, 50, 75], "{what}");
+            for c in &saved {
+                let at = limited(&job, c.generation);
+                assert_eq!(state_bits(c), cpu_bits(&at), "{what} at {}", c.generation);
+                assert_eq!(
+                    c.history.as_ref().map(Vec::len),
+                    Some(c.generation as usize + 1)
+                );
+            }
+            assert_eq!(o.result.generations, 75, "{what}");
+            assert_eq!(o.result.termination, Termination::Stopped, "{what}");
+        }
+    }
+}
+
+/// A checkpoint of the CPU engine goes on on the GPU (and one of the GPU on the CPU) to
+/// the same bits as a run that never stopped, on either engine.
+fn cpu_checkpoint_resumes_on_gpu(e: &CudaEngine) {
+    for p in [Precision::F32, Precision::F64] {
+        let job = control_job(p, Strategy::Thesis, 100, 4);
+        let half = limited(&job, 50);
+        let cpu_half = cpu::run_controlled(&half, &mut Control::default());
+        let cpu_whole = cpu::run_controlled(&job, &mut Control::default());
+        for mode in LAYOUTS {
+            let what = format!("{p:?} {mode:?}");
+            let mut from = cpu_half.checkpoint.clone();
+            from.set_generations(100).expect("limit");
+            let on_gpu = e
+                .resume(from, mode, &mut Control::default(), Reporting::default())
+                .expect("gpu resume");
+            assert_eq!(
+                result_bits(&on_gpu.result),
+                result_bits(&cpu_whole.result),
+                "{what}: CPU then GPU"
+            );
+            assert_eq!(
+                state_bits(&on_gpu.checkpoint),
+                state_bits(&cpu_whole.checkpoint),
+                "{what}"
+            );
+            let gpu_half = e
+                .run_controlled(&half, mode, &mut Control::default(), Reporting::default())
+                .expect("gpu half");
+            let mut from = gpu_half.checkpoint;
+            from.set_generations(100).expect("limit");
+            let on_cpu = cpu::resume(from, &mut Control::default()).expect("cpu resume");
+            assert_eq!(
+                result_bits(&on_cpu.result),
+                result_bits(&cpu_whole.result),
+                "{what}: GPU then CPU"
+            );
+        }
+    }
+}
+
+/// Runs under the control block (reports every 32 generations, no observer work) give the
+/// same bits as plain ones (`run`, `run_batch`): a batch of 64 populations and one
+/// population over the grid, for 300 and 3000 generations. The times of both are printed
+/// (the difference is the control block's cost, the pinned block and the host's 0.2 ms
+/// polling included); they are not asserted.
+fn controlled_runs_equal_plain_runs(e: &CudaEngine) {
+    let median = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    for (mode, runs, pop, gens) in [
+        (Mode::Batch, 64u32, 256u32, 300u32),
+        (Mode::Batch, 64, 256, 3000),
+        (Mode::Grid, 1, 8192, 300),
+        (Mode::Grid, 1, 8192, 3000),
+    ] {
+        let jobs: Vec<Job> = (0..runs)
+            .map(|k| {
+                Job::builder(Function::Griewank, 128)
+                    .pop(pop)
+                    .generations(gens)
+                    .seed(1)
+                    .stream(k)
+                    .build()
+                    .expect("valid job")
+            })
+            .collect();
+        let observe = |_: usize, _: u32, _: f64| Flow::Continue;
+        let (mut plain_t, mut ctl_t) = (Vec::new(), Vec::new());
+        for _ in 0..4 {
+            let t = std::time::Instant::now();
+            let plain = match mode {
+                Mode::Batch => e.run_batch(&jobs).expect("plain batch"),
+                _ => vec![e.run(&jobs[0], mode).expect("plain run")],
+            };
+            plain_t.push(t.elapsed().as_secs_f64());
+            let t = std::time::Instant::now();
+            let mut watch = Watch {
+                observer: Some(&observe),
+                ..Watch::default()
+            };
+            let ctl = e
+                .run_entries(
+                    jobs.iter().cloned().map(Entry::Pending).collect(),
+                    mode,
+                    &mut watch,
+                )
+                .expect("controlled");
+            ctl_t.push(t.elapsed().as_secs_f64());
+            for (a, b) in plain.iter().zip(&ctl) {
+                assert_eq!(
+                    result_bits(a),
+                    result_bits(b.result.as_ref().expect("a result")),
+                    "{mode:?}"
+                );
+            }
+        }
+        // The first of each warms the modules up.
+        let (p, c) = (median(plain_t[1..].to_vec()), median(ctl_t[1..].to_vec()));
+        println!(
+            "  {mode:?} {runs} x Np={pop}, D=128, {gens} gens: plain {:.2} ms, controlled {:.2} ms ({:+.1} %)",
+            p * 1e3,
+            c * 1e3,
+            (c / p - 1.0) * 100.0
+        );
+        // Times are printed, not asserted: what the control block costs is measured by
+        // the benchmarks (docs/PERFORMANCE.md), not by a test.
+    }
+}
