@@ -40,7 +40,7 @@ if [[ -f ../shared/reference/cec2017/CEC17_fast_pow-C++.zip ]]; then
 fi
 # The commit the bundle's binaries were built from (and whether the tree had changes).
 echo "$(git rev-parse --short HEAD)$(git diff --quiet HEAD || echo ' with uncommitted changes'), built $(date -u +%Y-%m-%dT%H:%MZ)" > gpu-bundle/commit.txt
-# The example objective crate's PTX (tests/gpu.rs and gpu-run.sh run it).
+# The example objective crate's PTX (tests/gpu/ and gpu-run.sh run it).
 (cd examples/objective-rust && RUSTFLAGS="-C target-cpu=sm_70" cargo rustc --release \
   --target nvptx64-nvidia-cuda -Zbuild-std=core --crate-type cdylib) &&
   cp examples/objective-rust/target/nvptx64-nvidia-cuda/release/gpude_objective_example.ptx \

@@ -23,13 +23,11 @@
 
 use core::arch::nvptx::{_block_dim_x, _block_idx_x, _grid_dim_x, _thread_idx_x};
 
-use crate::abi::{Run, StepParams};
-use crate::de::{BoundPolicy, Draws, Strategy, accepts, better};
+use crate::abi::StepParams;
+use crate::de::{Draws, accepts, better};
 use crate::external::{init_row, trial_row};
-use crate::functions::Function;
 use crate::kernels::{
-    DrawCache, Group, LaneReal, Passes, STATE_BEST, STATE_DONE, STATE_GEN, Setup, Sweep, de_entry,
-    step_with,
+    DrawCache, Group, LaneReal, Passes, STATE_BEST, STATE_DONE, STATE_GEN, Setup, Sweep, step_with,
 };
 use crate::lanes::{chunk, group_width, rounds};
 use crate::philox::key_of;
@@ -227,7 +225,7 @@ unsafe fn rows<T: LaneReal>(s: Setup<T>, p: StepParams<T>, trials: bool) {
 /// # Safety
 /// As [`rows`]; `fit` holds 2·np values.
 #[inline(always)]
-unsafe fn host_entry<T: LaneReal>(s: Setup<T>, mut p: StepParams<T>) {
+pub(crate) unsafe fn host_entry<T: LaneReal>(s: Setup<T>, mut p: StepParams<T>) {
     // SAFETY: forwarded from the kernel's contract.
     unsafe {
         match p.init {
@@ -245,33 +243,3 @@ unsafe fn host_entry<T: LaneReal>(s: Setup<T>, mut p: StepParams<T>) {
         }
     }
 }
-
-/// Defines the host-callback kernels of one precision and family.
-macro_rules! host_kernel {
-    ($t:ty, $thesis:expr, $variants:expr, $name:ident) => {
-        crate::step_params!(
-            de_entry!(
-                /// One phase of a run whose objective the host evaluates; see
-                /// [`host_entry`].
-                ///
-                /// # Safety
-                /// Launched by the host with buffers sized as [`StepParams`] says, `fit`
-                /// 2·np values and every flag 0.
-                $name,
-                host_entry,
-                Function::Sphere,
-                $thesis,
-                $variants
-            ),
-            $t
-        );
-    };
-}
-
-// Named as `crate::registry::for_each_host_key` names them (the build script checks).
-host_kernel!(f32, false, false, de_step_f32_host);
-host_kernel!(f32, true, false, de_step_f32_host_thesis);
-host_kernel!(f32, true, true, de_step_f32_host_thesis_variant);
-host_kernel!(f64, false, false, de_step_f64_host);
-host_kernel!(f64, true, false, de_step_f64_host_thesis);
-host_kernel!(f64, true, true, de_step_f64_host_thesis_variant);

@@ -31,21 +31,19 @@
 //! which an expression's PTX does (see `gpude-expr`).
 
 use core::arch::asm;
-use core::arch::nvptx::{_block_dim_x, _block_idx_x, _syncthreads, _thread_idx_x};
 
-use crate::abi::{BatchParams, GridParams, Run, StepParams};
-use crate::control::{self, SLOT_WORDS, STOP};
+use crate::abi::{BatchParams, GridParams, StepParams};
+use crate::batch::{Block, Rows, WhenMapped, batch};
 use crate::de::{
-    BoundPolicy, COMPONENT_SLOT, Crossover, Draws, RESAMPLE_SLOT, Strategy, accepts, better, block,
+    BoundPolicy, COMPONENT_SLOT, Crossover, Draws, RESAMPLE_SLOT, accepts, better, block,
     first_exceeding, init_chunk, run_length, subsequence, trial_chunk,
 };
-use crate::functions::Function;
+use crate::functions::BuiltinObjective;
 use crate::kernels::{
-    DrawCache, Group, LaneReal, Passes, Setup, Sweep, barrier_or, block_best, command, de_entry,
-    de_kernels, persistent_with, row, step_with, write_progress,
+    DrawCache, Group, LaneReal, Passes, Setup, Sweep, persistent_with, row, step_with,
 };
-use crate::lanes::{chunk, group_width, rounds};
-use crate::philox::{block_words, key_of};
+use crate::lanes::{chunk, rounds};
+use crate::philox::block_words;
 
 unsafe extern "C" {
     fn gpude_objective_f32(x: *const f32, d: u32) -> f32;
@@ -383,236 +381,119 @@ impl<T: ExternalReal> Passes<T> for External {
     }
 }
 
-/// The plain batch entry points' code: [`batch_entry`], which reads the control block
-/// only where `p.ctl` is not null.
-///
-/// # Safety
-/// As [`batch_entry`].
-#[inline(always)]
-unsafe fn batch_plain<T: ExternalReal>(s: Setup<T>, p: BatchParams<T>) {
-    // SAFETY: forwarded.
-    unsafe { batch_entry(s, p) }
-}
-
-/// The controlled batch entry points' code (`…_ctl`, as the built-in families have):
-/// the same [`batch_entry`].
-///
-/// # Safety
-/// As [`batch_entry`].
-#[inline(always)]
-unsafe fn batch_controlled<T: ExternalReal>(s: Setup<T>, p: BatchParams<T>) {
-    // SAFETY: forwarded.
-    unsafe { batch_entry(s, p) }
-}
-
-/// One block evolves one population through all generations (the built-in kernels'
-/// `batch` with the objective linked in; see the module documentation for the rounds).
+/// The plain batch entry points' code: the one batch body ([`crate::batch`]) with
+/// [`ExternalRows`], serving the control block only where `p.ctl` is not null.
 ///
 /// # Safety
 /// The host sizes every buffer as for the built-in batch kernels.
 #[inline(always)]
-unsafe fn batch_entry<T: ExternalReal>(s: Setup<T>, p: BatchParams<T>) {
-    let BatchParams {
-        run: Run { gens, target, .. },
-        seeds,
-        streams,
-        lo,
-        hi,
-        pop_a,
-        pop_b,
-        flags,
-        fit,
-        trial_fit,
-        scratch_f,
-        scratch_i,
-        best_x,
-        best_f,
-        best_idx,
-        gens_done,
-        hist,
-        ctl,
-        report,
-    } = p;
-    // SAFETY: the host sizes every buffer for gridDim populations as for the built-in
-    // batch kernels (the same launch code), and every index below is < np; `ctl` is null
-    // or a mapped control block of gridDim slots.
-    unsafe {
-        let p = _block_idx_x();
-        let tid = _thread_idx_x();
-        let nthreads = _block_dim_x();
-        let np = s.np;
-        let dim = s.tp.dim;
-        let st = s.stride;
-        let key = key_of(*seeds.add(p as usize));
-        let pstream = *streams.add(p as usize);
-        let pop_off = (p * np) as usize;
-        let a = pop_a.add(pop_off * st as usize);
-        let b = pop_b.add(pop_off * st as usize);
-        let flags = flags.add(pop_off);
-        let fit = fit.add(pop_off);
-        let trial_fit = trial_fit.add(pop_off);
-        let scratch_f = scratch_f.add(32 * p as usize);
-        let scratch_i = scratch_i.add(32 * p as usize);
-        let hist = if hist.is_null() {
-            hist
-        } else {
-            hist.add((p * (gens + 1)) as usize)
-        };
+pub(crate) unsafe fn batch_plain<T: ExternalReal>(s: Setup<T>, p: BatchParams<T>) {
+    // SAFETY: forwarded.
+    unsafe { batch::<T, _, ExternalRows, WhenMapped>(s, p) }
+}
 
-        let g = group_width(dim);
-        let gr = Group::new(g, tid & 31);
-        let groups = nthreads / g;
-        let my_group = tid / g;
-        // Whole rounds of g passes.
-        let passes = np.div_ceil(groups).div_ceil(g) * g;
-        let individual = |pass: u32| {
-            let i0 = pass * groups + my_group;
-            if i0 < np { (i0, true) } else { (np - 1, false) }
-        };
-        let mut cache = DrawCache {
-            pre: Draws {
-                r: [0; 5],
-                jrand: 0,
-            },
-            flags: [0; 6],
-        };
+/// The controlled batch entry points' code (`…_ctl`, as the built-in families have):
+/// the same as [`batch_plain`].
+///
+/// # Safety
+/// As [`batch_plain`].
+#[inline(always)]
+pub(crate) unsafe fn batch_controlled<T: ExternalReal>(s: Setup<T>, p: BatchParams<T>) {
+    // SAFETY: forwarded.
+    unsafe { batch::<T, _, ExternalRows, WhenMapped>(s, p) }
+}
 
-        // The generations done: 0 for a fresh run, which starts with the
-        // initialisation (a round's rows into buffer a, then one row per lane evaluated);
-        // a run that goes on from generation gen0 finds its population in the buffers.
-        let gen0 = *gens_done.add(p as usize);
-        let mut base = if gen0 == 0 { 0 } else { passes };
-        while base < passes {
-            let mut k = 0;
-            while k < g {
-                let (i, active) = individual(base + k);
-                init_row(&s, &gr, key, pstream, i, active, lo, hi, a);
-                k += 1;
-            }
-            sync_warp();
-            let (i, active) = individual(base + gr.lane);
-            if active {
-                *fit.add(i as usize) = T::objective(a.add((i * st) as usize), dim);
-                *flags.add(i as usize) = 0;
-            }
-            base += g;
-        }
-        _syncthreads();
-        let mut lf = T::NAN;
-        let mut li = u32::MAX;
-        let mut i = tid;
-        while i < np {
-            let fx = *fit.add(i as usize);
-            if better(fx, i, lf, li) {
-                lf = fx;
-                li = i;
-            }
-            i += nthreads;
-        }
-        let (mut bf, mut bi) = block_best(lf, li, scratch_f, scratch_i);
-        // A population past this launch's limit has no slot in its history.
-        if tid == 0 && !hist.is_null() && gen0 <= gens {
-            *hist.add(gen0 as usize) = bf;
-        }
+/// The batch layout's rows with the objective linked in: rows in global memory, built
+/// in rounds of `g` passes (see the module documentation): the group builds a round's
+/// `g` rows together, then each lane evaluates one of them whole.
+pub(crate) struct ExternalRows {
+    /// Whole rounds of `g` passes.
+    passes: u32,
+    cache: DrawCache,
+}
 
-        let mut gn = gen0;
-        // Not `bf > target`: a NaN best never counts as having reached the target.
-        #[allow(clippy::neg_cmp_op_on_partial_ord)]
-        while gn < gens && !(bf <= target) {
-            // Under control, as in the built-in batch kernel: thread 0 reports and reads
-            // the host's command, which the barrier after the trials hands to everyone.
-            let mut stop = false;
-            if !ctl.is_null() && tid == 0 && control::reports(report, gen0, gn) {
-                let slot = ctl.add(p as usize * SLOT_WORDS);
-                write_progress(slot, gn, bf);
-                stop = command(slot, gn, report) == STOP;
+impl<T: ExternalReal> Rows<T, BuiltinObjective> for ExternalRows {
+    #[inline(always)]
+    unsafe fn new(b: &Block<T, BuiltinObjective>) -> Self {
+        ExternalRows {
+            passes: b.passes().div_ceil(b.gr.g) * b.gr.g,
+            cache: DrawCache::new(),
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn init(&mut self, b: &Block<T, BuiltinObjective>) {
+        let g = b.gr.g;
+        let mut base = 0;
+        // SAFETY: the caller's contract; every index is < np.
+        unsafe {
+            while base < self.passes {
+                // A round's rows into buffer a, then one row per lane evaluated.
+                let mut k = 0;
+                while k < g {
+                    let (i, active) = b.individual(base + k);
+                    init_row(&b.s, &b.gr, b.key, b.pstream, i, active, b.lo, b.hi, b.a);
+                    k += 1;
+                }
+                sync_warp();
+                let (i, active) = b.individual(base + b.gr.lane);
+                if active {
+                    *b.fit.add(i as usize) = T::objective(b.a.add((i * b.st) as usize), b.dim);
+                    *b.flags.add(i as usize) = 0;
+                }
+                base += g;
             }
-            gn += 1;
-            let mut base = 0;
-            while base < passes {
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn trials(&mut self, b: &Block<T, BuiltinObjective>, gn: u32, bi: u32) -> u64 {
+        let g = b.gr.g;
+        let mut base = 0;
+        // SAFETY: the caller's contract; every index is < np.
+        unsafe {
+            while base < self.passes {
                 // The round's trials, built by the whole group; lane k keeps the k-th.
-                let mut mine = a;
+                let mut mine = b.a;
                 let mut k = 0;
                 while k < g {
                     let pass = base + k;
-                    let (i, active) = individual(pass);
-                    let (d, fl) = cache.get(
-                        &s,
-                        &gr,
-                        key,
-                        pstream,
+                    let (i, active) = b.individual(pass);
+                    let (d, fl) = self.cache.get(
+                        &b.s,
+                        &b.gr,
+                        b.key,
+                        b.pstream,
                         gn,
                         pass,
-                        |q| q * groups + my_group,
-                        flags,
+                        |q| q * b.groups + b.my_group,
+                        b.flags,
                     );
                     let spare = trial_row(
-                        &s, &gr, key, pstream, gn, i, active, bi, lo, hi, a, b, flags, &d, &fl,
+                        &b.s, &b.gr, b.key, b.pstream, gn, i, active, bi, b.lo, b.hi, b.a, b.b,
+                        b.flags, &d, &fl,
                     );
-                    if k == gr.lane {
+                    if k == b.gr.lane {
                         mine = spare;
                     }
                     k += 1;
                 }
                 sync_warp();
-                let (i, active) = individual(base + gr.lane);
+                let (i, active) = b.individual(base + b.gr.lane);
                 if active {
-                    *trial_fit.add(i as usize) = T::objective(mine, dim);
+                    *b.trial_fit.add(i as usize) = T::objective(mine, b.dim);
                 }
                 base += g;
             }
-            if ctl.is_null() {
-                _syncthreads();
-            } else if barrier_or(stop) {
-                // Stopped after generation gn − 1: its trials are dropped unselected.
-                gn -= 1;
-                break;
-            }
-            let mut lf = T::NAN;
-            let mut li = u32::MAX;
-            let mut i = tid;
-            while i < np {
-                let ft = *trial_fit.add(i as usize);
-                let mut fx = *fit.add(i as usize);
-                if accepts(ft, fx) {
-                    fx = ft;
-                    *fit.add(i as usize) = ft;
-                    *flags.add(i as usize) ^= 1;
-                }
-                if better(fx, i, lf, li) {
-                    lf = fx;
-                    li = i;
-                }
-                i += nthreads;
-            }
-            let r = block_best(lf, li, scratch_f, scratch_i);
-            bf = r.0;
-            bi = r.1;
-            if tid == 0 && !hist.is_null() {
-                *hist.add(gn as usize) = bf;
-            }
         }
-
-        // The best row out.
-        let src = row(a, b, *flags.add(bi as usize), bi, st);
-        let dst = best_x.add((p * st) as usize);
-        let mut j = tid;
-        while j < dim {
-            *dst.add(j as usize) = *src.add(j as usize);
-            j += nthreads;
-        }
-        if tid == 0 {
-            *best_f.add(p as usize) = bf;
-            *best_idx.add(p as usize) = bi;
-            *gens_done.add(p as usize) = gn;
-        }
+        0
     }
 }
 
 /// A generation of a grid-wide population with the objective linked in (the built-in
 /// `step` with [`External`]'s passes).
 #[inline(always)]
-unsafe fn step<T: ExternalReal>(s: Setup<T>, p: StepParams<T>) {
+pub(crate) unsafe fn step<T: ExternalReal>(s: Setup<T>, p: StepParams<T>) {
     // SAFETY: forwarded from the kernel's contract.
     unsafe { step_with::<T, _, External>(s, p) }
 }
@@ -620,7 +501,7 @@ unsafe fn step<T: ExternalReal>(s: Setup<T>, p: StepParams<T>) {
 /// A whole grid-wide run with the objective linked in (the built-in `persistent` with
 /// [`External`]'s passes).
 #[inline(always)]
-unsafe fn persistent_entry<T: ExternalReal>(s: Setup<T>, p: GridParams<T>) {
+pub(crate) unsafe fn persistent_entry<T: ExternalReal>(s: Setup<T>, p: GridParams<T>) {
     // SAFETY: forwarded from the kernel's contract.
     unsafe {
         if p.ctl.is_null() {
@@ -630,67 +511,3 @@ unsafe fn persistent_entry<T: ExternalReal>(s: Setup<T>, p: GridParams<T>) {
         }
     }
 }
-
-// The entry points, by the built-in family's macro (its `batch`, `step` and `persistent`
-// are this module's), named as `crate::registry::for_each_external_key` names them (the
-// build script checks). The function code is unused: the objective is the linked one.
-de_kernels!(
-    f32,
-    Function::Sphere,
-    false,
-    false,
-    de_batch_f32_external,
-    de_batch_f32_external_ctl,
-    de_step_f32_external,
-    de_grid_f32_external
-);
-de_kernels!(
-    f32,
-    Function::Sphere,
-    true,
-    false,
-    de_batch_f32_external_thesis,
-    de_batch_f32_external_thesis_ctl,
-    de_step_f32_external_thesis,
-    de_grid_f32_external_thesis
-);
-de_kernels!(
-    f32,
-    Function::Sphere,
-    true,
-    true,
-    de_batch_f32_external_thesis_variant,
-    de_batch_f32_external_thesis_variant_ctl,
-    de_step_f32_external_thesis_variant,
-    de_grid_f32_external_thesis_variant
-);
-de_kernels!(
-    f64,
-    Function::Sphere,
-    false,
-    false,
-    de_batch_f64_external,
-    de_batch_f64_external_ctl,
-    de_step_f64_external,
-    de_grid_f64_external
-);
-de_kernels!(
-    f64,
-    Function::Sphere,
-    true,
-    false,
-    de_batch_f64_external_thesis,
-    de_batch_f64_external_thesis_ctl,
-    de_step_f64_external_thesis,
-    de_grid_f64_external_thesis
-);
-de_kernels!(
-    f64,
-    Function::Sphere,
-    true,
-    true,
-    de_batch_f64_external_thesis_variant,
-    de_batch_f64_external_thesis_variant_ctl,
-    de_step_f64_external_thesis_variant,
-    de_grid_f64_external_thesis_variant
-);

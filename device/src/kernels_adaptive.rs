@@ -106,7 +106,7 @@ fn classic_params<T: Real>(a: &AdaptiveRun) -> Option<TrialParams<T>> {
 
 /// The threads that run one run together: which run, this thread's index among them
 /// and their count, and their barrier.
-trait Team {
+pub(crate) trait Team {
     /// The run's index (its part of every per-run buffer).
     fn run(&self) -> usize;
     /// This thread's index in the team (thread 0 does the serial parts).
@@ -122,7 +122,7 @@ trait Team {
 }
 
 /// A block per run (`bar.sync`).
-struct BlockTeam {
+pub(crate) struct BlockTeam {
     run: usize,
     tid: usize,
     threads: usize,
@@ -130,7 +130,7 @@ struct BlockTeam {
 
 impl BlockTeam {
     #[inline(always)]
-    fn here() -> Self {
+    pub(crate) fn here() -> Self {
         // SAFETY: reading the special registers has no precondition.
         unsafe {
             BlockTeam {
@@ -164,7 +164,7 @@ impl Team for BlockTeam {
 
 /// The whole grid of a cooperative launch for run 0 ([`grid_sync`] on the counter
 /// `sync`).
-struct GridTeam {
+pub(crate) struct GridTeam {
     tid: usize,
     threads: usize,
     sync: *mut u64,
@@ -174,7 +174,7 @@ struct GridTeam {
 
 impl GridTeam {
     #[inline(always)]
-    fn here(sync: *mut u64) -> Self {
+    pub(crate) fn here(sync: *mut u64) -> Self {
         // SAFETY: reading the special registers has no precondition.
         unsafe {
             let (b, t, nt, nb) = (
@@ -216,7 +216,7 @@ impl Team for GridTeam {
 }
 
 /// An adaptive kernel's objective, as one thread evaluates one point.
-trait Eval<T: Real>: Copy {
+pub(crate) trait Eval<T: Real>: Copy {
     /// Whether the kernel also runs the classic strategies (the CEC 2017 kernels).
     const CLASSIC: bool = false;
     /// Whether the host evaluates: a launch runs the phase of [`AdaptiveRun::phase`]
@@ -228,7 +228,7 @@ trait Eval<T: Real>: Copy {
 
 /// A built-in function (fixed at compile time) in the run's formula.
 #[derive(Clone, Copy)]
-struct Builtin(Function, Formula);
+pub(crate) struct Builtin(pub(crate) Function, pub(crate) Formula);
 
 impl<T: Real> Eval<T> for Builtin {
     #[inline(always)]
@@ -239,7 +239,7 @@ impl<T: Real> Eval<T> for Builtin {
 
 /// A CEC 2017 function: its number and data at run time.
 #[derive(Clone, Copy)]
-struct Cec<'a, T>(u32, Data<'a, T>);
+pub(crate) struct Cec<'a, T>(pub(crate) u32, pub(crate) Data<'a, T>);
 
 impl<T: Real> Eval<T> for Cec<'_, T> {
     const CLASSIC: bool = true;
@@ -252,7 +252,7 @@ impl<T: Real> Eval<T> for Cec<'_, T> {
 /// The whole-vector objective linked in at run time (`gpude_objective_T`, as the
 /// external family calls it).
 #[derive(Clone, Copy)]
-struct External;
+pub(crate) struct External;
 
 impl<T: ExternalReal> Eval<T> for External {
     #[inline(always)]
@@ -267,7 +267,7 @@ impl<T: ExternalReal> Eval<T> for External {
 /// [`AdaptiveRun::formula`]: evaluated as a group of lanes does, on one thread
 /// ([`evaluate_of`], as the CPU engine evaluates it).
 #[derive(Clone, Copy)]
-struct SeparableLinked(SepFlags);
+pub(crate) struct SeparableLinked(pub(crate) SepFlags);
 
 impl<T: Real> Eval<T> for SeparableLinked
 where
@@ -287,7 +287,7 @@ where
 
 /// An objective the host evaluates between the launches (a host callback).
 #[derive(Clone, Copy)]
-struct Host;
+pub(crate) struct Host;
 
 impl<T: Real> Eval<T> for Host {
     const HOST: bool = true;
@@ -648,7 +648,11 @@ impl<T: Real> Ctx<'_, T> {
 /// [`GridTeam`], cooperatively, with `sync` a zeroed word; for [`Host`], the phases in
 /// their order, the values of each phase's rows written between them.
 #[inline(always)]
-unsafe fn adaptive<T: Real, O: Eval<T>, M: Team>(p: AdaptiveParams<T>, o: O, team: &mut M) {
+pub(crate) unsafe fn adaptive<T: Real, O: Eval<T>, M: Team>(
+    p: AdaptiveParams<T>,
+    o: O,
+    team: &mut M,
+) {
     let a: AdaptiveRun = p.run;
     let (b, tid, nt) = (team.run(), team.tid(), team.threads());
     let (d, np) = (a.dim as usize, a.np as usize);
@@ -729,257 +733,3 @@ unsafe fn adaptive<T: Real, O: Eval<T>, M: Team>(p: AdaptiveParams<T>, o: O, tea
         }
     }
 }
-/// An adaptive kernel's objective ([`Eval`]) from its kind and the kernel's parameters
-/// `p`: `builtin Variant`, `cec` (the function's number and data from `p`), `external`,
-/// `separable` (the flags from `p.run.formula`) or `host`.
-macro_rules! objective {
-    (builtin $variant:ident, $p:ident) => {
-        Builtin(
-            Function::$variant,
-            Formula::from_u32($p.run.formula).unwrap_or(Formula::Exact),
-        )
-    };
-    (cec, $p:ident) => {{
-        let (n, d) = ($p.run.function, $p.run.dim as usize);
-        // SAFETY: the CEC kernels' contract: the host passes the function's data,
-        // `components(n)` shifts and rotations and `shuffles(n)` permutations of D.
-        unsafe {
-            Cec(
-                n,
-                Data {
-                    shift: from_raw_parts($p.shift, cec2017::components(n) * d),
-                    rotation: from_raw_parts($p.rotation, cec2017::components(n) * d * d),
-                    shuffle: from_raw_parts($p.shuffle, cec2017::shuffles(n) * d),
-                },
-            )
-        }
-    }};
-    (external, $p:ident) => {
-        External
-    };
-    (separable, $p:ident) => {
-        SeparableLinked(SepFlags::from_bits($p.run.formula).unwrap_or_default())
-    };
-    (host, $p:ident) => {
-        Host
-    };
-}
-
-/// Defines an adaptive entry point from [`AdaptiveParams`]' field list: `batch` (a run
-/// per block) or `grid` (one run over the grid), with the objective of kind `[...]`
-/// (see [`objective!`]).
-macro_rules! adaptive_entry {
-    ($(#[$doc:meta])* $name:ident, [$($kind:tt)*], batch; $params:ident<$t:ty> { $($f:ident: $ty:ty,)* }) => {
-        $(#[$doc])*
-        #[unsafe(no_mangle)]
-        pub unsafe extern "ptx-kernel" fn $name($($f: $ty),*) {
-            let p = $params::<$t> { $($f),* };
-            let o = objective!($($kind)*, p);
-            let mut team = BlockTeam::here();
-            // SAFETY: forwarded from this kernel's contract.
-            unsafe { adaptive::<$t, _, _>(p, o, &mut team) }
-        }
-    };
-    ($(#[$doc:meta])* $name:ident, [$($kind:tt)*], grid; $params:ident<$t:ty> { $($f:ident: $ty:ty,)* }) => {
-        $(#[$doc])*
-        #[unsafe(no_mangle)]
-        pub unsafe extern "ptx-kernel" fn $name($($f: $ty),*) {
-            let p = $params::<$t> { $($f),* };
-            let o = objective!($($kind)*, p);
-            let mut team = GridTeam::here(p.sync);
-            // SAFETY: forwarded from this kernel's contract.
-            unsafe { adaptive::<$t, _, _>(p, o, &mut team) }
-        }
-    };
-}
-
-/// The adaptive kernels of the registry's functions, both precisions (named as
-/// [`crate::registry::AdaptiveKey`] names them; the build script checks the names).
-macro_rules! adaptive_kernels {
-    ($($(#[$doc:meta])* $variant:ident = $num:literal, $key:ident, $name:literal,
-        $formula:literal, ($lo:expr, $hi:expr), $argmin:expr, $min:expr, $min_dim:literal;)*) => {
-        $(
-            crate::adaptive_params!(adaptive_entry!(
-                /// A run of an adaptive strategy per block (see the module).
-                ///
-                /// # Safety
-                /// Launched by the host with buffers sized as [`AdaptiveParams`] says.
-                ${concat(adaptive_batch_f32_, $key)}, [builtin $variant], batch), f32);
-            crate::adaptive_params!(adaptive_entry!(
-                /// As the f32 kernel, in double precision.
-                ///
-                /// # Safety
-                /// As the f32 kernel.
-                ${concat(adaptive_batch_f64_, $key)}, [builtin $variant], batch), f64);
-            crate::adaptive_params!(adaptive_entry!(
-                /// One run of an adaptive strategy over the whole grid (see the module).
-                ///
-                /// # Safety
-                /// Launched cooperatively by the host, with buffers sized as
-                /// [`AdaptiveParams`] says for one run and the grid's threads, and `sync`
-                /// a zeroed word.
-                ${concat(adaptive_grid_f32_, $key)}, [builtin $variant], grid), f32);
-            crate::adaptive_params!(adaptive_entry!(
-                /// As the f32 kernel, in double precision.
-                ///
-                /// # Safety
-                /// As the f32 kernel.
-                ${concat(adaptive_grid_f64_, $key)}, [builtin $variant], grid), f64);
-        )*
-    };
-}
-
-crate::builtin_functions!(adaptive_kernels);
-
-crate::adaptive_params!(
-    adaptive_entry!(
-        /// A run of an adaptive strategy per block on a CEC 2017 function.
-        ///
-        /// # Safety
-        /// Launched by the host with buffers sized as [`AdaptiveParams`] says, the
-        /// function's data included.
-        adaptive_batch_f32_cec2017,
-        [cec],
-        batch
-    ),
-    f32
-);
-crate::adaptive_params!(
-    adaptive_entry!(
-        /// As `adaptive_batch_f32_cec2017`, in double precision.
-        ///
-        /// # Safety
-        /// As `adaptive_batch_f32_cec2017`.
-        adaptive_batch_f64_cec2017,
-        [cec],
-        batch
-    ),
-    f64
-);
-crate::adaptive_params!(
-    adaptive_entry!(
-        /// One run of an adaptive strategy (or a classic one) over the whole grid on a
-        /// CEC 2017 function.
-        ///
-        /// # Safety
-        /// Launched cooperatively by the host, with buffers sized as [`AdaptiveParams`]
-        /// says for one run and the grid's threads, the function's data included, and
-        /// `sync` a zeroed word.
-        adaptive_grid_f32_cec2017,
-        [cec],
-        grid
-    ),
-    f32
-);
-crate::adaptive_params!(
-    adaptive_entry!(
-        /// As `adaptive_grid_f32_cec2017`, in double precision.
-        ///
-        /// # Safety
-        /// As `adaptive_grid_f32_cec2017`.
-        adaptive_grid_f64_cec2017,
-        [cec],
-        grid
-    ),
-    f64
-);
-
-/// The adaptive kernels of an objective linked in at run time, both layouts and
-/// precisions: `adaptive_{batch,grid}_{f32,f64}_<key>`.
-macro_rules! adaptive_linked {
-    ($key:ident, $kind:ident, $what:literal) => {
-        crate::adaptive_params!(
-            adaptive_entry!(
-                #[doc = concat!("A run of an adaptive strategy per block on ", $what, " (see the module).")]
-                ///
-                /// # Safety
-                /// Launched by the host with buffers sized as [`AdaptiveParams`] says, its
-                /// module linked with one that defines the objective.
-                ${concat(adaptive_batch_f32_, $key)},
-                [$kind],
-                batch
-            ),
-            f32
-        );
-        crate::adaptive_params!(
-            adaptive_entry!(
-                /// As the f32 kernel, in double precision.
-                ///
-                /// # Safety
-                /// As the f32 kernel.
-                ${concat(adaptive_batch_f64_, $key)},
-                [$kind],
-                batch
-            ),
-            f64
-        );
-        crate::adaptive_params!(
-            adaptive_entry!(
-                #[doc = concat!("One run of an adaptive strategy over the whole grid on ", $what, ".")]
-                ///
-                /// # Safety
-                /// Launched cooperatively by the host, with buffers sized as
-                /// [`AdaptiveParams`] says for one run and the grid's threads, `sync` a
-                /// zeroed word, and its module linked with one that defines the objective.
-                ${concat(adaptive_grid_f32_, $key)},
-                [$kind],
-                grid
-            ),
-            f32
-        );
-        crate::adaptive_params!(
-            adaptive_entry!(
-                /// As the f32 kernel, in double precision.
-                ///
-                /// # Safety
-                /// As the f32 kernel.
-                ${concat(adaptive_grid_f64_, $key)},
-                [$kind],
-                grid
-            ),
-            f64
-        );
-    };
-}
-
-adaptive_linked!(
-    external,
-    external,
-    "a whole-vector objective linked in at run time (`gpude_objective_T`)"
-);
-adaptive_linked!(
-    separable,
-    separable,
-    "a separable objective linked in at run time (`gpude_sep_*_T`, its flags in `run.formula`)"
-);
-
-crate::adaptive_params!(
-    adaptive_entry!(
-        /// One phase ([`AdaptiveRun::phase`]) of a run of an adaptive strategy, one
-        /// block, whose objective the host evaluates between the launches: the initial
-        /// rows, their best, then per generation the trials and the selection (see
-        /// `ADAPTIVE_PHASE_*`).
-        ///
-        /// # Safety
-        /// Launched by the host with buffers sized as [`AdaptiveParams`] says for one
-        /// run, the phases in their order, the values of the rows of `x` (initial) and
-        /// of the first `state[ADAPTIVE_COUNT]` rows of `trials` written into `fit` and
-        /// `trial_fit` before the phase after each.
-        adaptive_batch_f32_host,
-        [host],
-        batch
-    ),
-    f32
-);
-crate::adaptive_params!(
-    adaptive_entry!(
-        /// As `adaptive_batch_f32_host`, in double precision.
-        ///
-        /// # Safety
-        /// As `adaptive_batch_f32_host`.
-        adaptive_batch_f64_host,
-        [host],
-        batch
-    ),
-    f64
-);

@@ -23,10 +23,8 @@
 //! parameters (`crate::abi`) and the host launches them with the same code; the
 //! function code the macro passes is unused.
 
-use crate::abi::{BatchParams, GridParams, Run, StepParams};
-use crate::de::{BoundPolicy, Strategy};
-use crate::functions::Function;
-use crate::kernels::{Builtin, LaneReal, Setup, de_entry, de_kernels, persistent_with, step_with};
+use crate::abi::{BatchParams, GridParams, StepParams};
+use crate::kernels::{Builtin, LaneReal, Setup, persistent_with, step_with};
 use crate::separable::{SepFlags, SepLanes, Separable};
 
 unsafe extern "C" {
@@ -153,12 +151,17 @@ where
 /// # Safety
 /// As the built-in batch kernels.
 #[inline(always)]
-unsafe fn batch_plain<T: LaneReal>(s: Setup<T>, p: BatchParams<T>)
+pub(crate) unsafe fn batch_plain<T: LaneReal>(s: Setup<T>, p: BatchParams<T>)
 where
     Linked: Separable<T>,
 {
     // SAFETY: forwarded.
-    unsafe { crate::kernels::batch::<T, _, false>(linked(s, p.run.formula), p) }
+    unsafe {
+        crate::batch::batch::<T, _, crate::batch::Lanes<T>, crate::batch::Plain>(
+            linked(s, p.run.formula),
+            p,
+        )
+    }
 }
 
 /// The built-in `batch` with the linked objective, under the control block `p.ctl`.
@@ -166,12 +169,17 @@ where
 /// # Safety
 /// As the built-in controlled batch kernels.
 #[inline(always)]
-unsafe fn batch_controlled<T: LaneReal>(s: Setup<T>, p: BatchParams<T>)
+pub(crate) unsafe fn batch_controlled<T: LaneReal>(s: Setup<T>, p: BatchParams<T>)
 where
     Linked: Separable<T>,
 {
     // SAFETY: forwarded.
-    unsafe { crate::kernels::batch::<T, _, true>(linked(s, p.run.formula), p) }
+    unsafe {
+        crate::batch::batch::<T, _, crate::batch::Lanes<T>, crate::batch::Controlled>(
+            linked(s, p.run.formula),
+            p,
+        )
+    }
 }
 
 /// The built-in `step` with the linked objective.
@@ -179,7 +187,7 @@ where
 /// # Safety
 /// As the built-in step kernels.
 #[inline(always)]
-unsafe fn step<T: LaneReal>(s: Setup<T>, p: StepParams<T>)
+pub(crate) unsafe fn step<T: LaneReal>(s: Setup<T>, p: StepParams<T>)
 where
     Linked: Separable<T>,
 {
@@ -193,7 +201,7 @@ where
 /// # Safety
 /// As the built-in grid kernels.
 #[inline(always)]
-unsafe fn persistent_entry<T: LaneReal>(s: Setup<T>, p: GridParams<T>)
+pub(crate) unsafe fn persistent_entry<T: LaneReal>(s: Setup<T>, p: GridParams<T>)
 where
     Linked: Separable<T>,
 {
@@ -207,66 +215,3 @@ where
         }
     }
 }
-
-// The entry points, named as `crate::registry::for_each_separable_key` names them (the
-// build script checks); the thesis family as the external family has it.
-de_kernels!(
-    f32,
-    Function::Sphere,
-    false,
-    false,
-    de_batch_f32_separable,
-    de_batch_f32_separable_ctl,
-    de_step_f32_separable,
-    de_grid_f32_separable
-);
-de_kernels!(
-    f32,
-    Function::Sphere,
-    true,
-    false,
-    de_batch_f32_separable_thesis,
-    de_batch_f32_separable_thesis_ctl,
-    de_step_f32_separable_thesis,
-    de_grid_f32_separable_thesis
-);
-de_kernels!(
-    f32,
-    Function::Sphere,
-    true,
-    true,
-    de_batch_f32_separable_thesis_variant,
-    de_batch_f32_separable_thesis_variant_ctl,
-    de_step_f32_separable_thesis_variant,
-    de_grid_f32_separable_thesis_variant
-);
-de_kernels!(
-    f64,
-    Function::Sphere,
-    false,
-    false,
-    de_batch_f64_separable,
-    de_batch_f64_separable_ctl,
-    de_step_f64_separable,
-    de_grid_f64_separable
-);
-de_kernels!(
-    f64,
-    Function::Sphere,
-    true,
-    false,
-    de_batch_f64_separable_thesis,
-    de_batch_f64_separable_thesis_ctl,
-    de_step_f64_separable_thesis,
-    de_grid_f64_separable_thesis
-);
-de_kernels!(
-    f64,
-    Function::Sphere,
-    true,
-    true,
-    de_batch_f64_separable_thesis_variant,
-    de_batch_f64_separable_thesis_variant_ctl,
-    de_step_f64_separable_thesis_variant,
-    de_grid_f64_separable_thesis_variant
-);

@@ -46,8 +46,8 @@ pub const MAX_GROUP: u32 = 32;
 /// to each as a constant once compiled. A `while k < 4` loop whose body holds a branch
 /// (the sine's far reduction) stays a loop on the GPU, where indexing a chunk's
 /// registers with its counter then costs a chain of compares and selects per component.
-/// The GPU gets a closure called four times ([`each_component_fn`], inlined there; the
-/// form measured in docs/PERFORMANCE.md, version 12); the CPU gets the body written out
+/// The GPU gets a closure called four times ([`each_component_fn`], inlined there: the
+/// faster of the forms measured, see docs/PERFORMANCE-HISTORY.md); the CPU gets the body written out
 /// four times, as it does not always inline such a closure, and each call then pays for
 /// its captured state (2.7 times slower). The operations and their order are the same.
 #[macro_export]

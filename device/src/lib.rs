@@ -27,7 +27,7 @@
 /// `grid_params!`, `eval_params!`); from that list come the struct ([`abi::BatchParams`],
 /// [`abi::StepParams`], [`abi::GridParams`], [`abi::EvalParams`], generic over the real
 /// type), its table of fields ([`abi::KernelParams::FIELDS`]) and the entry points'
-/// signatures in `kernels.rs`: one kernel parameter per field, in the same order, so the
+/// signatures in `entries.rs`: one kernel parameter per field, in the same order, so the
 /// kernel's parameter space holds the struct's fields (loose scalars and pointers, as
 /// before: no global load). The host fills one struct per launch, in one place per
 /// family, and passes its fields by address.
@@ -71,7 +71,7 @@ pub mod real;
 /// its kernel key, its name, formula, usual domain, optimum and smallest dimension. Every
 /// place that needs the list expands the macro with a callback of its own:
 /// - the [`Function`](crate::Function) enum (`functions.rs`);
-/// - one batch, step and grid kernel per function, precision and family (`kernels.rs`);
+/// - one batch, step and grid kernel per function, precision and family (`entries.rs`);
 /// - the CPU engine's compile-time dispatch (`host/src/cpu.rs`);
 /// - the host's table of [`FunctionInfo`](../../gpude_host/problem/struct.FunctionInfo.html)
 ///   (`host/src/problem.rs`);
@@ -91,6 +91,14 @@ pub mod variant;
 
 #[cfg(target_arch = "nvptx64")]
 pub mod kernels;
+
+/// The batch layout's one body, generic over where the rows live and over control.
+#[cfg(target_arch = "nvptx64")]
+pub mod batch;
+
+/// Every kernel entry point, apart from the algorithms.
+#[cfg(target_arch = "nvptx64")]
+pub mod entries;
 
 #[cfg(target_arch = "nvptx64")]
 pub mod external;

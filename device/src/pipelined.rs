@@ -1,5 +1,5 @@
 //! The pipelined batch kernels (`de_batch_*_pipelined`): one block per population as in
-//! the batch kernels of `kernels.rs`, the population in global memory, and each thread's
+//! the batch layout (`batch.rs`), the population in global memory, and each thread's
 //! chunks of the next individual's rows (x_i and the drawn rows) copied into shared
 //! memory with `cp.async` while the current individual's trial is built and evaluated.
 //!
@@ -55,24 +55,19 @@ pub const fn pipelined_bytes(threads: u32, draws: u32, real_bytes: u32) -> u64 {
 }
 
 #[cfg(target_arch = "nvptx64")]
-pub use gpu::*;
+pub(crate) use gpu::*;
 
 #[cfg(target_arch = "nvptx64")]
 mod gpu {
     use core::arch::asm;
-    use core::arch::nvptx::{_block_dim_x, _block_idx_x, _syncthreads, _thread_idx_x};
     use core::intrinsics::gpu::gpu_launch_sized_workgroup_mem;
 
-    use crate::abi::{BatchParams, Run};
-    use crate::de::{BoundPolicy, Draws, Strategy, accepts, better};
-    use crate::functions::Function;
-    use crate::kernels::{
-        DrawCache, Group, LaneReal, RowSource, Setup, Sweep, block_best, de_entry, init_one, row,
-        trial_rows,
-    };
-    use crate::lanes::LaneObjective;
-    use crate::lanes::{chunk, group_width};
-    use crate::philox::key_of;
+    use crate::abi::BatchParams;
+    use crate::batch::{Block, Lanes, Plain, Rows, batch};
+    use crate::de::Draws;
+    use crate::functions::BuiltinObjective;
+    use crate::kernels::{DrawCache, Group, LaneReal, RowSource, Setup, Sweep, row, trial_rows};
+    use crate::lanes::chunk;
 
     use super::{STAGES, staged_rows};
 
@@ -294,9 +289,9 @@ mod gpu {
         fit: T,
     }
 
-    /// One block evolves one population through all generations, as the batch kernel
-    /// does, staging each pass's rows one pass ahead (see the module's documentation).
-    /// Plain runs only: `ctl` and `gens_done` on entry are not read.
+    /// The plain pipelined entry points' code: the one batch body ([`crate::batch`])
+    /// with [`Pipelined`] rows. Plain runs only: `ctl` and `gens_done` on entry are not
+    /// read.
     ///
     /// # Safety
     /// The host sizes the buffers as for the batch kernel, launches on an sm_80 or later
@@ -304,136 +299,92 @@ mod gpu {
     /// shared memory, and only for `rounds(dim) == 1`.
     #[inline(always)]
     pub(crate) unsafe fn batch_pipelined<T: LaneReal>(s: Setup<T>, p: BatchParams<T>) {
-        let BatchParams {
-            run: Run { gens, target, .. },
-            seeds,
-            streams,
-            lo,
-            hi,
-            pop_a,
-            pop_b,
-            flags,
-            fit,
-            trial_fit,
-            scratch_f,
-            scratch_i,
-            best_x,
-            best_f,
-            best_idx,
-            gens_done,
-            hist,
-            ..
-        } = p;
-        // SAFETY: the host sizes every buffer for gridDim populations and the shared
-        // memory as the layout says (the caller's contract); the block barriers order
-        // the global accesses as in the batch kernel, and each thread's copies are
-        // waited for before it reads them (the module's documentation).
-        unsafe {
-            let p = _block_idx_x();
-            let tid = _thread_idx_x();
-            let nthreads = _block_dim_x();
-            let np = s.np;
-            let dim = s.tp.dim;
-            let st = s.stride;
-            let key = key_of(*seeds.add(p as usize));
-            let pstream = *streams.add(p as usize);
-            let pop_off = (p * np) as usize;
-            let a = pop_a.add(pop_off * st as usize);
-            let b = pop_b.add(pop_off * st as usize);
-            let flags = flags.add(pop_off);
-            let fit = fit.add(pop_off);
-            let trial_fit = trial_fit.add(pop_off);
-            let scratch_f = scratch_f.add(32 * p as usize);
-            let scratch_i = scratch_i.add(32 * p as usize);
-            let hist = if hist.is_null() {
-                hist
-            } else {
-                hist.add((p * (gens + 1)) as usize)
-            };
+        // SAFETY: forwarded.
+        unsafe { batch::<T, _, Pipelined<T>, Plain>(s, p) }
+    }
 
-            let g = group_width(dim);
-            let gr = Group::new(g, tid & 31);
-            let groups = nthreads / g;
-            let my_group = tid / g;
-            let passes = np.div_ceil(groups);
-            let (j0, n) = chunk(dim, g, 0, gr.lane);
-            let kc0 = s.obj.consts(j0);
-            let ndraw = s.tp.strategy.draws();
-            let mut cache = DrawCache {
-                pre: Draws {
-                    r: [0; 5],
-                    jrand: 0,
-                },
-                flags: [0; 6],
-            };
+    /// The batch layout's rows in global memory as [`Lanes`] keeps them, each pass's
+    /// rows staged in shared memory one pass ahead (see the module's documentation).
+    /// The initialisation is [`Lanes`]'.
+    pub(crate) struct Pipelined<T> {
+        lanes: Lanes<T>,
+        slots: Slots,
+        sweep: Sweep,
+        pop: Population<T>,
+    }
 
+    impl<T: LaneReal> Rows<T, BuiltinObjective> for Pipelined<T> {
+        #[inline(always)]
+        unsafe fn new(b: &Block<T, BuiltinObjective>) -> Self {
+            // SAFETY: forwarded.
+            let lanes = unsafe { <Lanes<T> as Rows<T, BuiltinObjective>>::new(b) };
+            let (j0, n) = chunk(b.dim, b.gr.g, 0, b.gr.lane);
+            let ndraw = b.s.tp.strategy.draws();
             // The thread's chunk of row 0 in stage 0; a row further is `row_vals`
             // values on, a stage `stage_vals`.
-            let row_vals = (nthreads * 4) as usize;
+            let row_vals = (b.nthreads * 4) as usize;
             let stage_vals = staged_rows(ndraw) as usize * row_vals;
             let slots = gpu_launch_sized_workgroup_mem::<Chunk16>() as *mut T;
-            let mine = slots.add((tid * 4) as usize);
-            let mine_sh = shared_address(mine);
-            let stage_bytes = (stage_vals * core::mem::size_of::<T>()) as u32;
-            let sweep = Sweep {
-                passes,
-                groups,
-                my_group,
-            };
-            let row_bytes = (row_vals * core::mem::size_of::<T>()) as u32;
-            let pop = Population {
-                a,
-                b,
-                st,
-                flags,
-                fit,
-            };
-            let slots = Slots {
-                mine_sh,
-                stage_bytes,
-                row_bytes,
-                j0,
-                n,
-                ndraw,
-            };
-            let mut pass = 0;
-            while pass < passes {
-                let i0 = pass * groups + my_group;
-                let active = i0 < np;
-                let i = if active { i0 } else { np - 1 };
-                let fx = init_one(&s, &gr, key, pstream, i, active, lo, hi, a, &kc0);
-                if active && gr.lane == 0 {
-                    *fit.add(i as usize) = fx;
-                    *flags.add(i as usize) = 0;
-                }
-                pass += 1;
+            // SAFETY: the thread's chunk inside the launch's shared memory (the caller's
+            // contract gives the module's layout).
+            let mine = unsafe { slots.add((b.tid * 4) as usize) };
+            Pipelined {
+                slots: Slots {
+                    mine_sh: shared_address(mine),
+                    stage_bytes: (stage_vals * core::mem::size_of::<T>()) as u32,
+                    row_bytes: (row_vals * core::mem::size_of::<T>()) as u32,
+                    j0,
+                    n,
+                    ndraw,
+                },
+                sweep: Sweep {
+                    passes: lanes.passes,
+                    groups: b.groups,
+                    my_group: b.my_group,
+                },
+                pop: Population {
+                    a: b.a,
+                    b: b.b,
+                    st: b.st,
+                    flags: b.flags,
+                    fit: b.fit,
+                },
+                lanes,
             }
-            _syncthreads();
-            let mut lf = T::NAN;
-            let mut li = u32::MAX;
-            let mut i = tid;
-            while i < np {
-                let fx = *fit.add(i as usize);
-                if better(fx, i, lf, li) {
-                    lf = fx;
-                    li = i;
-                }
-                i += nthreads;
-            }
-            let (mut bf, mut bi) = block_best(lf, li, scratch_f, scratch_i);
-            if tid == 0 && !hist.is_null() {
-                *hist = bf;
-            }
+        }
 
-            let mut gn = 0;
-            // Not `bf > target`: a NaN best never counts as having reached the target.
-            #[allow(clippy::neg_cmp_op_on_partial_ord)]
-            while gn < gens && !(bf <= target) {
-                gn += 1;
-                let best_row = row(a, b, *flags.add(bi as usize), bi, st);
-                let mut cur = start_pass(
-                    &s, &gr, key, pstream, gn, 0, &sweep, &pop, &mut cache, &slots,
-                );
+        #[inline(always)]
+        unsafe fn init(&mut self, b: &Block<T, BuiltinObjective>) {
+            // SAFETY: forwarded.
+            unsafe { <Lanes<T> as Rows<T, BuiltinObjective>>::init(&mut self.lanes, b) }
+        }
+
+        #[inline(always)]
+        unsafe fn trials(&mut self, b: &Block<T, BuiltinObjective>, gn: u32, bi: u32) -> u64 {
+            let Block {
+                s,
+                gr,
+                key,
+                pstream,
+                lo,
+                hi,
+                a,
+                b: bb,
+                flags,
+                trial_fit,
+                st,
+                np,
+                ..
+            } = *b;
+            let (passes, sweep, pop, slots) =
+                (self.sweep.passes, &self.sweep, &self.pop, &self.slots);
+            let cache = &mut self.lanes.cache;
+            let kc0 = &self.lanes.kc0;
+            // SAFETY: the caller's contract; every index is < np, and each thread's
+            // copies are waited for before it reads them.
+            unsafe {
+                let best_row = row(a, bb, *flags.add(bi as usize), bi, st);
+                let mut cur = start_pass(&s, &gr, key, pstream, gn, 0, sweep, pop, cache, slots);
                 let mut pass = 0;
                 while pass < passes {
                     let next = if pass + 1 < passes {
@@ -444,10 +395,10 @@ mod gpu {
                             pstream,
                             gn,
                             pass + 1,
-                            &sweep,
-                            &pop,
-                            &mut cache,
-                            &slots,
+                            sweep,
+                            pop,
+                            cache,
+                            slots,
                         )
                     } else {
                         // An empty group: the wait below then leaves none in flight.
@@ -456,14 +407,14 @@ mod gpu {
                     };
                     cp_async_wait_all_but_one();
                     let rows = Staged {
-                        base: mine_sh + (pass % STAGES) * stage_bytes,
-                        step: row_bytes,
+                        base: slots.mine_sh + (pass % STAGES) * slots.stage_bytes,
+                        step: slots.row_bytes,
                     };
                     let (i, active) = sweep.individual(pass, np);
-                    let spare = row(a, b, cur.spare_flag, i, st);
+                    let spare = row(a, bb, cur.spare_flag, i, st);
                     let (ft, _) = trial_rows(
                         &s, &gr, key, pstream, gn, i, active, lo, hi, &rows, best_row, spare,
-                        cur.fit, cur.jrand, &kc0,
+                        cur.fit, cur.jrand, kc0,
                     );
                     if active && gr.lane == 0 {
                         *trial_fit.add(i as usize) = ft;
@@ -471,98 +422,8 @@ mod gpu {
                     cur = next;
                     pass += 1;
                 }
-                _syncthreads();
-                let mut lf = T::NAN;
-                let mut li = u32::MAX;
-                let mut i = tid;
-                while i < np {
-                    let ft = *trial_fit.add(i as usize);
-                    let mut fx = *fit.add(i as usize);
-                    if accepts(ft, fx) {
-                        fx = ft;
-                        *fit.add(i as usize) = ft;
-                        *flags.add(i as usize) ^= 1;
-                    }
-                    if better(fx, i, lf, li) {
-                        lf = fx;
-                        li = i;
-                    }
-                    i += nthreads;
-                }
-                let r = block_best(lf, li, scratch_f, scratch_i);
-                bf = r.0;
-                bi = r.1;
-                if tid == 0 && !hist.is_null() {
-                    *hist.add(gn as usize) = bf;
-                }
             }
-
-            // The best row out.
-            let src = row(a, b, *flags.add(bi as usize), bi, st);
-            let dst = best_x.add((p * st) as usize);
-            let mut j = tid;
-            while j < dim {
-                *dst.add(j as usize) = *src.add(j as usize);
-                j += nthreads;
-            }
-            if tid == 0 {
-                *best_f.add(p as usize) = bf;
-                *best_idx.add(p as usize) = bi;
-                *gens_done.add(p as usize) = gn;
-            }
+            0
         }
     }
-
-    /// The pipelined batch kernels of one function and precision: the classic and the
-    /// thesis family, named as [`crate::registry::KernelKey`] names them
-    /// ([`crate::registry::Layout::BatchPipelined`]).
-    macro_rules! pipelined_kernels {
-        ($t:ty, $func:expr, $classic:ident, $thesis:ident) => {
-            crate::batch_params!(
-                de_entry!(
-                    /// One block per population, each pass's rows staged in shared
-                    /// memory one pass ahead; see [`batch_pipelined`].
-                    ///
-                    /// # Safety
-                    /// As [`batch_pipelined`].
-                    $classic,
-                    batch_pipelined,
-                    $func,
-                    false,
-                    false
-                ),
-                $t
-            );
-            crate::batch_params!(
-                de_entry!(
-                    /// As the classic one, for the thesis strategy with init-only bounds.
-                    ///
-                    /// # Safety
-                    /// As [`batch_pipelined`].
-                    $thesis,
-                    batch_pipelined,
-                    $func,
-                    true,
-                    false
-                ),
-                $t
-            );
-        };
-    }
-
-    macro_rules! all_pipelined_kernels {
-        ($($(#[$doc:meta])* $variant:ident = $num:literal, $key:ident, $name:literal,
-            $formula:literal, ($lo:expr, $hi:expr), $argmin:expr, $min:expr, $min_dim:literal;)*) => {
-            $(
-                pipelined_kernels!(f32, Function::$variant,
-                    ${concat(de_batch_f32_, $key, _pipelined)},
-                    ${concat(de_batch_f32_, $key, _thesis_pipelined)});
-                pipelined_kernels!(f64, Function::$variant,
-                    ${concat(de_batch_f64_, $key, _pipelined)},
-                    ${concat(de_batch_f64_, $key, _thesis_pipelined)});
-            )*
-        };
-    }
-
-    crate::builtin_functions!(all_pipelined_kernels);
 }

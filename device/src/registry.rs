@@ -170,7 +170,7 @@ impl KernelKey {
     /// Writes the entry point's name (`de_batch_f32_griewank_thesis`,
     /// `de_batch_f32_griewank_thesis_ctl` under control,
     /// `de_batch_f32_griewank_thesis_shared`, `…_pipelined`) into `buf` and
-    /// returns its length. The one place that names kernels: `kernels.rs` defines the
+    /// returns its length. The one place that names kernels: `entries.rs` defines the
     /// entry points under these names, checked by the build script.
     pub fn write_name(&self, buf: &mut [u8; KERNEL_NAME_MAX]) -> usize {
         let parts = [

@@ -1,5 +1,5 @@
 //! The shared-memory-resident batch kernels (`de_batch_*_shared`): one block per
-//! population as in the batch kernels of `kernels.rs`, with the population's current
+//! population as in the batch layout (`batch.rs`), with the population's current
 //! rows in the block's shared memory for the whole run.
 //!
 //! # Layout of the block's dynamic shared memory
@@ -62,24 +62,21 @@ pub const fn spare_rows(bytes: u64, np: u32, dim: u32, real_bytes: u32) -> Optio
 pub const MAX_PASSES: u32 = 64;
 
 #[cfg(target_arch = "nvptx64")]
-pub use gpu::*;
+pub(crate) use gpu::*;
 
 #[cfg(target_arch = "nvptx64")]
 mod gpu {
     use super::spare_rows;
     use core::arch::asm;
-    use core::arch::nvptx::{_block_dim_x, _block_idx_x, _syncthreads, _thread_idx_x};
     use core::intrinsics::gpu::gpu_launch_sized_workgroup_mem;
 
-    use crate::abi::{BatchParams, Run};
-    use crate::de::{BoundPolicy, Draws, Strategy, accepts, better};
-    use crate::functions::Function;
-    use crate::kernels::{
-        Group, LaneReal, RowPointers, Setup, block_best_with, de_entry, init_one, trial_rows,
-    };
+    use crate::abi::BatchParams;
+    use crate::batch::{Block, Plain, Rows, Values, batch};
+    use crate::de::Draws;
+    use crate::functions::BuiltinObjective;
+    use crate::kernels::{Group, LaneReal, RowPointers, Setup, init_one, trial_rows};
     use crate::lanes::LaneObjective;
-    use crate::lanes::{chunk, group_width, rounds};
-    use crate::philox::key_of;
+    use crate::lanes::{chunk, rounds};
 
     /// The alignment the dynamic shared memory is declared with (16-byte row chunks).
     #[repr(C, align(16))]
@@ -156,9 +153,9 @@ mod gpu {
         }
     }
 
-    /// One block evolves one population through all generations with its rows in
-    /// shared memory (see the module's documentation). Plain runs only: `ctl` and
-    /// `gens_done` on entry are not read.
+    /// The plain resident entry points' code: the one batch body ([`crate::batch`])
+    /// with [`Resident`] rows. Plain runs only: `ctl` and `gens_done` on entry are not
+    /// read.
     ///
     /// # Safety
     /// The host sizes the buffers as for the batch kernel and launches with
@@ -166,138 +163,147 @@ mod gpu {
     /// `spare ≤ np`, and at most [`super::MAX_PASSES`] passes per thread group.
     #[inline(always)]
     pub(crate) unsafe fn batch_resident<T: LaneReal>(s: Setup<T>, p: BatchParams<T>) {
-        let BatchParams {
-            run: Run { gens, target, .. },
-            seeds,
-            streams,
-            lo,
-            hi,
-            pop_a,
-            pop_b,
-            flags,
-            fit,
-            best_x,
-            best_f,
-            best_idx,
-            gens_done,
-            hist,
-            ..
-        } = p;
-        // SAFETY: the host sizes every global buffer for gridDim populations and the
-        // shared memory as the layout says (the caller's contract); the barriers order
-        // the shared accesses as the module's documentation explains.
-        unsafe {
-            let p = _block_idx_x();
-            let tid = _thread_idx_x();
-            let nthreads = _block_dim_x();
-            let np = s.np;
-            let dim = s.tp.dim;
-            let st = s.stride;
+        // SAFETY: forwarded.
+        unsafe { batch::<T, _, Resident<T>, Plain>(s, p) }
+    }
+
+    /// The batch layout's rows resident in the block's shared memory (see the module's
+    /// layout): the current rows `cur`, the spare rows where accepted trials wait, the
+    /// values and the reduction's scratch.
+    pub(crate) struct Resident<T> {
+        spare: u32,
+        cur: *mut T,
+        spare_s: *mut T,
+        fit_s: *mut T,
+        tfit_s: *mut T,
+        scratch_f: *mut T,
+        scratch_i: *mut u32,
+        passes: u32,
+        nr: u32,
+        kc0: [T; 4],
+        cache: DrawCache,
+    }
+
+    impl<T: LaneReal> Resident<T> {
+        /// Where individual `i`'s trial waits: its spare row in shared memory, or its
+        /// row of `pop_b` past the spare rows.
+        #[inline(always)]
+        fn waiting(&self, b: &Block<T, BuiltinObjective>, i: u32) -> *mut T {
+            // SAFETY: i < np: inside the spare rows or the block's rows of pop_b.
+            unsafe {
+                if i < self.spare {
+                    self.spare_s.add((i * b.st) as usize)
+                } else {
+                    b.b.add((i * b.st) as usize)
+                }
+            }
+        }
+    }
+
+    impl<T: LaneReal> Rows<T, BuiltinObjective> for Resident<T> {
+        const FLAGS: bool = false;
+        const TREE: bool = true;
+
+        #[inline(always)]
+        unsafe fn new(b: &Block<T, BuiltinObjective>) -> Self {
             let rb = core::mem::size_of::<T>() as u32;
-            let key = key_of(*seeds.add(p as usize));
-            let pstream = *streams.add(p as usize);
-            let pop_off = (p * np) as usize;
-            let ga = pop_a.add(pop_off * st as usize);
-            let gb = pop_b.add(pop_off * st as usize);
-            let flags = flags.add(pop_off);
-            let fit_g = fit.add(pop_off);
-            let hist = if hist.is_null() {
-                hist
-            } else {
-                hist.add((p * (gens + 1)) as usize)
-            };
+            let (np, st) = (b.np, b.st);
+            let spare = spare_rows(dynamic_smem_size() as u64, np, b.dim, rb).unwrap_or(0);
+            // SAFETY: the shared memory holds the module's layout (the caller's contract).
+            unsafe {
+                let cur = gpu_launch_sized_workgroup_mem::<Chunk16>() as *mut T;
+                let spare_s = cur.add((np * st) as usize);
+                let fit_s = spare_s.add((spare * st) as usize);
+                let tfit_s = fit_s.add(np as usize);
+                let scratch_f = tfit_s.add(np as usize);
+                let scratch_i = scratch_f.add(32) as *mut u32;
+                Resident {
+                    spare,
+                    cur,
+                    spare_s,
+                    fit_s,
+                    tfit_s,
+                    scratch_f,
+                    scratch_i,
+                    passes: b.passes(),
+                    nr: rounds(b.dim),
+                    kc0: b.s.obj.consts(chunk(b.dim, b.gr.g, 0, b.gr.lane).0),
+                    cache: DrawCache {
+                        pre: Draws {
+                            r: [0; 5],
+                            jrand: 0,
+                        },
+                    },
+                }
+            }
+        }
 
-            // The shared memory, as the module's layout says.
-            let spare = spare_rows(dynamic_smem_size() as u64, np, dim, rb).unwrap_or(0);
-            let cur = gpu_launch_sized_workgroup_mem::<Chunk16>() as *mut T;
-            let spare_s = cur.add((np * st) as usize);
-            let fit_s = spare_s.add((spare * st) as usize);
-            let tfit_s = fit_s.add(np as usize);
-            let scratch_f = tfit_s.add(np as usize);
-            let scratch_i = scratch_f.add(32) as *mut u32;
+        #[inline(always)]
+        fn values(&self, _b: &Block<T, BuiltinObjective>) -> Values<T> {
+            Values {
+                fit: self.fit_s,
+                trial_fit: self.tfit_s,
+                scratch_f: self.scratch_f,
+                scratch_i: self.scratch_i,
+            }
+        }
 
-            let g = group_width(dim);
-            let gr = Group::new(g, tid & 31);
-            let groups = nthreads / g;
-            let my_group = tid / g;
-            let passes = np.div_ceil(groups);
-            let nr = rounds(dim);
-            let kc0 = s.obj.consts(chunk(dim, g, 0, gr.lane).0);
-            let mut cache = DrawCache {
-                pre: Draws {
-                    r: [0; 5],
-                    jrand: 0,
-                },
-            };
-
+        #[inline(always)]
+        unsafe fn init(&mut self, b: &Block<T, BuiltinObjective>) {
             let mut pass = 0;
-            while pass < passes {
-                let i0 = pass * groups + my_group;
-                let active = i0 < np;
-                let i = if active { i0 } else { np - 1 };
-                let fx = init_one(&s, &gr, key, pstream, i, active, lo, hi, cur, &kc0);
-                if active && gr.lane == 0 {
-                    *fit_s.add(i as usize) = fx;
+            while pass < self.passes {
+                let (i, active) = b.individual(pass);
+                // SAFETY: the caller's contract; i < np.
+                unsafe {
+                    let fx = init_one(
+                        &b.s, &b.gr, b.key, b.pstream, i, active, b.lo, b.hi, self.cur, &self.kc0,
+                    );
+                    if active && b.gr.lane == 0 {
+                        *self.fit_s.add(i as usize) = fx;
+                    }
                 }
                 pass += 1;
             }
-            _syncthreads();
-            let mut lf = T::NAN;
-            let mut li = u32::MAX;
-            let mut i = tid;
-            while i < np {
-                let fx = *fit_s.add(i as usize);
-                if better(fx, i, lf, li) {
-                    lf = fx;
-                    li = i;
-                }
-                i += nthreads;
-            }
-            let (mut bf, mut bi) = block_best_with::<T, true>(lf, li, scratch_f, scratch_i);
-            if tid == 0 && !hist.is_null() {
-                *hist = bf;
-            }
+        }
 
-            let mut gn = 0;
-            // Not `bf > target`: a NaN best never counts as having reached the target.
-            #[allow(clippy::neg_cmp_op_on_partial_ord)]
-            while gn < gens && !(bf <= target) {
-                gn += 1;
-                let best_row = cur.add((bi * st) as usize);
+        #[inline(always)]
+        unsafe fn trials(&mut self, b: &Block<T, BuiltinObjective>, gn: u32, bi: u32) -> u64 {
+            let st = b.st;
+            // SAFETY: the caller's contract; every index is < np.
+            unsafe {
+                let best_row = self.cur.add((bi * st) as usize);
                 // Bit `pass`: the group's individual of that pass accepted its trial.
                 let mut accepted = 0u64;
                 let mut pass = 0;
-                while pass < passes {
-                    let i0 = pass * groups + my_group;
-                    let active = i0 < np;
-                    let i = if active { i0 } else { np - 1 };
-                    let fi = *fit_s.add(i as usize);
-                    let d = cache.get(&s, &gr, key, pstream, gn, pass, |q| q * groups + my_group);
-                    let xi_row = cur.add((i * st) as usize);
+                while pass < self.passes {
+                    let (i, active) = b.individual(pass);
+                    let fi = *self.fit_s.add(i as usize);
+                    let d = self
+                        .cache
+                        .get(&b.s, &b.gr, b.key, b.pstream, gn, pass, |q| {
+                            q * b.groups + b.my_group
+                        });
+                    let xi_row = self.cur.add((i * st) as usize);
                     let mut rrows = [xi_row; 5];
                     let mut k = 0;
                     while k < 5 {
-                        if k < s.tp.strategy.draws() as usize {
-                            rrows[k] = cur.add((d.r[k] * st) as usize);
+                        if k < b.s.tp.strategy.draws() as usize {
+                            rrows[k] = self.cur.add((d.r[k] * st) as usize);
                         }
                         k += 1;
                     }
-                    let wait = if i < spare {
-                        spare_s.add((i * st) as usize)
-                    } else {
-                        gb.add((i * st) as usize)
-                    };
+                    let wait = self.waiting(b, i);
                     let rows = RowPointers {
                         xi: xi_row,
                         drawn: rrows,
                     };
                     let (ft, acc) = trial_rows(
-                        &s, &gr, key, pstream, gn, i, active, lo, hi, &rows, best_row, wait, fi,
-                        d.jrand, &kc0,
+                        &b.s, &b.gr, b.key, b.pstream, gn, i, active, b.lo, b.hi, &rows, best_row,
+                        wait, fi, d.jrand, &self.kc0,
                     );
                     if active {
-                        if gr.lane == 0 {
-                            *tfit_s.add(i as usize) = ft;
+                        if b.gr.lane == 0 {
+                            *self.tfit_s.add(i as usize) = ft;
                         }
                         if acc {
                             accepted |= 1u64 << (pass & 63);
@@ -305,131 +311,69 @@ mod gpu {
                     }
                     pass += 1;
                 }
-                // Every trial of the generation is made: the accepted ones replace
-                // their rows.
-                _syncthreads();
-                let mut pass = 0;
-                while pass < passes {
-                    if accepted & (1u64 << (pass & 63)) != 0 {
-                        let i = pass * groups + my_group;
-                        let wait = if i < spare {
-                            spare_s.add((i * st) as usize)
-                        } else {
-                            gb.add((i * st) as usize)
-                        };
-                        copy_row(&gr, dim, nr, wait, cur.add((i * st) as usize));
-                    }
-                    pass += 1;
-                }
-                let mut lf = T::NAN;
-                let mut li = u32::MAX;
-                let mut i = tid;
-                while i < np {
-                    let ft = *tfit_s.add(i as usize);
-                    let mut fx = *fit_s.add(i as usize);
-                    if accepts(ft, fx) {
-                        fx = ft;
-                        *fit_s.add(i as usize) = ft;
-                    }
-                    if better(fx, i, lf, li) {
-                        lf = fx;
-                        li = i;
-                    }
-                    i += nthreads;
-                }
-                // Its barriers also order the copies before the next generation's reads.
-                let r = block_best_with::<T, true>(lf, li, scratch_f, scratch_i);
-                bf = r.0;
-                bi = r.1;
-                if tid == 0 && !hist.is_null() {
-                    *hist.add(gn as usize) = bf;
-                }
+                accepted
             }
+        }
 
-            // The population out: rows to pop_a (flags 0), values to fit, the best row.
+        #[inline(always)]
+        unsafe fn accept(&self, b: &Block<T, BuiltinObjective>, accepted: u64) {
+            // Every trial of the generation is made: the accepted ones replace their
+            // rows. The best reduction's barriers order the copies before the next
+            // generation's reads.
             let mut pass = 0;
-            while pass < passes {
-                let i = pass * groups + my_group;
-                if i < np {
-                    copy_row(
-                        &gr,
-                        dim,
-                        nr,
-                        cur.add((i * st) as usize),
-                        ga.add((i * st) as usize),
-                    );
+            while pass < self.passes {
+                if accepted & (1u64 << (pass & 63)) != 0 {
+                    let i = pass * b.groups + b.my_group;
+                    let wait = self.waiting(b, i);
+                    // SAFETY: the lanes that wrote the waiting row's chunks read them
+                    // back; row i of cur is this group's alone meanwhile.
+                    unsafe {
+                        copy_row(
+                            &b.gr,
+                            b.dim,
+                            self.nr,
+                            wait,
+                            self.cur.add((i * b.st) as usize),
+                        )
+                    };
                 }
                 pass += 1;
             }
-            let mut i = tid;
-            while i < np {
-                *fit_g.add(i as usize) = *fit_s.add(i as usize);
-                *flags.add(i as usize) = 0;
-                i += nthreads;
-            }
-            let src = cur.add((bi * st) as usize);
-            let dst = best_x.add((p * st) as usize);
-            let mut j = tid;
-            while j < dim {
-                *dst.add(j as usize) = *src.add(j as usize);
-                j += nthreads;
-            }
-            if tid == 0 {
-                *best_f.add(p as usize) = bf;
-                *best_idx.add(p as usize) = bi;
-                *gens_done.add(p as usize) = gn;
+        }
+
+        #[inline(always)]
+        unsafe fn finish(&self, b: &Block<T, BuiltinObjective>) {
+            // The population out: rows to pop_a (flags 0), values to fit.
+            let st = b.st;
+            // SAFETY: the caller's contract; every index is < np.
+            unsafe {
+                let mut pass = 0;
+                while pass < self.passes {
+                    let i = pass * b.groups + b.my_group;
+                    if i < b.np {
+                        copy_row(
+                            &b.gr,
+                            b.dim,
+                            self.nr,
+                            self.cur.add((i * st) as usize),
+                            b.a.add((i * st) as usize),
+                        );
+                    }
+                    pass += 1;
+                }
+                let mut i = b.tid;
+                while i < b.np {
+                    *b.fit.add(i as usize) = *self.fit_s.add(i as usize);
+                    *b.flags.add(i as usize) = 0;
+                    i += b.nthreads;
+                }
             }
         }
-    }
 
-    /// The resident batch kernels of one function and precision: the classic and the
-    /// thesis family, named as [`crate::registry::KernelKey`] names them
-    /// ([`crate::registry::Layout::BatchShared`]).
-    macro_rules! resident_kernels {
-        ($t:ty, $func:expr, $classic:ident, $thesis:ident) => {
-            crate::batch_params!(
-                de_entry!(
-                    /// One block per population, its rows in shared memory; see
-                    /// [`batch_resident`].
-                    ///
-                    /// # Safety
-                    /// As [`batch_resident`].
-                    $classic,
-                    batch_resident,
-                    $func,
-                    false,
-                    false
-                ),
-                $t
-            );
-            crate::batch_params!(
-                de_entry!(
-                    /// As the classic one, for the thesis strategy with init-only bounds.
-                    ///
-                    /// # Safety
-                    /// As [`batch_resident`].
-                    $thesis,
-                    batch_resident,
-                    $func,
-                    true,
-                    false
-                ),
-                $t
-            );
-        };
+        #[inline(always)]
+        unsafe fn best_row(&self, b: &Block<T, BuiltinObjective>, bi: u32) -> *const T {
+            // SAFETY: bi < np: a row of cur.
+            unsafe { self.cur.add((bi * b.st) as usize) }
+        }
     }
-
-    macro_rules! all_resident_kernels {
-        ($($(#[$doc:meta])* $variant:ident = $num:literal, $key:ident, $name:literal,
-            $formula:literal, ($lo:expr, $hi:expr), $argmin:expr, $min:expr, $min_dim:literal;)*) => {
-            $(
-                resident_kernels!(f32, Function::$variant, ${concat(de_batch_f32_, $key, _shared)},
-                    ${concat(de_batch_f32_, $key, _thesis_shared)});
-                resident_kernels!(f64, Function::$variant, ${concat(de_batch_f64_, $key, _shared)},
-                    ${concat(de_batch_f64_, $key, _thesis_shared)});
-            )*
-        };
-    }
-
-    crate::builtin_functions!(all_resident_kernels);
 }
