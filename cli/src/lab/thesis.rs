@@ -11,7 +11,7 @@
 //! [`reproduce`] runs the cases; [`write`] writes `runs.json`, `histories.json`,
 //! `REPORT.md` and one convergence plot per function (`plot_<function>.png` and `.svg`).
 
-use crate::minima::{self, Classification, Outcome};
+use super::minima::{self, Classification, Outcome};
 use gpude::host::config::variant_name;
 use gpude::{
     BoundPolicy, Crossover, Error, Formula, Function, FunctionInfo, Job, Precision, Result,
@@ -839,7 +839,7 @@ pub struct RunRecord {
     /// A reported success that the verified error refutes.
     pub artefact: bool,
     /// Success, trapped (at which local minimum), descending or stalled (see
-    /// [`crate::minima`]).
+    /// [`super::minima`]).
     #[serde(flatten)]
     pub classification: Classification,
     pub generations: u32,

@@ -10,8 +10,8 @@
 //! included. The curves are thinned to about [`CURVE_POINTS`] points before they are kept
 //! (and written to runs.json), so a run's history lives only as long as its batch.
 
-use crate::cec2017::{FunctionResult, ZERO_BELOW, display_name};
-use crate::thesis::{COLORS, FONT, PLOT_SIZE, register_font};
+use super::cec2017_reproduction::{FunctionResult, ZERO_BELOW, display_name};
+use super::thesis::{COLORS, FONT, PLOT_SIZE, register_font};
 use crate::{CliError, Result};
 use gpude::device::adaptive::lpsr_size;
 use gpude::{Job, RunResult, Strategy};

@@ -478,7 +478,7 @@ pub struct StrategyRuns {
     /// Wall time of the batch of all runs, seconds.
     pub wall_s: f64,
     /// The median error over the runs against the evaluations spent (the plots').
-    pub curve: crate::cec2017_plots::Curve,
+    pub curve: super::cec2017_plots::Curve,
 }
 
 /// gpude's jSO against the published jSO on one function.
@@ -581,7 +581,7 @@ pub fn run_strategy(
     let start = Instant::now();
     let results = solver.run_batch(&jobs)?;
     let wall_s = start.elapsed().as_secs_f64();
-    let curve = crate::cec2017_plots::curve(&jobs[0], &results, objective.reference())?;
+    let curve = super::cec2017_plots::curve(&jobs[0], &results, objective.reference())?;
     let errors: Vec<f64> = results
         .iter()
         .map(|r| competition_error(r.verified_error))
@@ -891,7 +891,7 @@ one line per strategy, log scale, errors below 1e-8 drawn at 1e-8. The evaluatio
         r.runs
     );
     for f in r.results.iter().filter(|f| f.dim == d) {
-        let stem = crate::cec2017_plots::stem(d, f.function);
+        let stem = super::cec2017_plots::stem(d, f.function);
         let _ = writeln!(
             s,
             "- F{} {}: [PNG]({stem}.png), [SVG]({stem}.svg)",

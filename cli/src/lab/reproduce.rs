@@ -1,9 +1,9 @@
 //! `gpude reproduce thesis`: reruns the experiments of the thesis's chapter 5 and writes a
 //! report with the thesis's numbers beside ours.
 
-use super::common::{BackendArgs, num};
-use super::{CliError, Result};
-use crate::thesis::{self as reproduce, Case, CaseResult, Options};
+use super::thesis::{self as reproduce, Case, CaseResult, Options};
+use crate::common::{BackendArgs, num};
+use crate::{CliError, Result};
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
@@ -173,7 +173,7 @@ pub fn run(args: Args) -> Result<String> {
 }
 
 fn cec2017(args: Cec2017Args) -> Result<String> {
-    use crate::cec2017 as c;
+    use super::cec2017_reproduction as c;
     let mut options = if args.quick {
         c::Options::quick()
     } else {
@@ -254,7 +254,7 @@ fn cec2017(args: Cec2017Args) -> Result<String> {
         results,
     };
     // The plots first: the report links them.
-    crate::cec2017_plots::write_all(&args.out, &r.results, &options.strategies, r.runs)?;
+    super::cec2017_plots::write_all(&args.out, &r.results, &options.strategies, r.runs)?;
     let report = c::report(&r, &options.strategies);
     c::write(&args.out, &report, &r)?;
     let mut out = String::new();
@@ -266,13 +266,13 @@ fn cec2017(args: Cec2017Args) -> Result<String> {
         "wrote {}, {} and the plots in {}",
         args.out.join("REPORT.md").display(),
         args.out.join("runs.json").display(),
-        args.out.join(crate::cec2017_plots::PLOTS_DIR).display()
+        args.out.join(super::cec2017_plots::PLOTS_DIR).display()
     );
     Ok(out)
 }
 
 fn castro2012(args: Castro2012Args) -> Result<String> {
-    use crate::castro2012 as c;
+    use super::castro2012 as c;
     let runs = args.runs.unwrap_or(if args.quick {
         c::QUICK_RUNS
     } else {

@@ -7,9 +7,9 @@
 //! engine that runs it is the solver's: the CPU engine now, the GPU's once it runs
 //! islands.
 
-use super::common::{self, num};
-use super::{CliError, Result};
+use crate::common::{self, num};
 use crate::stats::Errors;
+use crate::{CliError, Result};
 use gpude::host::config::strategy_name;
 use gpude::{
     Algorithm, Archipelago, BoundPolicy, Function, FunctionInfo, Job, Precision, Pso, Solver,
