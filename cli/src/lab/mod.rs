@@ -10,5 +10,6 @@ pub mod castro2012;
 pub mod cec2017_plots;
 pub mod cec2017_reproduction;
 pub mod minima;
+pub mod plot;
 pub(crate) mod reproduce;
 pub mod thesis;

@@ -12,17 +12,15 @@
 //! `REPORT.md` and one convergence plot per function (`plot_<function>.png` and `.svg`).
 
 use super::minima::{self, Classification, Outcome};
+use super::plot::{Chart, Corner, Line, LogAxis};
 use gpude::host::config::variant_name;
 use gpude::{
     BoundPolicy, Crossover, Error, Formula, Function, FunctionInfo, Job, Precision, Result,
     RunResult, Solver, Strategy, ThesisVariant,
 };
-use plotters::coord::Shift;
-use plotters::prelude::*;
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
 use std::time::{Instant, SystemTime};
 
 /// The thesis's published figures: S. J. Domínguez González, MSc thesis, UMSNH 2011,
@@ -1246,105 +1244,6 @@ fn histories_json(r: &Reproduction) -> HistoriesJson<'_> {
 // ---------------------------------------------------------------------------------------
 // Plots
 
-/// Colours of the lines, one per population size.
-pub(crate) const COLORS: [RGBColor; 6] = [
-    RGBColor(31, 119, 180),
-    RGBColor(255, 127, 14),
-    RGBColor(44, 160, 44),
-    RGBColor(214, 39, 40),
-    RGBColor(148, 103, 189),
-    RGBColor(140, 86, 75),
-];
-pub(crate) const PLOT_SIZE: (u32, u32) = (1000, 640);
-pub(crate) const FONT: &str = "sans-serif";
-
-/// Registers the embedded DejaVu Sans as the plots' `sans-serif` (no system fonts are
-/// read, so plots look the same everywhere).
-pub(crate) fn register_font() -> Result<()> {
-    static REGISTERED: OnceLock<bool> = OnceLock::new();
-    let ok = *REGISTERED.get_or_init(|| {
-        plotters::style::register_font(FONT, FontStyle::Normal, dejavu::sans::regular()).is_ok()
-    });
-    if ok {
-        Ok(())
-    } else {
-        Err(plot_error("the embedded font cannot be read"))
-    }
-}
-
-fn plot_error(message: impl std::fmt::Display) -> Error {
-    Error::Io(std::io::Error::other(format!("drawing a plot: {message}")))
-}
-
-struct Line {
-    label: String,
-    /// (generation, q25, median, q75), errors ≤ 0 already moved to the axis' bottom.
-    points: Vec<(u32, f64, f64, f64)>,
-}
-
-/// The y axis of a plot: the decades 10^lo … 10^hi. When some error is ≤ 0 (which a log
-/// scale cannot show), `zero` is set: the bottom line, two decades below the smallest
-/// positive value, stands for 0.
-#[derive(Clone, Copy, Debug, PartialEq)]
-struct Axis {
-    lo: i32,
-    hi: i32,
-    zero: bool,
-}
-
-impl Axis {
-    fn of(values: impl Iterator<Item = f64>) -> Axis {
-        let (mut min, mut max, mut zero) = (f64::INFINITY, 0.0f64, false);
-        for v in values.filter(|v| !v.is_nan()) {
-            if v <= 0.0 {
-                zero = true;
-            } else if v.is_finite() {
-                min = min.min(v);
-                max = max.max(v);
-            }
-        }
-        if !min.is_finite() {
-            return Axis {
-                lo: -2,
-                hi: 0,
-                zero,
-            };
-        }
-        let lo = min.log10().floor() as i32 - if zero { 2 } else { 0 };
-        let hi = (max.log10().ceil() as i32).max(lo + 1);
-        Axis { lo, hi, zero }
-    }
-
-    fn bottom(&self) -> f64 {
-        10f64.powi(self.lo)
-    }
-
-    fn top(&self) -> f64 {
-        10f64.powi(self.hi)
-    }
-
-    /// Labelled decades (at most about a dozen, the bottom one always) and every decade.
-    fn ticks(&self) -> (Vec<f64>, Vec<f64>) {
-        let n = self.hi - self.lo;
-        let step = (n + 10) / 11;
-        let bold = (self.lo..=self.hi)
-            .step_by(step.max(1) as usize)
-            .map(|e| 10f64.powi(e))
-            .collect();
-        let light = (self.lo..=self.hi).map(|e| 10f64.powi(e)).collect();
-        (bold, light)
-    }
-
-    fn label(&self, v: f64) -> String {
-        let e = v.log10().round() as i32;
-        if self.zero && e == self.lo {
-            "0".into()
-        } else {
-            format!("1e{e}")
-        }
-    }
-}
-
 fn plot_function(
     dir: &Path,
     stem: &str,
@@ -1352,19 +1251,20 @@ fn plot_function(
     e: &published::Experiment,
     arithmetic: Arithmetic,
 ) -> Result<Plot> {
-    register_font()?;
     let cases: Vec<&CaseResult> = r
         .options
         .sizes(e)
         .into_iter()
         .filter_map(|np| r.find(e.function, np, arithmetic, Scheme::Edcp))
         .collect();
-    let axis = Axis::of(
+    let axis = LogAxis::of(
         cases
             .iter()
             .flat_map(|c| [&c.curve.q25, &c.curve.median, &c.curve.q75])
             .flat_map(|v| v.iter().copied()),
     );
+    // Values ≤ 0 are drawn on the axis' bottom line, which stands for them.
+    let bottom = axis.bottom();
     let mut clamped = 0;
     let mut values = 0;
     let mut clamp = |v: f64| {
@@ -1373,14 +1273,14 @@ fn plot_function(
             v
         } else {
             clamped += 1;
-            axis.bottom()
+            bottom
         }
     };
     let lines: Vec<Line> = cases
         .iter()
-        .map(|c| Line {
-            label: format!("Np = {}", c.case.np),
-            points: c
+        .map(|c| {
+            // (generation, q25, median, q75)
+            let kept: Vec<(f64, f64, f64, f64)> = c
                 .curve
                 .generations
                 .iter()
@@ -1388,48 +1288,43 @@ fn plot_function(
                 .filter(|(k, _)| !c.curve.median[*k].is_nan())
                 .map(|(k, &g)| {
                     (
-                        g,
+                        f64::from(g),
                         clamp(c.curve.q25[k]),
                         clamp(c.curve.median[k]),
                         clamp(c.curve.q75[k]),
                     )
                 })
-                .collect(),
+                .collect();
+            Line {
+                label: format!("Np = {}", c.case.np),
+                points: kept.iter().map(|p| (p.0, p.2)).collect(),
+                band: kept.iter().map(|p| (p.0, p.1, p.3)).collect(),
+            }
         })
         .collect();
-    let g_max = r.options.g_max(e);
     let runs = r.options.runs;
-    let title = format!(
-        "{}, D = {}, {}: best error per generation (median, 25–75 % band, {runs} runs)",
-        e.title,
-        r.options.dim(),
-        arithmetic.label()
-    );
+    let chart = Chart {
+        title: format!(
+            "{}, D = {}, {}: best error per generation (median, 25–75 % band, {runs} runs)",
+            e.title,
+            r.options.dim(),
+            arithmetic.label()
+        ),
+        x_desc: "generation",
+        x_max: f64::from(r.options.g_max(e)),
+        y_desc: if axis.bottom_label.is_some() {
+            "best error (log scale; bottom line = 0)"
+        } else {
+            "best error (log scale)"
+        },
+        y: axis,
+        legend: Corner::UpperRight,
+        lines,
+    };
     let png = format!("{stem}.png");
     let svg = format!("{stem}.svg");
-    let png_path = dir.join(&png);
-    // The bitmap backend writes the file itself (in the format its extension names):
-    // into a temporary file, renamed once complete.
-    crate::output::write_with(&png_path, |tmp| {
-        draw(
-            BitMapBackend::new(tmp, PLOT_SIZE).into_drawing_area(),
-            &title,
-            g_max,
-            axis,
-            &lines,
-        )
-        .map_err(|m| std::io::Error::other(format!("drawing a plot: {m}")))
-    })?;
-    let mut svg_text = String::new();
-    draw(
-        SVGBackend::with_string(&mut svg_text, PLOT_SIZE).into_drawing_area(),
-        &title,
-        g_max,
-        axis,
-        &lines,
-    )
-    .map_err(plot_error)?;
-    crate::output::write(&dir.join(&svg), svg_text.as_bytes())?;
+    chart.png(&dir.join(&png))?;
+    chart.svg(&dir.join(&svg))?;
     Ok(Plot {
         function: e.function,
         arithmetic,
@@ -1438,82 +1333,6 @@ fn plot_function(
         clamped,
         values,
     })
-}
-
-fn draw<DB: DrawingBackend>(
-    area: DrawingArea<DB, Shift>,
-    title: &str,
-    g_max: u32,
-    axis: Axis,
-    lines: &[Line],
-) -> std::result::Result<(), String>
-where
-    DB::ErrorType: 'static,
-{
-    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
-    area.fill(&WHITE).map_err(err)?;
-    let (bold, light) = axis.ticks();
-    let y = (axis.bottom()..axis.top())
-        .log_scale()
-        .with_key_points(bold)
-        .with_light_points(light);
-    let mut chart = ChartBuilder::on(&area)
-        .caption(title, (FONT, 20))
-        .margin(16)
-        .x_label_area_size(48)
-        .y_label_area_size(78)
-        .build_cartesian_2d(0u32..g_max.max(1), y)
-        .map_err(err)?;
-    let label = |v: &f64| axis.label(*v);
-    chart
-        .configure_mesh()
-        .x_desc("generation")
-        .y_desc(if axis.zero {
-            "best error (log scale; bottom line = 0)"
-        } else {
-            "best error (log scale)"
-        })
-        .y_label_formatter(&label)
-        .label_style((FONT, 14))
-        .axis_desc_style((FONT, 16))
-        .light_line_style(RGBColor(235, 235, 235))
-        .draw()
-        .map_err(err)?;
-    for (k, line) in lines.iter().enumerate() {
-        let color = COLORS[k % COLORS.len()];
-        let band: Vec<(u32, f64)> = line
-            .points
-            .iter()
-            .map(|p| (p.0, p.3))
-            .chain(line.points.iter().rev().map(|p| (p.0, p.1)))
-            .collect();
-        chart
-            .draw_series(std::iter::once(Polygon::new(
-                band,
-                color.mix(0.18).filled(),
-            )))
-            .map_err(err)?;
-        chart
-            .draw_series(LineSeries::new(
-                line.points.iter().map(|p| (p.0, p.2)),
-                color.stroke_width(2),
-            ))
-            .map_err(err)?
-            .label(line.label.as_str())
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 24, y)], color.stroke_width(3))
-            });
-    }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .background_style(WHITE.mix(0.9))
-        .border_style(BLACK)
-        .label_font((FONT, 14))
-        .draw()
-        .map_err(err)?;
-    area.present().map_err(err)?;
-    Ok(())
 }
 
 // ---------------------------------------------------------------------------------------
@@ -2219,21 +2038,6 @@ mod tests {
         for (name, a) in Arithmetic::NAMED {
             assert_eq!(a.name(), name);
         }
-    }
-
-    #[test]
-    fn zero_errors_get_the_bottom_line() {
-        let a = Axis::of([1e3, 2e-8, 0.0, f64::NAN].into_iter());
-        assert_eq!((a.lo, a.hi, a.zero), (-10, 3, true));
-        assert_eq!(a.label(a.bottom()), "0");
-        assert_eq!(a.label(1e-5), "1e-5");
-        let (bold, light) = a.ticks();
-        assert_eq!(bold[0], a.bottom());
-        assert!(bold.len() <= 12);
-        assert_eq!(light.len(), 14);
-        let b = Axis::of([5.0, 0.5].into_iter());
-        assert_eq!((b.lo, b.hi, b.zero), (-1, 1, false));
-        assert_eq!(b.label(b.bottom()), "1e-1");
     }
 
     /// A run's result as an engine would return it.
