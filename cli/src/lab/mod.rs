@@ -9,7 +9,6 @@ pub mod bench_cases;
 pub mod castro2012;
 pub mod cec2017_plots;
 pub mod cec2017_reproduction;
-pub mod minima;
 pub mod plot;
 pub(crate) mod reproduce;
 pub mod thesis;
