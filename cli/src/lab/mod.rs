@@ -7,7 +7,6 @@
 pub(crate) mod bench;
 pub mod bench_cases;
 pub mod castro2012;
-pub mod cec2017_plots;
 pub mod cec2017_reproduction;
 pub mod plot;
 pub(crate) mod reproduce;

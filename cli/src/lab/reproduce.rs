@@ -254,7 +254,12 @@ fn cec2017(args: Cec2017Args) -> Result<String> {
         results,
     };
     // The plots first: the report links them.
-    super::cec2017_plots::write_all(&args.out, &r.results, &options.strategies, r.runs)?;
+    crate::lab::cec2017_reproduction::write_all(
+        &args.out,
+        &r.results,
+        &options.strategies,
+        r.runs,
+    )?;
     let report = c::report(&r, &options.strategies);
     c::write(&args.out, &report, &r)?;
     let mut out = String::new();
@@ -266,7 +271,9 @@ fn cec2017(args: Cec2017Args) -> Result<String> {
         "wrote {}, {} and the plots in {}",
         args.out.join("REPORT.md").display(),
         args.out.join("runs.json").display(),
-        args.out.join(super::cec2017_plots::PLOTS_DIR).display()
+        args.out
+            .join(crate::lab::cec2017_reproduction::PLOTS_DIR)
+            .display()
     );
     Ok(out)
 }

@@ -10,8 +10,8 @@
 //! included. The curves are thinned to about [`CURVE_POINTS`] points before they are kept
 //! (and written to runs.json), so a run's history lives only as long as its batch.
 
-use super::cec2017_reproduction::{FunctionResult, ZERO_BELOW, display_name};
-use super::plot::{Chart, Corner, Line, LogAxis};
+use super::{FunctionResult, ZERO_BELOW, display_name};
+use crate::lab::plot::{Chart, Corner, Line, LogAxis};
 use crate::{CliError, Result};
 use gpude::device::adaptive::lpsr_size;
 use gpude::{Job, RunResult, Strategy};
