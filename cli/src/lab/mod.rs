@@ -8,6 +8,7 @@ pub(crate) mod bench;
 pub mod bench_cases;
 pub mod castro2012;
 pub mod cec2017_reproduction;
+pub mod markdown;
 pub mod plot;
 pub(crate) mod reproduce;
 pub mod thesis;

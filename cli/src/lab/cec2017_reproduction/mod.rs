@@ -17,8 +17,9 @@
 //!
 //! `options` holds what to run, [`published`] reads the reference folder, `runner` runs
 //! the strategies and compares gpude's jSO with the published one, `curves` keeps the
-//! convergence curves and plots them, `report` writes REPORT.md and runs.json.
+//! convergence curves and plots them, `report` writes REPORT.md and runs.json, `command` holds the flags.
 
+pub mod command;
 mod curves;
 mod options;
 pub mod published;

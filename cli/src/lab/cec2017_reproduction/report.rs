@@ -6,6 +6,7 @@ use super::published;
 use super::runner::{Comparison, PUBLISHED_DIGITS, Reproduction, Summary};
 use super::{ALPHA, CLASSIC_POP, SHOWN, WITHIN, display_name, stem};
 use crate::common;
+use crate::lab::markdown;
 use crate::{CliError, Result};
 use gpude::Strategy;
 use std::fmt::Write as _;
@@ -85,17 +86,6 @@ pub fn summary_line(s: &Summary) -> String {
         s.same,
         s.worse
     )
-}
-
-fn table(rows: &[Vec<String>]) -> String {
-    let mut s = String::new();
-    for (i, r) in rows.iter().enumerate() {
-        let _ = writeln!(s, "| {} |", r.join(" | "));
-        if i == 0 {
-            let _ = writeln!(s, "|{}", " --- |".repeat(r.len()));
-        }
-    }
-    s
 }
 
 /// REPORT.md.
@@ -189,7 +179,7 @@ is put midway between its parent's value and the bound, so that every point stay
             }
             rows.push(row);
         }
-        s.push_str(&table(&rows));
+        s.push_str(&markdown::table(&rows));
         let _ = writeln!(s, "\n{}\n", summary_line(sum));
         convergence(&mut s, r, d);
     }

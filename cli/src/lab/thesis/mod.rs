@@ -12,9 +12,10 @@
 //! [`published`] holds the thesis's figures, `cases` what to rerun, `runner` runs it
 //! ([`reproduce`]) and classifies the failing runs with [`minima`]; [`write`] (`files`)
 //! writes `runs.json`, `histories.json`, one convergence plot per function and
-//! `REPORT.md` (`report`).
+//! `REPORT.md` (`report`); `command` holds the flags.
 
 mod cases;
+pub mod command;
 mod files;
 pub mod minima;
 pub mod published;

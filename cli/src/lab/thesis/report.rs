@@ -10,6 +10,7 @@ use super::files::Plot;
 use super::minima;
 use super::published;
 use super::runner::{CaseResult, Failures, Reproduction};
+use crate::lab::markdown::{header, row};
 use gpude::host::config::variant_name;
 use gpude::{Function, FunctionInfo, ThesisVariant};
 use std::fmt::Write as _;
@@ -57,19 +58,6 @@ fn grouped(n: u64) -> String {
 }
 
 const NONE: &str = "—";
-
-fn row(cells: &[String]) -> String {
-    format!("| {} |\n", cells.join(" | "))
-}
-
-fn header(cells: &[&str]) -> String {
-    let mut s = row(&cells.iter().map(|c| c.to_string()).collect::<Vec<_>>());
-    s.push_str(&row(&cells
-        .iter()
-        .map(|_| "---".to_string())
-        .collect::<Vec<_>>()));
-    s
-}
 
 /// A pair of values as `reported / verified`.
 fn pair(reported: String, verified: String) -> String {
@@ -269,9 +257,7 @@ fn function_section(s: &mut String, r: &Reproduction, e: &published::Experiment,
         head.push(format!("{l}: mean error (ours)"));
         head.push(format!("{l}: median error (ours)"));
     }
-    s.push_str(&header(
-        &head.iter().map(String::as_str).collect::<Vec<_>>(),
-    ));
+    s.push_str(&header(&head));
     for np in o.sizes(e) {
         let cases: Vec<Option<&CaseResult>> = o
             .arithmetics
