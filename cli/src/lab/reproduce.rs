@@ -16,7 +16,7 @@ pub enum What {
     /// The thesis's chapter 5: the variant on Griewank, Rosenbrock, f4 and Ackley at
     /// D = 128, 35 runs per case, and Table 5.6 (original DE against the variant).
     Thesis(Box<thesis::command::Args>),
-    /// Seed 001 (Castro Liera et al. 2012): PSO on 21 islands × 128 particles with ring
+    /// Castro Liera et al. 2012: PSO on 21 islands × 128 particles with ring
     /// migration every 1 % of the generations, and gpude's DE on the same islands, on
     /// Rastrigin, Ackley, Schwefel 1.2 and Weierstrass at D = 30.
     Castro2012(Box<castro2012::command::Args>),

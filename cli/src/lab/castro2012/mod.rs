@@ -1,4 +1,4 @@
-//! `gpude reproduce castro2012`: seed 001's experiment (Castro Liera et al. 2012) —
+//! `gpude reproduce castro2012`: the experiment of Castro Liera et al. 2012 —
 //! PSO on 21 islands (swarms) of 128 particles with ring migration of the best every
 //! 1 % of the generations — rerun beside gpude's DE on the same islands, on Rastrigin,
 //! Ackley, Schwefel 1.2 and Weierstrass at D = 30.
@@ -27,7 +27,7 @@ use std::time::Instant;
 
 /// Runs per case in the quick mode unless given.
 pub const QUICK_RUNS: u32 = 2;
-/// Runs per case of the full mode unless given (the seed ran 1500).
+/// Runs per case of the full mode unless given (the paper ran 1500).
 pub const FULL_RUNS: u32 = 10;
 
 /// What to run.
@@ -52,7 +52,7 @@ impl Options {
         }
     }
 
-    /// The generation limit of a case: the seed's (the 100 % row), ÷ 100 when quick.
+    /// The generation limit of a case: the paper's (the 100 % row), ÷ 100 when quick.
     pub fn g_max(&self, c: &published::Case) -> u32 {
         let g = c.pso[0].generations;
         if self.quick { (g / 100).max(20) } else { g }
@@ -83,7 +83,7 @@ impl Options {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Family {
-    /// Seed 001's PSO.
+    /// The paper's PSO.
     Pso,
     /// gpude's DE (the thesis strategy) on the same islands.
     De,
@@ -204,7 +204,7 @@ pub fn run_case(
     })
 }
 
-/// Every case of the options, in the seed's order, PSO then DE for each function.
+/// Every case of the options, in the paper's order, PSO then DE for each function.
 pub fn cases(o: &Options) -> Vec<(&'static published::Case, Family)> {
     let mut out = Vec::new();
     for c in published::CASES.iter() {

@@ -1,15 +1,16 @@
-//! The seed's published numbers.
+//! The published numbers of Castro Liera et al. 2012 (GA and PSO on a GeForce GTX 460,
+//! one CUDA block per island): tables 1 and 2.
 
 use gpude::Function;
 
-/// Islands (CUDA blocks) and particles per island of the seed's PSO.
+/// Islands (CUDA blocks) and particles per island of the paper's PSO.
 pub const ISLANDS: u32 = 21;
 pub const PARTICLES: u32 = 128;
 pub const DIM: u32 = 30;
-/// Runs ("muestras") per case in the seed.
+/// Runs ("muestras") per case in the paper.
 pub const RUNS: u32 = 1500;
 
-/// One row of the seed's tables: generations, success in %, time in s.
+/// One row of the paper's tables: generations, success in %, time in s.
 #[derive(Clone, Copy, Debug)]
 pub struct Row {
     pub generations: u32,
@@ -21,7 +22,7 @@ pub struct Row {
 #[derive(Clone, Copy, Debug)]
 pub struct Case {
     pub function: Function,
-    /// The seed's search interval (CEC'05).
+    /// The paper's search interval (CEC'05).
     pub domain: (f64, f64),
     /// The largest error counted as a success ("ErrMax").
     pub target: f64,
@@ -39,7 +40,7 @@ const fn row(generations: u32, success_pct: Option<f64>, time_s: f64) -> Row {
     }
 }
 
-/// Tables 1 and 2 of the seed, in its order.
+/// Tables 1 and 2 of the paper, in its order.
 pub const CASES: [Case; 4] = [
     Case {
         function: Function::Ackley,

@@ -18,21 +18,21 @@ fn case_of(f: &str) -> &'static published::Case {
         .expect("every result is one of the cases")
 }
 
-/// The report in Markdown: the table beside the seed's and what differs.
+/// The report in Markdown: the table beside the paper's and what differs.
 pub fn report(o: &Options, results: &[CaseResult], backend: &str, command: &str) -> String {
     let mut s = String::new();
     let (islands, np, dim) = o.sizes();
-    let _ = writeln!(s, "# Seed 001 rerun (Castro Liera et al. 2012)\n");
+    let _ = writeln!(s, "# Castro Liera et al. 2012, rerun with gpude\n");
     let _ = writeln!(s, "Command: `{command}`  ");
     let _ = writeln!(
         s,
-        "Engine: {backend}; {} runs per case (the seed: {}); seed {}; {}; {islands} islands × {np} particles, D = {dim}.{}\n",
+        "Engine: {backend}; {} runs per case (the paper: {}); seed {}; {}; {islands} islands × {np} particles, D = {dim}.{}\n",
         o.runs,
         published::RUNS,
         o.seed,
         o.precision.name(),
         if o.quick {
-            " Quick mode: small sizes and generation limits ÷ 100; the seed's numbers are for its full sizes."
+            " Quick mode: small sizes and generation limits ÷ 100; the paper's numbers are for its full sizes."
         } else {
             ""
         }
@@ -47,14 +47,14 @@ pub fn report(o: &Options, results: &[CaseResult], backend: &str, command: &str)
             "gens to target",
             "time/run",
             "mean error",
-            "seed: gens / success / time",
+            "paper: gens / success / time",
         ]
         .map(String::from)
         .to_vec(),
     ];
     for r in results {
         let c = case_of(r.function);
-        let seed = match r.family {
+        let paper = match r.family {
             Family::Pso => c
                 .pso
                 .iter()
@@ -85,16 +85,16 @@ pub fn report(o: &Options, results: &[CaseResult], backend: &str, command: &str)
                 .map_or("—".into(), |g| format!("{g:.0}")),
             common::duration(std::time::Duration::from_secs_f64(r.mean_seconds)),
             num(r.mean_error),
-            seed,
+            paper,
         ]);
     }
     s.push_str(&markdown::table(&rows));
     let _ = writeln!(
         s,
         "\n\"gens to target\" is the mean generation at which the successful runs reached the target; \
-a run stops there, so \"time/run\" is the time to the target (or to g_max). The seed ran every \
+a run stops there, so \"time/run\" is the time to the target (or to g_max). The paper ran every \
 run for g_max generations and reports the success rate and time at two generation limits. \
-The DE rows are gpude's DE ({} strategy, clip bounds) on the same islands and migration; the seed's \
+The DE rows are gpude's DE ({} strategy, clip bounds) on the same islands and migration; the paper's \
 other algorithm, a GA whose operators it leaves unstated, is shown for reference only.\n",
         strategy_name(Strategy::Thesis)
     );
@@ -102,26 +102,26 @@ other algorithm, a GA whose operators it leaves unstated, is shown for reference
     s
 }
 
-/// What differs from the seed's experiment.
-const DIFFERENCES: &str = "## What differs from the seed\n\n\
-- Hardware: the seed ran CUDA on a GeForce GTX 460 (one block per swarm); this run is gpude's \
+/// What differs from the paper's experiment.
+const DIFFERENCES: &str = "## What differs from the paper\n\n\
+- Hardware: the paper ran CUDA on a GeForce GTX 460 (one block per swarm); this run is gpude's \
 engine named above (the CPU engine: rayon over the cores of the machine). Times are not comparable \
 across the two; the generation counts and success rates are.\n\
-- Runs: the seed ran 1500 runs per case; this report states its own number. With few runs a \
+- Runs: the paper ran 1500 runs per case; this report states its own number. With few runs a \
 success rate of 100 % only bounds the failure rate loosely.\n\
-- Stopping: runs stop at the target; the seed ran the full generation budget.\n\
-- Functions: the seed names the CEC'05 versions (shifted) but prints the unshifted formulas; gpude \
+- Stopping: runs stop at the target; the paper ran the full generation budget.\n\
+- Functions: the paper names the CEC'05 versions (shifted) but prints the unshifted formulas; gpude \
 uses the unshifted forms, optimum at the origin (Weierstrass a = 0.5, b = 3, k_max = 20). Domains \
-are the seed's: Rastrigin [−5, 5], Ackley [−32, 32], Schwefel 1.2 [−100, 100], Weierstrass [−0.5, 0.5].\n\
-- Arithmetic: the precision named above everywhere (the seed stored f32 and evaluated Weierstrass \
+are the paper's: Rastrigin [−5, 5], Ackley [−32, 32], Schwefel 1.2 [−100, 100], Weierstrass [−0.5, 0.5].\n\
+- Arithmetic: the precision named above everywhere (the paper stored f32 and evaluated Weierstrass \
 and Schwefel 1.2 in f64).\n\
-- Choices the seed leaves open: initial velocities uniform in ±½ the domain width; velocities \
+- Choices the paper leaves open: initial velocities uniform in ±½ the domain width; velocities \
 clamped to ± the domain width; positions clipped into the domain; r1, r2 drawn per component; \
 the migrant replaces the receiving swarm's worst personal best (the particle takes the migrant as \
 its position and personal best, keeping its velocity); migration after every 1 % of g_max \
 (at least every generation), ring k ← k + 1; the swarm's best is updated once per generation \
-(synchronous), where the seed's kernel may update it as particles finish.\n\
-- Success thresholds as read from the seed's tables: 2e-6 (Ackley), 1e-6 (Rastrigin, \
+(synchronous), where the paper's kernel may update it as particles finish.\n\
+- Success thresholds as read from the paper's tables: 2e-6 (Ackley), 1e-6 (Rastrigin, \
 Schwefel 1.2), 5.7e-6 (Weierstrass).\n";
 
 fn pct(p: Option<f64>) -> String {
