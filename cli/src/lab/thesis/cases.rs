@@ -33,26 +33,19 @@ pub struct Arithmetic {
 }
 
 impl Arithmetic {
+    /// The arithmetic of `formula` in `precision`.
+    pub const fn new(formula: Formula, precision: Precision) -> Arithmetic {
+        Arithmetic { formula, precision }
+    }
+
     /// The formulas as printed, in f32: what the thesis computed.
-    pub const TEXTBOOK_F32: Arithmetic = Arithmetic {
-        formula: Formula::Textbook,
-        precision: Precision::F32,
-    };
+    pub const TEXTBOOK_F32: Arithmetic = Arithmetic::new(Formula::Textbook, Precision::F32);
     /// The exact formulas in f32.
-    pub const EXACT_F32: Arithmetic = Arithmetic {
-        formula: Formula::Exact,
-        precision: Precision::F32,
-    };
+    pub const EXACT_F32: Arithmetic = Arithmetic::new(Formula::Exact, Precision::F32);
     /// The exact formulas in f64.
-    pub const F64: Arithmetic = Arithmetic {
-        formula: Formula::Exact,
-        precision: Precision::F64,
-    };
+    pub const F64: Arithmetic = Arithmetic::new(Formula::Exact, Precision::F64);
     /// The formulas as printed, in f64.
-    pub const TEXTBOOK_F64: Arithmetic = Arithmetic {
-        formula: Formula::Textbook,
-        precision: Precision::F64,
-    };
+    pub const TEXTBOOK_F64: Arithmetic = Arithmetic::new(Formula::Textbook, Precision::F64);
     /// Every arithmetic with its name.
     pub const NAMED: [(&'static str, Arithmetic); 4] = [
         ("textbook-f32", Arithmetic::TEXTBOOK_F32),
@@ -92,12 +85,10 @@ impl Arithmetic {
                 .join(", ")
                 + ", all"
         };
-        let mut out = Vec::new();
-        for name in list.split(',').map(|n| n.trim().to_ascii_lowercase()) {
-            if name.is_empty() {
-                continue;
-            }
-            let found: Vec<Arithmetic> = match name.as_str() {
+        let allowed = || format!("a comma list of {}", known());
+        comma_list(list, "arithmetic", allowed, |item| {
+            let name = item.to_ascii_lowercase();
+            Ok(match name.as_str() {
                 "all" => Self::NAMED.iter().map(|(_, a)| *a).collect(),
                 "exact-f64" => vec![Arithmetic::F64],
                 n => match Self::NAMED.iter().find(|(k, _)| *k == n) {
@@ -110,21 +101,8 @@ impl Arithmetic {
                         });
                     }
                 },
-            };
-            for a in found {
-                if !out.contains(&a) {
-                    out.push(a);
-                }
-            }
-        }
-        if out.is_empty() {
-            return Err(Error::InvalidParameter {
-                name: "arithmetic",
-                value: format!("{list:?}"),
-                allowed: format!("a comma list of {}", known()),
-            });
-        }
-        Ok(out)
+            })
+        })
     }
 }
 
@@ -210,11 +188,8 @@ impl Options {
                 .collect::<Vec<_>>()
                 .join(", ")
         };
-        let mut out = Vec::new();
-        for name in list.split(',').map(str::trim) {
-            if name.is_empty() {
-                continue;
-            }
+        let allowed = || format!("a comma list of {}", known());
+        comma_list(list, "functions", allowed, |name| {
             let f = FunctionInfo::parse(name)
                 .ok()
                 .map(|i| i.function)
@@ -224,18 +199,8 @@ impl Options {
                     name: name.to_string(),
                     known: known(),
                 })?;
-            if !out.contains(&f) {
-                out.push(f);
-            }
-        }
-        if out.is_empty() {
-            return Err(Error::InvalidParameter {
-                name: "functions",
-                value: format!("{list:?}"),
-                allowed: format!("a comma list of {}", known()),
-            });
-        }
-        Ok(out)
+            Ok(vec![f])
+        })
     }
 
     /// Checks the values.
@@ -347,25 +312,15 @@ impl Options {
     /// Parses a comma list of population sizes (checked against the functions by
     /// [`Options::validate`]).
     pub fn parse_sizes(list: &str) -> Result<Vec<u32>> {
-        let mut out = Vec::new();
-        for item in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        let allowed = || "a comma list of population sizes, such as 2048,4096".to_string();
+        comma_list(list, "sizes", allowed, |item| {
             let np = item.parse::<u32>().map_err(|_| Error::InvalidParameter {
                 name: "sizes",
                 value: format!("{item:?}"),
-                allowed: "a comma list of population sizes, such as 2048,4096".into(),
+                allowed: allowed(),
             })?;
-            if !out.contains(&np) {
-                out.push(np);
-            }
-        }
-        if out.is_empty() {
-            return Err(Error::InvalidParameter {
-                name: "sizes",
-                value: format!("{list:?}"),
-                allowed: "a comma list of population sizes, such as 2048,4096".into(),
-            });
-        }
-        Ok(out)
+            Ok(vec![np])
+        })
     }
 
     /// The generations of an experiment.
@@ -380,39 +335,34 @@ impl Options {
     /// Every case, in order: the thesis variant for each function, size and arithmetic,
     /// then the original DE of Table 5.6 (when asked for) at each function's largest size.
     pub fn cases(&self) -> Vec<Case> {
-        let dim = self.dim();
+        // The cases of one function at one size: one per arithmetic.
+        let each_arithmetic = |e: &'static published::Experiment, np, scheme, variant| {
+            self.arithmetics.iter().map(move |&arithmetic| Case {
+                function: e.function,
+                dim: self.dim(),
+                np,
+                g_max: self.g_max(e),
+                domain: e.domain,
+                arithmetic,
+                scheme,
+                variant,
+            })
+        };
         let mut out = Vec::new();
         for e in self.experiments() {
             for np in self.sizes(e) {
-                for &arithmetic in &self.arithmetics {
-                    out.push(Case {
-                        function: e.function,
-                        dim,
-                        np,
-                        g_max: self.g_max(e),
-                        domain: e.domain,
-                        arithmetic,
-                        scheme: Scheme::Edcp,
-                        variant: self.variant,
-                    });
-                }
+                out.extend(each_arithmetic(e, np, Scheme::Edcp, self.variant));
             }
         }
         if self.table56 {
             for e in self.experiments() {
                 let np = self.table56_np(e);
-                for &arithmetic in &self.arithmetics {
-                    out.push(Case {
-                        function: e.function,
-                        dim,
-                        np,
-                        g_max: self.g_max(e),
-                        domain: e.domain,
-                        arithmetic,
-                        scheme: Scheme::Original,
-                        variant: ThesisVariant::DEFAULT,
-                    });
-                }
+                out.extend(each_arithmetic(
+                    e,
+                    np,
+                    Scheme::Original,
+                    ThesisVariant::DEFAULT,
+                ));
             }
         }
         out
@@ -516,6 +466,33 @@ impl Case {
         }
         e.cases.iter().find(|c| c.np == self.np)
     }
+}
+
+/// Parses the comma list `list` of the parameter `name`: each item (trimmed; empty ones
+/// skipped) gives one or more values through `item`, each value kept once, in the order
+/// given. A list without values is refused, `allowed` saying what it should hold.
+fn comma_list<T: PartialEq>(
+    list: &str,
+    name: &'static str,
+    allowed: impl Fn() -> String,
+    mut item: impl FnMut(&str) -> Result<Vec<T>>,
+) -> Result<Vec<T>> {
+    let mut out = Vec::new();
+    for it in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        for v in item(it)? {
+            if !out.contains(&v) {
+                out.push(v);
+            }
+        }
+    }
+    if out.is_empty() {
+        return Err(Error::InvalidParameter {
+            name,
+            value: format!("{list:?}"),
+            allowed: allowed(),
+        });
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
