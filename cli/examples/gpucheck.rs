@@ -32,13 +32,13 @@ fn main() -> gpude::Result<()> {
             None => gpude::cuda_engine(0, 4).ok(),
         };
         let mut recs = Vec::new();
-        for c in gpude_cli::bench_cases::standard_cases(engine.is_some(), quick) {
+        for c in gpude_cli::lab::bench_cases::standard_cases(engine.is_some(), quick) {
             if only.as_deref().is_some_and(|o| !c.name.contains(o))
                 || (cap != 1 && c.backend == "cpu")
             {
                 continue;
             }
-            let r = gpude_cli::bench_cases::measure(&c, engine.as_ref(), 3)?;
+            let r = gpude_cli::lab::bench_cases::measure(&c, engine.as_ref(), 3)?;
             println!("{}", serde_json::to_string(&r).expect("json"));
             recs.push(r);
         }
@@ -49,7 +49,7 @@ fn main() -> gpude::Result<()> {
                 1 => "default".to_string(),
                 c => c.to_string(),
             },
-            gpude_cli::bench_cases::table(&recs)
+            gpude_cli::lab::bench_cases::table(&recs)
         );
     }
     print!("{tables}");

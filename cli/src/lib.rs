@@ -1,15 +1,12 @@
-//! The `gpude` command line: one module per subcommand, plus the benchmark cases
-//! (`bench_cases`), the thesis reproduction (`thesis`) and the statistics they share.
+//! The `gpude` command line: one module per product subcommand (`run`, `resume`,
+//! `batch`, `eval`, `functions`, `info`) with the option parsing they share (`common`),
+//! the experiments apart in [`lab`] (`reproduce` and `bench`), and the statistics both use
+//! ([`stats`]).
 //!
 //! To add a subcommand, add a variant to [`Command`] holding its argument struct, a
 //! module with a `run(args) -> Result<String>` function, and one arm in [`dispatch`].
 
 mod batch;
-mod bench;
-pub mod bench_cases;
-pub mod castro2012;
-pub mod cec2017;
-pub mod cec2017_plots;
 mod common;
 mod eval;
 mod functions;
@@ -17,13 +14,11 @@ mod info;
 mod input;
 mod interrupt;
 mod islands;
-pub mod minima;
+pub mod lab;
 mod output;
-mod reproduce;
 mod resume;
 mod run;
 pub mod stats;
-pub mod thesis;
 
 use clap::{Parser, Subcommand};
 use std::fmt;
@@ -54,10 +49,10 @@ pub enum Command {
     /// Run a list of jobs from a JSON or TOML file.
     Batch(batch::Args),
     /// Benchmark the engines (thesis variant, Griewank, D = 128); JSON with --json.
-    Bench(bench::Args),
+    Bench(lab::bench::Args),
     /// Rerun a published experiment and report it beside the published numbers
     /// (`reproduce thesis`: the thesis's chapter 5).
-    Reproduce(reproduce::Args),
+    Reproduce(lab::reproduce::Args),
 }
 
 /// Exit code for bad input: flags, values, files.
@@ -174,8 +169,8 @@ pub fn dispatch(command: Command) -> Result<String> {
         Command::Functions(a) => functions::run(a),
         Command::Info(a) => info::run(a),
         Command::Batch(a) => batch::run(a),
-        Command::Bench(a) => bench::run(a),
-        Command::Reproduce(a) => reproduce::run(a),
+        Command::Bench(a) => lab::bench::run(a),
+        Command::Reproduce(a) => lab::reproduce::run(a),
     }
 }
 

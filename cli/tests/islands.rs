@@ -269,7 +269,7 @@ fn castro2012_quick() {
         rows[4]
     );
     assert!(rows[4].contains("GA: 20000 / no success / 46.59 s"));
-    assert!(report.contains("## What differs from the seed"));
+    assert!(report.contains("## What differs from the paper"));
     let runs: Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("runs.json")).unwrap()).unwrap();
     let cases = runs.as_array().unwrap();

@@ -10,13 +10,11 @@
 //! included. The curves are thinned to about [`CURVE_POINTS`] points before they are kept
 //! (and written to runs.json), so a run's history lives only as long as its batch.
 
-use crate::cec2017::{FunctionResult, ZERO_BELOW, display_name};
-use crate::thesis::{COLORS, FONT, PLOT_SIZE, register_font};
+use super::{FunctionResult, ZERO_BELOW, display_name};
+use crate::lab::plot::{Chart, Corner, Line, LogAxis};
 use crate::{CliError, Result};
 use gpude::device::adaptive::lpsr_size;
 use gpude::{Job, RunResult, Strategy};
-use plotters::coord::Shift;
-use plotters::prelude::*;
 use serde::Serialize;
 use std::path::Path;
 
@@ -144,12 +142,6 @@ pub fn stem(dim: u32, function: u32) -> String {
     format!("{PLOTS_DIR}/D{dim}_F{function}")
 }
 
-struct Line {
-    label: &'static str,
-    /// (evaluations, median error), finite only.
-    points: Vec<(f64, f64)>,
-}
-
 /// Writes the plot of every function of `results` into `out/plots` (made if missing):
 /// `D<d>_F<n>.png` and `.svg`.
 pub fn write_all(
@@ -161,7 +153,6 @@ pub fn write_all(
     let dir = out.join(PLOTS_DIR);
     std::fs::create_dir_all(&dir)
         .map_err(|e| CliError::runtime(format!("creating {}: {e}", dir.display())))?;
-    register_font()?;
     for f in results {
         plot(out, f, strategies, runs)?;
     }
@@ -173,7 +164,7 @@ fn plot(out: &Path, f: &FunctionResult, strategies: &[Strategy], runs: u32) -> R
         .iter()
         .filter_map(|&s| f.runs_of(s).map(|r| (s, r)))
         .map(|(s, r)| Line {
-            label: display_name(s),
+            label: display_name(s).into(),
             points: r
                 .curve
                 .evaluations
@@ -182,116 +173,32 @@ fn plot(out: &Path, f: &FunctionResult, strategies: &[Strategy], runs: u32) -> R
                 .filter(|(_, e)| e.is_finite())
                 .map(|(&x, &e)| (x as f64, e))
                 .collect(),
+            band: Vec::new(),
         })
         .collect();
-    // The decades the curves span; the bottom one no lower than 1e-8.
-    let values = || lines.iter().flat_map(|l| l.points.iter().map(|p| p.1));
-    let top = values().fold(ZERO_BELOW, f64::max);
-    let bottom = values().fold(top, f64::min);
-    let lo = (bottom.log10().floor() as i32).max(ZERO_BELOW.log10().round() as i32);
-    let hi = (top.log10().ceil() as i32).max(lo + 1);
-    let title = format!(
-        "F{} {}, D = {}: median error of {runs} runs",
-        f.function, f.title, f.dim
-    );
-    let stem = stem(f.dim, f.function);
-    let budget = f.budget.max(1) as f64;
-    let fail = |what: &str, m: String| CliError::runtime(format!("drawing {what}: {m}"));
-    let png = out.join(format!("{stem}.png"));
-    crate::output::write_with(&png, |tmp| {
-        draw(
-            BitMapBackend::new(tmp, PLOT_SIZE).into_drawing_area(),
-            &title,
-            budget,
-            (lo, hi),
-            &lines,
-        )
-        .map_err(|m| std::io::Error::other(format!("drawing a plot: {m}")))
-    })
-    .map_err(|e| CliError::runtime(format!("writing {}: {e}", png.display())))?;
-    let mut svg_text = String::new();
-    draw(
-        SVGBackend::with_string(&mut svg_text, PLOT_SIZE).into_drawing_area(),
-        &title,
-        budget,
-        (lo, hi),
-        &lines,
-    )
-    .map_err(|m| fail(&format!("{stem}.svg"), m))?;
-    let svg = out.join(format!("{stem}.svg"));
-    crate::output::write(&svg, svg_text.as_bytes())
-        .map_err(|e| CliError::runtime(format!("writing {}: {e}", svg.display())))
-}
-
-fn draw<DB: DrawingBackend>(
-    area: DrawingArea<DB, Shift>,
-    title: &str,
-    budget: f64,
-    (lo, hi): (i32, i32),
-    lines: &[Line],
-) -> std::result::Result<(), String>
-where
-    DB::ErrorType: 'static,
-{
-    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
-    area.fill(&WHITE).map_err(err)?;
-    let step = ((hi - lo + 10) / 11).max(1) as usize;
-    let bold: Vec<f64> = (lo..=hi).step_by(step).map(|e| 10f64.powi(e)).collect();
-    let light: Vec<f64> = (lo..=hi).map(|e| 10f64.powi(e)).collect();
-    let y = (10f64.powi(lo)..10f64.powi(hi))
-        .log_scale()
-        .with_key_points(bold)
-        .with_light_points(light);
-    let mut chart = ChartBuilder::on(&area)
-        .caption(title, (FONT, 20))
-        .margin(16)
-        .x_label_area_size(48)
-        .y_label_area_size(78)
-        .build_cartesian_2d(0f64..budget, y)
-        .map_err(err)?;
-    let y_label = |v: &f64| {
-        let e = v.log10().round() as i32;
-        if 10f64.powi(e) <= ZERO_BELOW {
-            "≤ 1e-8".to_string()
-        } else {
-            format!("1e{e}")
-        }
+    // The decades the curves span; the bottom one no lower than 1e-8, where the errors
+    // below it are drawn.
+    let y = LogAxis::of(lines.iter().flat_map(|l| l.points.iter().map(|p| p.1)))
+        .floored(ZERO_BELOW.log10().round() as i32, "≤ 1e-8");
+    let chart = Chart {
+        title: format!(
+            "F{} {}, D = {}: median error of {runs} runs",
+            f.function, f.title, f.dim
+        ),
+        x_desc: "evaluations",
+        x_max: f.budget as f64,
+        y_desc: "median f(best) − F* (log scale; below 1e-8 drawn at 1e-8)",
+        y,
+        legend: Corner::LowerLeft,
+        lines,
     };
-    let x_label = |v: &f64| format!("{v:.0}");
-    chart
-        .configure_mesh()
-        .x_desc("evaluations")
-        .y_desc("median f(best) − F* (log scale; below 1e-8 drawn at 1e-8)")
-        .x_label_formatter(&x_label)
-        .y_label_formatter(&y_label)
-        .label_style((FONT, 14))
-        .axis_desc_style((FONT, 16))
-        .light_line_style(RGBColor(235, 235, 235))
-        .draw()
-        .map_err(err)?;
-    for (k, line) in lines.iter().enumerate() {
-        let color = COLORS[k % COLORS.len()];
-        chart
-            .draw_series(LineSeries::new(
-                line.points.iter().copied(),
-                color.stroke_width(2),
-            ))
-            .map_err(err)?
-            .label(line.label)
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 24, y)], color.stroke_width(3))
-            });
-    }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::LowerLeft)
-        .background_style(WHITE.mix(0.9))
-        .border_style(BLACK)
-        .label_font((FONT, 14))
-        .draw()
-        .map_err(err)?;
-    area.present().map_err(err)?;
-    Ok(())
+    let stem = stem(f.dim, f.function);
+    let failed =
+        |p: &Path, e: std::io::Error| CliError::runtime(format!("writing {}: {e}", p.display()));
+    let png = out.join(format!("{stem}.png"));
+    chart.png(&png).map_err(|e| failed(&png, e))?;
+    let svg = out.join(format!("{stem}.svg"));
+    chart.svg(&svg).map_err(|e| failed(&svg, e))
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! `gpude bench`: the standard benchmark cases (thesis variant, Griewank, D = 128),
 //! as a table or JSON.
 
-use super::{CliError, Result};
+use crate::{CliError, Result};
 use clap::Args as ClapArgs;
 use serde::Serialize;
 
@@ -47,7 +47,7 @@ struct Report<'a> {
     command: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     ceilings: Option<gpude::Ceilings>,
-    records: &'a [crate::bench_cases::Record],
+    records: &'a [super::bench_cases::Record],
 }
 
 pub fn run(args: Args) -> Result<String> {
@@ -70,7 +70,7 @@ pub fn run(args: Args) -> Result<String> {
             )));
         }
     };
-    let cases: Vec<_> = crate::bench_cases::standard_cases(engine.is_some(), args.quick)
+    let cases: Vec<_> = super::bench_cases::standard_cases(engine.is_some(), args.quick)
         .into_iter()
         .filter(|c| args.only.as_deref().is_none_or(|o| c.name.contains(o)))
         .collect();
@@ -99,7 +99,7 @@ pub fn run(args: Args) -> Result<String> {
         if !args.json {
             eprintln!("bench: {} …", c.name);
         }
-        records.push(crate::bench_cases::measure(
+        records.push(super::bench_cases::measure(
             c,
             engine.as_ref(),
             args.repeats,
@@ -143,6 +143,6 @@ pub fn run(args: Args) -> Result<String> {
                 c.grid_barrier_threads
             );
         }
-        Ok(head + &crate::bench_cases::table(&records))
+        Ok(head + &super::bench_cases::table(&records))
     }
 }

@@ -1,0 +1,19 @@
+//! The experiments: `gpude reproduce` (the thesis's chapter 5, Castro Liera et al. 2012
+//! and the CEC 2017 competition rerun beside their published numbers) and `gpude bench`
+//! (the engines' speed on fixed cases). They use the library as any program would; the
+//! product subcommands (`run`, `resume`, `batch`, `eval`, `functions`, `info`) do not
+//! depend on them.
+//!
+//! `reproduce` hands each experiment to its folder (`thesis`, `castro2012`,
+//! `cec2017_reproduction`), which holds its published numbers, its runs, its report and
+//! its flags (`command`); `bench` measures the cases of `bench_cases`. The experiments'
+//! plots are drawn by `plot` and their Markdown tables by `markdown`.
+
+pub(crate) mod bench;
+pub mod bench_cases;
+pub mod castro2012;
+pub mod cec2017_reproduction;
+pub mod markdown;
+pub mod plot;
+pub(crate) mod reproduce;
+pub mod thesis;
