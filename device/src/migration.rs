@@ -11,7 +11,7 @@
 //!    [`draw_distinct`] at [`EMIGRANT_SLOT`], in draw order) and their rows and values
 //!    are copied out. No island is changed before every island's emigrants are copied.
 //! 2. **Sources.** Island `k` receives from the islands [`source`] names, in that order:
-//!    ring: `k + 1 (mod N)` (seed 001: block `b` receives from block `b + 1`); full:
+//!    ring: `k + 1 (mod N)` (Castro Liera et al.: block `b` receives from block `b + 1`); full:
 //!    `k + 1, k + 2, …, k + N − 1 (mod N)`; random: a random ring — a permutation `σ`
 //!    drawn once per event ([`random_ring`]) with `σ(m)` receiving from `σ(m + 1 mod N)`.
 //!    The incoming list of island `k` is its sources' emigrant lists concatenated in

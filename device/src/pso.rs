@@ -1,4 +1,4 @@
-//! Particle swarm optimization (seed 001's form), one lane's chunk of four components
+//! Particle swarm optimization (the form of Castro Liera et al. 2012), one lane's chunk of four components
 //! at a time, and its random words.
 //!
 //! Every particle keeps a position `x`, a velocity `v` and its personal best `pbest`
@@ -44,7 +44,7 @@ pub const fn r2_slot(q: u32) -> u32 {
     2 * q + 1
 }
 
-/// Seed 001's constants: w = 0.8, c1 = c2 = 1.62.
+/// Castro Liera et al.'s constants: w = 0.8, c1 = c2 = 1.62.
 pub const INERTIA: f64 = 0.8;
 pub const C1: f64 = 1.62;
 pub const C2: f64 = 1.62;
