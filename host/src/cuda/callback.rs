@@ -7,7 +7,7 @@
 //! 1. a launch that writes every individual's trial (mutation, crossover, bounds: the
 //!    kernels' and the CPU engine's arithmetic and draws) into a buffer of `Np` rows;
 //! 2. the rows copied to the host and handed to the callback as `Np × D` values,
-//!    row-major, in f64 (see [`crate::objective`] for the calling convention);
+//!    row-major, in f64 (see [`crate::job::objective`] for the calling convention);
 //! 3. the values, rounded to the run's precision, copied back;
 //! 4. a launch that selects (a trial replaces its parent when it is better, NaN never is)
 //!    and finds the best, as the step kernels do.
@@ -29,12 +29,15 @@
 //! the stop flag as here, but no saves (the saver is not called), as on the CPU engine,
 //! whose checkpoints do not hold an adaptive run's memory and archive.
 
-use super::{CudaEngine, GpuReal, check_objective, cuda_err, kernel_name, push_params};
-use crate::checkpoint::{Checkpoint, Stored};
-use crate::config::Job;
-use crate::cpu::{Control, Flow, Outcome};
+use super::engine::{CudaEngine, cuda_err};
+use super::external::check_objective;
+use super::kernels::{GpuReal, kernel_name};
+use super::launch::push_params;
 use crate::error::{Error, Result};
-use crate::objective::Objective;
+use crate::job::config::Job;
+use crate::job::objective::Objective;
+use crate::run::checkpoint::{Checkpoint, Stored};
+use crate::run::control::{Control, Flow, Outcome};
 use cudarc::driver::{CudaSlice, CudaStream, LaunchConfig};
 use gpude_device::abi::StepParams;
 use gpude_device::lanes::stride;
@@ -43,7 +46,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use super::{STATE_DONE, STATE_GEN};
+use super::grid::{STATE_DONE, STATE_GEN};
 
 /// The rows of a padded buffer (`np` rows of stride `st`) without the padding.
 fn unpadded<T: Copy>(rows: &[T], np: usize, dim: usize, st: usize, out: &mut Vec<T>) {
@@ -61,7 +64,7 @@ struct HostRun<'a, T: GpuReal> {
     cfg: LaunchConfig,
     stream: Arc<CudaStream>,
     params: StepParams<T>,
-    bu: super::GridBuffers<T>,
+    bu: super::grid::GridBuffers<T>,
     /// `fit` of the kernels: the population's values, then the rows' values.
     fit: CudaSlice<T>,
     /// Host copies: the padded rows, the rows unpadded, their values.
@@ -172,7 +175,7 @@ impl CudaEngine {
     /// Runs `job`, whose objective is a host callback, under `control` (see the module
     /// documentation). A failure of the callback is [`Error::Objective`].
     pub(crate) fn callback_run(&self, job: &Job, control: &mut Control) -> Result<Outcome> {
-        crate::adaptive::gpu_check(job)?;
+        crate::cuda::adaptive::gpu_check(job)?;
         job.check()?;
         check_objective(job)?;
         let objective = job.objective();
@@ -190,7 +193,7 @@ impl CudaEngine {
         r
     }
 
-    fn callback_drive<T: GpuReal + Stored>(
+    pub(super) fn callback_drive<T: GpuReal + Stored>(
         &self,
         job: &Job,
         control: &mut Control,
@@ -210,7 +213,7 @@ impl CudaEngine {
             .alloc_zeros::<T>(2 * np)
             .map_err(cuda_err(format!("{name}: allocating")))?;
         let mut params = bu.step_params(job, &stream);
-        params.fit = super::dev(&fit, &stream);
+        params.fit = super::launch::dev(&fit, &stream);
         let mut run = HostRun {
             job,
             name,
@@ -270,7 +273,7 @@ impl CudaEngine {
 /// The outcome of a run that ended with `checkpoint`, as the CUDA engine reports it.
 fn outcome(checkpoint: Checkpoint) -> Outcome {
     Outcome {
-        result: crate::cuda_control::result_of(&checkpoint),
+        result: super::state::result_of(&checkpoint),
         checkpoint,
     }
 }
@@ -322,7 +325,8 @@ mod tests {
         }
         // A PTX objective is not a host callback: it runs in the external family.
         let e = gpude_expr::Expr::parse("sum(x^2)").unwrap();
-        let code = crate::ptx_objective::PtxCode::parse(e.ptx(gpude_expr::Precision::F32)).unwrap();
+        let code =
+            crate::job::ptx_objective::PtxCode::parse(e.ptx(gpude_expr::Precision::F32)).unwrap();
         let ptx = Objective::ptx("sq", None, code).unwrap();
         assert!(!ptx.is_host_callback() && o.is_host_callback());
         let pj = Job::builder_for(ptx, 5)

@@ -4,7 +4,9 @@
 //! barrier of the whole-GPU kernels. docs/PERFORMANCE.md puts them beside each benchmark
 //! case's floor.
 
-use super::{CudaEngine, GpuReal, cuda_err, dev, push_params};
+use super::engine::{CudaEngine, cuda_err};
+use super::kernels::GpuReal;
+use super::launch::{dev, push_params};
 use crate::error::Error;
 use crate::error::Result;
 use cudarc::driver::{CudaStream, LaunchConfig};
@@ -97,7 +99,7 @@ impl CudaEngine {
     /// multiprocessor, timed at two barrier counts (the difference drops the launch and
     /// the clearing of the barrier word), with the launch's shape. Every block must
     /// report every barrier passed.
-    fn barrier_time(&self) -> Result<(f64, u32, u32)> {
+    pub(super) fn barrier_time(&self) -> Result<(f64, u32, u32)> {
         let name = "ceiling_barrier_f32";
         let func = self.function(name)?;
         let stream = self.first_stream();
@@ -156,7 +158,7 @@ impl CudaEngine {
 
     /// FMAs per second of the `ceiling_fma_*` kernel over a grid of 8 blocks of 256
     /// threads per SM, timed at two iteration counts (the difference drops the launch).
-    fn fma_rate<T: GpuReal>(&self) -> Result<f64> {
+    pub(super) fn fma_rate<T: GpuReal>(&self) -> Result<f64> {
         let name = format!("ceiling_fma_{}", T::NAME);
         let func = self.function(&name)?;
         let stream = self.first_stream();

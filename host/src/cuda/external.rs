@@ -19,12 +19,13 @@
 //! The kernels take the same arguments as the built-in ones: the launch code is shared,
 //! and only the function differs.
 
-use super::{CudaEngine, GpuReal, cuda_err, register_cap};
-use crate::config::Job;
-use crate::config::Precision;
+use super::engine::{CudaEngine, cuda_err};
+use super::kernels::{GpuReal, register_cap};
 use crate::error::{Error, Result};
-use crate::objective::Objective;
-use crate::ptx_objective::{symbol as ptx_symbol, with_separable_b};
+use crate::job::config::Job;
+use crate::job::config::Precision;
+use crate::job::objective::Objective;
+use crate::job::ptx_objective::{symbol as ptx_symbol, with_separable_b};
 use cudarc::driver::sys::{self, CUjit_option, CUjitInputType};
 use cudarc::driver::{CudaFunction, LaunchConfig, PushKernelArg};
 use gpude_device::Real;
@@ -69,7 +70,7 @@ pub fn check_objective(job: &Job) -> Result<()> {
     let what = match job.objective() {
         Objective::Builtin(_) | Objective::Expr(_) => return Ok(()),
         Objective::Cec2017(_) => {
-            let name = crate::config::strategy_name(job.strategy());
+            let name = crate::job::config::strategy_name(job.strategy());
             return Err(Error::invalid(
                 "layout",
                 name,
@@ -182,7 +183,12 @@ impl CudaEngine {
 
     /// Entry `entry` of `modules` linked with the expression maths, loaded; cached under
     /// (`entry`, `key`).
-    fn linked(&self, entry: &str, key: &str, modules: &[(&str, &str)]) -> Result<CudaFunction> {
+    pub(super) fn linked(
+        &self,
+        entry: &str,
+        key: &str,
+        modules: &[(&str, &str)],
+    ) -> Result<CudaFunction> {
         let cache_key = format!("{entry}\n{key}");
         let mut cache = self.functions.lock().expect("function cache lock");
         if let Some((_, f)) = cache.get(&cache_key) {
@@ -286,7 +292,7 @@ impl Drop for LinkState {
 }
 
 /// Kernel `name`'s PTX with the objective's functions it calls copied in at each call
-/// ([`crate::ptx_inline`]): the separable terms, or the whole-vector objective; then the
+/// ([`super::ptx_inline`]): the separable terms, or the whole-vector objective; then the
 /// expression maths those call. What cannot be inlined stays a call, which the link
 /// resolves. `GPUDE_INLINE=0` keeps every call (for comparisons).
 pub(crate) fn inlined(name: &str, kernel: &str, objective: &str, maths: &str) -> String {
@@ -300,12 +306,12 @@ pub(crate) fn inlined(name: &str, kernel: &str, objective: &str, maths: &str) ->
     };
     let mut names = separable_symbols(p).to_vec();
     names.push(objective_symbol(p));
-    let (k, _) = crate::ptx_inline::inline_calls(kernel, objective, &names);
+    let (k, _) = super::ptx_inline::inline_calls(kernel, objective, &names);
     let maths_names: Vec<&str> = gpude_device::expr_maths::SYMBOLS
         .iter()
         .map(|(n, _)| *n)
         .collect();
-    crate::ptx_inline::inline_calls_tagged(&k, maths, &maths_names, "m").0
+    super::ptx_inline::inline_calls_tagged(&k, maths, &maths_names, "m").0
 }
 
 /// Links PTX `modules` (name, text) into a cubin with the driver's JIT linker for the
@@ -437,7 +443,7 @@ mod tests {
     #[test]
     fn a_ptx_objective_runs_in_the_precisions_its_module_defines() {
         let e = gpude_expr::Expr::parse("sum(x^2)").unwrap();
-        let code = crate::ptx_objective::PtxCode::parse(e.ptx(ExprPrecision::F32)).unwrap();
+        let code = crate::job::ptx_objective::PtxCode::parse(e.ptx(ExprPrecision::F32)).unwrap();
         let o = Objective::ptx("sq", Some(0.0), code).unwrap();
         let job = |p| {
             Job::builder_for(o.clone(), 4)
@@ -472,7 +478,10 @@ mod tests {
             .unwrap();
         assert!(check_objective(&varied).is_ok());
         assert_eq!(
-            crate::cuda::kernel_name::<f32>(gpude_device::registry::Layout::Batch, &varied),
+            crate::cuda::kernels::kernel_name::<f32>(
+                gpude_device::registry::Layout::Batch,
+                &varied
+            ),
             "de_batch_f32_external_thesis_variant"
         );
     }

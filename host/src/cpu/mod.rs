@@ -6,58 +6,27 @@
 //! the run, a stop flag polled at every generation boundary, and checkpoints on the way;
 //! a run resumed from a [`Checkpoint`] gives the same bits as one that never stopped.
 
-pub use crate::checkpoint::{Checkpoint, State, Stored};
-use crate::config::{Job, Precision};
-use crate::error::{Error, Result};
-use crate::result::RunResult;
+pub mod adaptive;
+pub mod islands;
+pub mod pso;
+pub mod split;
+
+use crate::error::Result;
+use crate::job::config::{Job, Precision};
+// The run-control types and the host's memory, where callers of this engine found them.
+use crate::job::objective::evaluate_fast;
+pub use crate::run::checkpoint::{Checkpoint, State, Stored};
+pub use crate::run::control::{Control, Flow, Observer, Outcome, Saver};
+pub use crate::run::memory::{available_memory, check_memory};
+use crate::run::result::RunResult;
 use gpude_device::de::{TrialParams, accepts, block, init_chunk, subsequence};
 use gpude_device::functions::lane_consts;
-use gpude_device::lanes::{evaluate, evaluate_with};
+use gpude_device::lanes::evaluate_with;
 use gpude_device::philox::{block_words, key_of};
 use gpude_device::{Formula, Function, Real};
 use rayon::prelude::*;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
-
-/// What an observer decides after a generation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[must_use]
-pub enum Flow {
-    /// Go on.
-    Continue,
-    /// Stop the run here: it ends with [`crate::Termination::Stopped`] and its state so
-    /// far (unless it had ended anyway).
-    Stop,
-}
-
-/// Something that watches a run: called after the initialisation (generation 0, or the
-/// generation a resumed run starts from) and after every generation with the best value
-/// so far; [`Flow::Stop`] ends the run at that generation.
-pub type Observer<'a> = &'a (dyn Fn(u32, f64) -> Flow + Sync);
-
-/// Receives the run's state every [`Control::every`] generations; [`Flow::Stop`] ends
-/// the run there.
-pub type Saver<'a> = &'a mut dyn FnMut(&Checkpoint) -> Flow;
-
-/// How a run is watched, stopped and saved on the way. `Control::default()` does none
-/// of it.
-#[derive(Default)]
-pub struct Control<'a> {
-    pub observer: Option<Observer<'a>>,
-    /// Polled before every generation: once set, the run stops there.
-    pub stop: Option<&'a AtomicBool>,
-    /// Give `save` the state every this many generations (0: never). The state after
-    /// the last generation is in the [`Outcome`], not given to `save`.
-    pub every: u32,
-    pub save: Option<Saver<'a>>,
-}
-
-/// How a run ended: its result and its final state (from which it can go on).
-#[derive(Clone, Debug)]
-pub struct Outcome {
-    pub result: RunResult,
-    pub checkpoint: Checkpoint,
-}
 
 /// A population in one precision, row-major (`x[i·D + j]`).
 #[derive(Clone, Debug)]
@@ -78,7 +47,7 @@ impl<T: Real> Population<T> {
     }
     /// Index of the best individual (lowest value, then lowest index).
     pub fn best(&self) -> usize {
-        crate::checkpoint::best_index(&self.fit)
+        crate::run::checkpoint::best_index(&self.fit)
     }
     /// The population of `job` with these rows and values (from a checkpoint).
     pub fn from_parts(job: &Job, x: Vec<T>, fit: Vec<T>) -> Population<T> {
@@ -321,22 +290,6 @@ fn trial_fast<T: Real>(
     gpude_device::builtin_functions!(go)
 }
 
-/// [`evaluate`] with hardware FMA when there is one (see [`trial_fast`]).
-pub(crate) fn evaluate_fast<T: Real>(f: Function, formula: Formula, x: &[T]) -> T {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("fma") {
-        // SAFETY: the processor has FMA (checked just above).
-        return unsafe { evaluate_fma(f, formula, x) };
-    }
-    evaluate(f, formula, x)
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "fma")]
-fn evaluate_fma<T: Real>(f: Function, formula: Formula, x: &[T]) -> T {
-    evaluate(f, formula, x)
-}
-
 /// One synchronous generation: every trial from the current population, then greedy
 /// selection. Returns the new best index.
 pub fn generation<T: Real>(
@@ -399,7 +352,7 @@ pub fn run<T: Stored>(job: &Job, observer: Option<Observer>) -> Result<RunResult
 
 fn run_checked<T: Stored>(job: &Job, observer: Option<Observer>) -> RunResult {
     if job.adaptive().is_some() {
-        return crate::adaptive::run::<T>(job, observer);
+        return adaptive::run::<T>(job, observer);
     }
     let mut control = Control {
         observer,
@@ -453,45 +406,6 @@ fn result_bytes(job: &Job) -> u64 {
     8 * (job.dim() as u64 + hist)
 }
 
-/// Refuses `needed` bytes when they exceed what the host has available (less a
-/// sixteenth kept for everything else). When the available memory cannot be read, the
-/// check passes.
-pub fn check_memory(needed: u64) -> Result<()> {
-    match available_memory() {
-        Some(free) if needed > free - free / 16 => Err(Error::OutOfMemory {
-            memory: "host",
-            needed,
-            free,
-        }),
-        _ => Ok(()),
-    }
-}
-
-/// The host memory available to this process: the system's available memory, bounded
-/// by the control group's limit when there is one (Linux); `None` elsewhere.
-pub fn available_memory() -> Option<u64> {
-    let meminfo = std::fs::read_to_string("/proc/meminfo").ok();
-    let system = meminfo.as_deref().and_then(|m| {
-        m.lines()
-            .find_map(|l| l.strip_prefix("MemAvailable:"))
-            .and_then(|v| v.trim().strip_suffix("kB"))
-            .and_then(|v| v.trim().parse::<u64>().ok())
-            .map(|kb| kb.saturating_mul(1024))
-    });
-    let read = |p: &str| {
-        std::fs::read_to_string(p)
-            .ok()
-            .and_then(|v| v.trim().parse::<u64>().ok())
-    };
-    // cgroup v2: `memory.max` is `max` when unlimited (then it does not parse).
-    let group = read("/sys/fs/cgroup/memory.max")
-        .map(|max| max.saturating_sub(read("/sys/fs/cgroup/memory.current").unwrap_or(0)));
-    match (system, group) {
-        (Some(a), Some(b)) => Some(a.min(b)),
-        (a, b) => a.or(b),
-    }
-}
-
 /// [`run_controlled`], with a callback objective's failure as an error.
 pub fn try_run_controlled(job: &Job, control: &mut Control) -> Result<Outcome> {
     job.objective().reset_failure();
@@ -506,8 +420,8 @@ pub fn try_run_controlled(job: &Job, control: &mut Control) -> Result<Outcome> {
 pub fn run_controlled(job: &Job, control: &mut Control) -> Outcome {
     if job.adaptive().is_some() {
         return match job.precision() {
-            Precision::F32 => crate::adaptive::run_controlled::<f32>(job, control),
-            Precision::F64 => crate::adaptive::run_controlled::<f64>(job, control),
+            Precision::F32 => adaptive::run_controlled::<f32>(job, control),
+            Precision::F64 => adaptive::run_controlled::<f64>(job, control),
         };
     }
     match job.precision() {
@@ -521,7 +435,7 @@ pub fn run_controlled(job: &Job, control: &mut Control) -> Outcome {
 /// never stopped. A checkpoint whose parts disagree is an error.
 pub fn resume(from: Checkpoint, control: &mut Control) -> Result<Outcome> {
     from.check()?;
-    crate::checkpoint::savable(&from.job)?;
+    crate::run::checkpoint::savable(&from.job)?;
     let objective = from.job.objective().clone();
     objective.reset_failure();
     let o = match from.job.precision() {

@@ -29,13 +29,13 @@
 //! wrong; the run does not crash and the error is returned by the engine's entry points
 //! ([`crate::cpu::run`], [`crate::Solver::run`], …).
 
-use crate::cec2017::{DataSource, FunctionData, FunctionId};
 use crate::error::{Error, Result};
-use crate::problem::FunctionInfo;
-use crate::ptx_objective::PtxCode;
-use gpude_device::lanes::evaluate_of;
+use crate::job::cec2017::{DataSource, FunctionData, FunctionId};
+use crate::job::problem::FunctionInfo;
+use crate::job::ptx_objective::PtxCode;
+use gpude_device::lanes::{evaluate, evaluate_of};
 use gpude_device::separable::{SepFlags, SepLanes, Separable};
-use gpude_device::{Function, Real};
+use gpude_device::{Formula, Function, Real};
 use gpude_expr::{Expr, Precision as ExprPrecision};
 use rayon::prelude::*;
 use std::fmt;
@@ -389,7 +389,7 @@ impl Objective {
         })))
     }
 
-    /// An objective compiled to PTX (see [`crate::ptx_objective`]), for the GPU only: the
+    /// An objective compiled to PTX (see [`crate::job::ptx_objective`]), for the GPU only: the
     /// CPU engine refuses it when it first evaluates it, and a result's verified error is
     /// the search's own (nothing on the CPU can evaluate it again).
     pub fn ptx(name: impl Into<String>, min: Option<f64>, code: PtxCode) -> Result<Objective> {
@@ -410,7 +410,7 @@ impl Objective {
     }
 
     /// An objective compiled to PTX that defines its separable form (see
-    /// [`crate::ptx_objective`]) with the same form for the CPU `sep`: the CPU engine
+    /// [`crate::job::ptx_objective`]) with the same form for the CPU `sep`: the CPU engine
     /// evaluates `sep` in the order of the GPU's lanes, and so gives the GPU's bits. The
     /// module may define the whole-vector objective too; the engines prefer the
     /// separable form. The flags of `sep` must be the module's in each precision the
@@ -627,7 +627,7 @@ impl Objective {
             Objective::Builtin(f) => {
                 xs.par_chunks(dim)
                     .zip(out.par_iter_mut())
-                    .for_each(|(x, o)| *o = crate::cpu::evaluate_fast(*f, formula, x));
+                    .for_each(|(x, o)| *o = evaluate_fast(*f, formula, x));
             }
             Objective::Expr(e) if e.separable.is_some() => {
                 if let Some(s) = &e.separable {
@@ -733,4 +733,21 @@ impl Objective {
         }
         Ok(())
     }
+}
+/// [`evaluate`] with hardware FMA when there is one: the device maths use fused
+/// multiply-adds, which round correctly with or without the instruction, so the bits
+/// are the same (the CPU engine's trials are compiled the same way).
+pub(crate) fn evaluate_fast<T: Real>(f: Function, formula: Formula, x: &[T]) -> T {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("fma") {
+        // SAFETY: the processor has FMA (checked just above).
+        return unsafe { evaluate_fma(f, formula, x) };
+    }
+    evaluate(f, formula, x)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "fma")]
+fn evaluate_fma<T: Real>(f: Function, formula: Formula, x: &[T]) -> T {
+    evaluate(f, formula, x)
 }

@@ -179,6 +179,17 @@ pub fn verify(job: &crate::Job, best_x: &DVector<f64>, error: f64) -> (f64, bool
     (v, disagree)
 }
 
+/// Why a run on the GPU ended: the job's own reason when it reached its limit or
+/// target, else [`Termination::Stopped`].
+pub fn ending(job: &crate::Job, generations: u32, best_f: f64) -> Termination {
+    let reached = job.target_value().is_some_and(|t| best_f <= t);
+    if generations >= job.generations() || reached {
+        termination(job, generations, best_f)
+    } else {
+        Termination::Stopped
+    }
+}
+
 /// Why a run that ended stopped, from how many generations it ran and its best value
 /// ([`RunResult::ended`] turns a best that is not finite into
 /// [`Termination::NonFinite`]).
@@ -189,5 +200,24 @@ pub(crate) fn termination(job: &crate::Job, generations: u32, best_f: f64) -> Te
             Termination::MaxEvaluations
         }
         _ => Termination::MaxGenerations,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::job::config::Job;
+
+    #[test]
+    fn a_run_short_of_its_limit_and_target_was_stopped() {
+        let job = Job::builder(gpude_device::Function::Sphere, 4)
+            .pop(8)
+            .generations(50)
+            .target(1e-3)
+            .build()
+            .unwrap();
+        assert_eq!(ending(&job, 20, 1.0), Termination::Stopped);
+        assert_eq!(ending(&job, 50, 1.0), Termination::MaxGenerations);
+        assert_eq!(ending(&job, 20, 1e-4), Termination::TargetReached);
     }
 }

@@ -1,7 +1,7 @@
 //! Problems: an objective function, a dimension and the initial domain.
 
 use crate::error::{Error, Result, num};
-use crate::objective::Objective;
+use crate::job::objective::Objective;
 use gpude_device::{Function, Real};
 use std::fmt;
 use std::sync::Arc;

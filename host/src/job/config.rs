@@ -1,40 +1,14 @@
 //! A job: the problem, the strategy and its settings, the stopping rules and the seed.
 
 use crate::error::{Error, Result, num};
-use crate::objective::Objective;
-use crate::problem::{FunctionInfo, MAX_DIM, Problem, check_dim_of};
+// The precision, where callers found it before it had a file of its own.
+use crate::job::objective::Objective;
+pub use crate::job::precision::Precision;
+use crate::job::problem::{FunctionInfo, MAX_DIM, Problem, check_dim_of};
 use gpude_device::variant::{
     GenerationCount, IndexDraw, LambdaDraw, LambdaRange, MutationForm, ThesisVariant,
 };
 use gpude_device::{BoundPolicy, Crossover, Formula, Function, Strategy};
-
-/// The arithmetic a run uses on every backend.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
-pub enum Precision {
-    #[default]
-    F32,
-    F64,
-}
-
-impl Precision {
-    pub fn name(self) -> &'static str {
-        match self {
-            Precision::F32 => "f32",
-            Precision::F64 => "f64",
-        }
-    }
-    pub fn parse(s: &str) -> Result<Self> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "f32" | "single" | "float" => Ok(Precision::F32),
-            "f64" | "double" => Ok(Precision::F64),
-            _ => Err(Error::UnknownName {
-                kind: "precision",
-                name: crate::error::clip(s),
-                known: "f32, f64".into(),
-            }),
-        }
-    }
-}
 
 /// Names of strategies, crossovers and bound policies, in one table each.
 pub const STRATEGIES: [(&str, Strategy); 11] = [
@@ -161,7 +135,7 @@ pub struct Job {
     precision: Precision,
     formula: Formula,
     history: bool,
-    adaptive: Option<crate::adaptive::Adaptive>,
+    adaptive: Option<crate::job::adaptive::Adaptive>,
     thesis_variant: ThesisVariant,
 }
 
@@ -328,7 +302,7 @@ impl Job {
     }
 
     /// The settings of an adaptive strategy (`None` for the classic ones).
-    pub fn adaptive(&self) -> Option<&crate::adaptive::Adaptive> {
+    pub fn adaptive(&self) -> Option<&crate::job::adaptive::Adaptive> {
         self.adaptive.as_ref()
     }
 
@@ -563,7 +537,7 @@ pub struct JobBuilder {
     precision: Precision,
     formula: Formula,
     history: bool,
-    pub(crate) adaptive: crate::adaptive::AdaptiveOptions,
+    pub(crate) adaptive: crate::job::adaptive::AdaptiveOptions,
     thesis_variant: ThesisVariant,
 }
 
@@ -672,7 +646,7 @@ impl JobBuilder {
             _ => match &self.objective {
                 Objective::Builtin(f) => Problem::new(*f, self.dim)?,
                 Objective::Cec2017(_) => {
-                    let (lo, hi) = (-crate::cec2017::BOUND, crate::cec2017::BOUND);
+                    let (lo, hi) = (-crate::job::cec2017::BOUND, crate::job::cec2017::BOUND);
                     let d = self.dim as usize;
                     Problem::of_objective(self.objective, vec![lo; d], vec![hi; d])?
                 }
@@ -690,7 +664,7 @@ impl JobBuilder {
         };
         let dim = problem.dim();
         let pop = self.pop.unwrap_or_else(|| {
-            crate::adaptive::default_pop(self.strategy, dim)
+            crate::job::adaptive::default_pop(self.strategy, dim)
                 .unwrap_or_else(|| (10 * dim).clamp(32, 1 << 16))
         });
         check_pop(self.strategy, pop)?;
@@ -710,7 +684,7 @@ impl JobBuilder {
                 from_evals = true;
             }
         }
-        let adaptive = crate::adaptive::settle(
+        let adaptive = crate::job::adaptive::settle(
             self.strategy,
             self.crossover,
             &self.adaptive,

@@ -48,11 +48,12 @@
 //! halo), the slice's domain and per-chunk constants, and `Np` values, totals and
 //! partial sums: see [`slice_bytes`] and docs/SCALING.md.
 
-use crate::checkpoint::best_index;
-use crate::config::{Job, Precision};
-use crate::cpu::{Observer, check_memory};
 use crate::error::{Error, Result};
-use crate::result::{Ending, RunResult, termination};
+use crate::job::config::{Job, Precision};
+use crate::run::checkpoint::best_index;
+use crate::run::control::Observer;
+use crate::run::memory::check_memory;
+use crate::run::result::{Ending, RunResult, termination};
 use gpude_device::de::{
     COMPONENT_SLOT, Crossover, RESAMPLE_SLOT, TrialParams, accepts, block, first_exceeding,
     init_chunk, run_length, subsequence, trial_chunk,
@@ -562,7 +563,7 @@ pub fn run<T: Real>(job: &Job, slices: u32) -> Result<RunResult> {
 }
 
 /// [`run`] with an observer (called after the initialisation and every generation;
-/// [`crate::cpu::Flow::Stop`] ends the run there).
+/// [`crate::run::control::Flow::Stop`] ends the run there).
 pub fn run_observed<T: Real>(
     job: &Job,
     slices: u32,
@@ -585,8 +586,8 @@ pub fn run_observed<T: Real>(
     let mut history = job.history().then(|| vec![split.best_value().to_f64()]);
     let target = job.target_value();
     let reached = |f: T| target.is_some_and(|t| f.to_f64() <= t);
-    let mut stopped =
-        observer.is_some_and(|o| o(0, split.best_value().to_f64()) == crate::cpu::Flow::Stop);
+    let mut stopped = observer
+        .is_some_and(|o| o(0, split.best_value().to_f64()) == crate::run::control::Flow::Stop);
     while !stopped && split.generation < job.generations() && !reached(split.best_value()) {
         split.step();
         let bf = split.best_value().to_f64();
@@ -594,7 +595,7 @@ pub fn run_observed<T: Real>(
             h.push(bf);
         }
         if let Some(o) = observer {
-            stopped = o(split.generation, bf) == crate::cpu::Flow::Stop;
+            stopped = o(split.generation, bf) == crate::run::control::Flow::Stop;
         }
     }
     let best = split.slices[0].best;
