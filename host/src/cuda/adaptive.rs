@@ -19,7 +19,7 @@
 use super::batch::compatible;
 use super::engine::{CudaEngine, FinalPopulation, Mode, cuda_err};
 use super::external::check_objective;
-use super::kernels::{GpuReal, precision_of};
+use super::kernels::{GpuReal, Kernel};
 use super::launch::{dev, dev_opt, push_params};
 use crate::job::config::strategy_name;
 
@@ -36,9 +36,7 @@ use gpude_device::abi::{
 };
 use gpude_device::adaptive::archive_capacity;
 use gpude_device::cec2017::scratch_len;
-use gpude_device::registry::{
-    AdaptiveKey, CEC2017, EXTERNAL, HOST, KERNEL_NAME_MAX, KernelPrecision, Layout, SEPARABLE,
-};
+use gpude_device::registry::{AdaptiveKey, CEC2017, EXTERNAL, HOST, Layout, SEPARABLE};
 use nalgebra::DVector;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -97,7 +95,7 @@ const MAX_THREADS: u32 = 256;
 /// built-in function's, the CEC 2017 functions', a host callback's (batch only), or
 /// for an objective linked in, the separable one's when it has that form in `T`, the
 /// whole-vector one's otherwise (as the classic families choose).
-pub(crate) fn kernel_name<T: GpuReal>(job: &Job, layout: Layout) -> String {
+pub(crate) fn adaptive_kernel<T: GpuReal>(job: &Job, layout: Layout) -> Kernel {
     let o = job.objective();
     let key = AdaptiveKey {
         layout,
@@ -105,17 +103,12 @@ pub(crate) fn kernel_name<T: GpuReal>(job: &Job, layout: Layout) -> String {
             Some(f) => f.key(),
             None if o.as_cec2017().is_some() => CEC2017,
             None if o.is_host_callback() => HOST,
-            None if o.separable_flags(precision_of::<T>()).is_some() => SEPARABLE,
+            None if o.separable_flags(T::PRECISION).is_some() => SEPARABLE,
             None => EXTERNAL,
         },
-        precision: if T::NAME == "f32" {
-            KernelPrecision::F32
-        } else {
-            KernelPrecision::F64
-        },
+        precision: T::KERNEL,
     };
-    let mut buf = [0u8; KERNEL_NAME_MAX];
-    key.name_into(&mut buf).to_string()
+    Kernel::Adaptive(key)
 }
 
 /// A launch of the adaptive kernel: its buffers (those read back named, the others
@@ -310,14 +303,15 @@ impl CudaEngine {
         } else {
             0
         };
-        let name = kernel_name::<T>(job, layout);
+        let kernel = adaptive_kernel::<T>(job, layout);
+        let name = kernel.name();
         let o = job.objective();
         let func: CudaFunction =
             if job.builtin().is_some() || o.as_cec2017().is_some() || o.is_host_callback() {
-                self.function(&name)?
+                self.function(kernel)?
             } else {
                 // Linked with the job's objective (the classic families' link).
-                self.job_function::<T>(&name, job)?
+                self.job_function::<T>(kernel, job)?
             };
         let threads = self
             .max_threads(&func, &name)?

@@ -2,7 +2,7 @@
 //! compatible jobs (equal but for seed and stream) share a launch.
 
 use super::engine::{CudaEngine, FinalPopulation, cuda_err};
-use super::kernels::{GpuReal, kernel_name};
+use super::kernels::{GpuReal, de_kernel};
 use super::launch::{dev, dev_opt, padded, push_params, run_params};
 use super::state::{Controlled, check_download, gather, gather_state};
 use crate::error::Result;
@@ -71,8 +71,9 @@ impl CudaEngine {
                 } else {
                     Layout::Batch
                 };
-                let name = kernel_name::<T>(layout, job);
-                let func = self.job_function::<T>(&name, job)?;
+                let kernel = de_kernel::<T>(layout, job);
+                let name = kernel.name();
+                let func = self.job_function::<T>(kernel, job)?;
                 let g = group_width(dim);
                 let threads = self
                     .max_threads(&func, &name)?

@@ -31,7 +31,7 @@
 
 use super::engine::{CudaEngine, cuda_err};
 use super::external::check_objective;
-use super::kernels::{GpuReal, kernel_name};
+use super::kernels::{GpuReal, de_kernel};
 use super::launch::push_params;
 use crate::error::{Error, Result};
 use crate::job::config::Job;
@@ -201,8 +201,9 @@ impl CudaEngine {
         let start = Instant::now();
         let (np, dim) = (job.pop() as usize, job.dim());
         let st = stride(dim) as usize;
-        let name = kernel_name::<T>(Layout::Step, job);
-        let func = self.function(&name)?;
+        let kernel = de_kernel::<T>(Layout::Step, job);
+        let name = kernel.name();
+        let func = self.function(kernel)?;
         let (threads, nblocks) = self.grid_shape(&func, &name, np, dim, false)?;
         let stream = self.streams[0].clone();
         let t = std::mem::size_of::<T>() as u64;
@@ -293,7 +294,7 @@ mod tests {
         let thesis = base().build().unwrap();
         assert_eq!(thesis.strategy(), Strategy::Thesis);
         assert_eq!(
-            kernel_name::<f32>(Layout::Step, &thesis),
+            de_kernel::<f32>(Layout::Step, &thesis).name(),
             "de_step_f32_host_thesis"
         );
         let classic = base()
@@ -302,7 +303,7 @@ mod tests {
             .build()
             .unwrap();
         assert_eq!(
-            kernel_name::<f64>(Layout::Step, &classic),
+            de_kernel::<f64>(Layout::Step, &classic).name(),
             "de_step_f64_host"
         );
         let v = (1..64)
@@ -311,7 +312,7 @@ mod tests {
             .unwrap();
         let varied = base().thesis_variant(v).build().unwrap();
         assert_eq!(
-            kernel_name::<f64>(Layout::Step, &varied),
+            de_kernel::<f64>(Layout::Step, &varied).name(),
             "de_step_f64_host_thesis_variant"
         );
         // Every name is one the registry lists (the build checks the PTX defines it).
@@ -321,7 +322,7 @@ mod tests {
             names.push(k.name_into(&mut buf).to_string());
         });
         for j in [&thesis, &classic, &varied] {
-            assert!(names.contains(&kernel_name::<f32>(Layout::Step, j)));
+            assert!(names.contains(&de_kernel::<f32>(Layout::Step, j).name()));
         }
         // A PTX objective is not a host callback: it runs in the external family.
         let e = gpude_expr::Expr::parse("sum(x^2)").unwrap();
@@ -335,7 +336,7 @@ mod tests {
             .build()
             .unwrap();
         assert_eq!(
-            kernel_name::<f32>(Layout::Step, &pj),
+            de_kernel::<f32>(Layout::Step, &pj).name(),
             "de_step_f32_external_thesis"
         );
     }

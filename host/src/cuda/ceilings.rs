@@ -5,7 +5,7 @@
 //! case's floor.
 
 use super::engine::{CudaEngine, cuda_err};
-use super::kernels::GpuReal;
+use super::kernels::{GpuReal, Kernel};
 use super::launch::{dev, push_params};
 use crate::error::Error;
 use crate::error::Result;
@@ -100,8 +100,9 @@ impl CudaEngine {
     /// the clearing of the barrier word), with the launch's shape. Every block must
     /// report every barrier passed.
     pub(super) fn barrier_time(&self) -> Result<(f64, u32, u32)> {
-        let name = "ceiling_barrier_f32";
-        let func = self.function(name)?;
+        let kernel = Kernel::CeilingBarrier;
+        let name = &kernel.name();
+        let func = self.function(kernel)?;
         let stream = self.first_stream();
         let threads = 256u32;
         let blocks = self
@@ -159,8 +160,9 @@ impl CudaEngine {
     /// FMAs per second of the `ceiling_fma_*` kernel over a grid of 8 blocks of 256
     /// threads per SM, timed at two iteration counts (the difference drops the launch).
     pub(super) fn fma_rate<T: GpuReal>(&self) -> Result<f64> {
-        let name = format!("ceiling_fma_{}", T::NAME);
-        let func = self.function(&name)?;
+        let kernel = Kernel::CeilingFma(T::KERNEL);
+        let name = kernel.name();
+        let func = self.function(kernel)?;
         let stream = self.first_stream();
         let threads = 256u32;
         let blocks = self.multiprocessors() * 8;

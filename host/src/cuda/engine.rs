@@ -4,7 +4,7 @@
 
 use super::batch_kernel::{BatchKernel, SharedLimits, spare_cap_from_env};
 use super::control::MappedBlock;
-use super::kernels::{GpuReal, register_cap, with_register_cap};
+use super::kernels::{GpuReal, Kernel, with_register_cap};
 use super::launch::{dev, push_params};
 use crate::error::{Error, Result};
 use cudarc::driver::sys::CUfunction_attribute_enum;
@@ -77,13 +77,18 @@ pub fn driver_present() -> bool {
     unsafe { cudarc::driver::sys::is_culib_present() }
 }
 
+/// A kernel's module and its entry point, loaded.
+pub(super) type Loaded = (Arc<CudaModule>, CudaFunction);
+
 /// A GPU with the gpude module loaded, and streams to spread launches over.
 pub struct CudaEngine {
     pub(super) ctx: Arc<CudaContext>,
     /// Kernel name → its own PTX module, compiled by the driver on first use.
     pub(super) kernels: HashMap<&'static str, &'static str>,
     pub(super) streams: Vec<Arc<CudaStream>>,
-    pub(super) functions: Mutex<HashMap<String, (Arc<CudaModule>, CudaFunction)>>,
+    pub(super) functions: Mutex<HashMap<Kernel, Loaded>>,
+    /// Kernels linked with an objective, by (entry point, objective's key).
+    pub(super) linked: Mutex<HashMap<(Kernel, String), Loaded>>,
     /// A control block kept between controlled runs (pinned allocations are slow).
     pub(crate) blocks: Mutex<Option<MappedBlock>>,
     pub(super) sm_count: u32,
@@ -166,6 +171,7 @@ impl CudaEngine {
             kernels: kernels.iter().copied().collect(),
             streams: ss,
             functions: Mutex::new(HashMap::new()),
+            linked: Mutex::new(HashMap::new()),
             blocks: Mutex::new(None),
             sm_count,
             name,
@@ -199,16 +205,19 @@ impl CudaEngine {
         self.streams[0].clone()
     }
 
-    pub(super) fn function(&self, name: &str) -> Result<CudaFunction> {
+    /// `kernel`, loaded from its module (compiled by the driver with the kernel's
+    /// register cap) when first asked for.
+    pub(super) fn function(&self, kernel: Kernel) -> Result<CudaFunction> {
         let mut cache = self.functions.lock().expect("function cache lock");
-        if let Some((_, f)) = cache.get(name) {
+        if let Some((_, f)) = cache.get(&kernel) {
             return Ok(f.clone());
         }
+        let name = kernel.name();
         let ptx = self
             .kernels
-            .get(name)
-            .ok_or_else(|| Error::MissingKernel { name: name.into() })?;
-        let ptx = match register_cap(name) {
+            .get(name.as_str())
+            .ok_or_else(|| Error::MissingKernel { name: name.clone() })?;
+        let ptx = match kernel.register_cap() {
             Some(cap) => with_register_cap(ptx, cap),
             None => ptx.to_string(),
         };
@@ -217,16 +226,16 @@ impl CudaEngine {
             .load_module(cudarc::nvrtc::Ptx::from_src(ptx))
             .map_err(cuda_err(format!("loading the module of {name}")))?;
         let f = module
-            .load_function(name)
-            .map_err(|_| Error::MissingKernel { name: name.into() })?;
-        cache.insert(name.into(), (module, f.clone()));
+            .load_function(&name)
+            .map_err(|_| Error::MissingKernel { name })?;
+        cache.insert(kernel, (module, f.clone()));
         Ok(f)
     }
 
-    /// Compiles (if not yet) the module of `name`: lets callers keep the driver's
+    /// Compiles (if not yet) the module of `kernel`: lets callers keep the driver's
     /// compilation out of timings.
-    pub fn prepare(&self, name: &str) -> Result<()> {
-        self.function(name).map(|_| ())
+    pub fn prepare(&self, kernel: Kernel) -> Result<()> {
+        self.function(kernel).map(|_| ())
     }
 
     /// The most threads a block of `f` may have (registers permitting), in whole warps.
@@ -280,8 +289,9 @@ impl CudaEngine {
                 x[i * st + j] = T::of(points[i * dim as usize + j]);
             }
         }
-        let name = format!("evaluate_{}", T::NAME);
-        let func = self.function(&name)?;
+        let kernel = Kernel::Evaluate(T::KERNEL);
+        let name = kernel.name();
+        let func = self.function(kernel)?;
         let stream = &self.streams[0];
         let x_d = stream
             .clone_htod(&x)

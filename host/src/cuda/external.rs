@@ -20,7 +20,7 @@
 //! and only the function differs.
 
 use super::engine::{CudaEngine, cuda_err};
-use super::kernels::{GpuReal, register_cap};
+use super::kernels::{GpuReal, Kernel};
 use crate::error::{Error, Result};
 use crate::job::config::Job;
 use crate::job::config::Precision;
@@ -28,7 +28,6 @@ use crate::job::objective::Objective;
 use crate::job::ptx_objective::{symbol as ptx_symbol, with_separable_b};
 use cudarc::driver::sys::{self, CUjit_option, CUjitInputType};
 use cudarc::driver::{CudaFunction, LaunchConfig, PushKernelArg};
-use gpude_device::Real;
 use gpude_device::registry::{EXPR_MATHS_MODULE, KernelPrecision, separable_symbols};
 use gpude_expr::{Expr, Precision as ExprPrecision};
 use std::ffi::{CString, c_void};
@@ -134,66 +133,67 @@ fn objective_code(job: &Job, p: ExprPrecision) -> Result<Option<(String, String)
 }
 
 impl CudaEngine {
-    /// The kernel `name` of `job` (built-in, or external and linked with the job's
-    /// objective), loaded.
-    pub(super) fn job_function<T: Real>(&self, name: &str, job: &Job) -> Result<CudaFunction> {
-        let ep = if T::NAME == "f32" {
-            ExprPrecision::F32
-        } else {
-            ExprPrecision::F64
-        };
-        match objective_code(job, ep)? {
-            None => self.function(name),
-            Some((key, ptx)) => self.linked_function(name, &key, &ptx),
+    /// `kernel` of `job` (built-in, or external and linked with the job's objective),
+    /// loaded.
+    pub(super) fn job_function<T: GpuReal>(
+        &self,
+        kernel: Kernel,
+        job: &Job,
+    ) -> Result<CudaFunction> {
+        match objective_code(job, T::EXPR)? {
+            None => self.function(kernel),
+            Some((key, ptx)) => self.linked_function(kernel, &key, &ptx),
         }
     }
 
-    /// Kernel `name` of the external family linked with `objective` (PTX defining the
-    /// objective symbol) and the expression maths; cached under (`name`, `key`).
+    /// `kernel` of the external family linked with `objective` (PTX defining the
+    /// objective symbol) and the expression maths; cached under (`kernel`, `key`).
     pub(crate) fn linked_function(
         &self,
-        name: &str,
+        kernel: Kernel,
         key: &str,
         objective: &str,
     ) -> Result<CudaFunction> {
-        let kernel = self
+        let name = kernel.name();
+        let code = self
             .kernels
-            .get(name)
-            .ok_or_else(|| Error::MissingKernel { name: name.into() })?;
+            .get(name.as_str())
+            .ok_or_else(|| Error::MissingKernel { name: name.clone() })?;
         // A linked kernel is cached: inline only for a link that will happen.
         if let Some((_, f)) = self
-            .functions
+            .linked
             .lock()
-            .expect("function cache lock")
-            .get(&format!("{name}\n{key}"))
+            .expect("linked kernel cache lock")
+            .get(&(kernel, key.to_string()))
         {
             return Ok(f.clone());
         }
         let maths = self.kernels.get(EXPR_MATHS_MODULE).copied().unwrap_or("");
-        let inl = inlined(name, kernel, objective, maths);
-        match self.linked(name, key, &[(name, &inl), ("objective", objective)]) {
+        let inl = inlined(&name, code, objective, maths);
+        match self.linked(kernel, key, &[(&name, &inl), ("objective", objective)]) {
             // The inlining is an optimisation: where the JIT refuses its text, the
             // kernel is linked with its calls.
-            Err(_) if inl.as_str() != *kernel => {
-                self.linked(name, key, &[(name, kernel), ("objective", objective)])
+            Err(_) if inl.as_str() != *code => {
+                self.linked(kernel, key, &[(&name, code), ("objective", objective)])
             }
             r => r,
         }
     }
 
-    /// Entry `entry` of `modules` linked with the expression maths, loaded; cached under
-    /// (`entry`, `key`).
+    /// The entry point of `kernel` in `modules` linked with the expression maths,
+    /// loaded; cached under (`kernel`, `key`).
     pub(super) fn linked(
         &self,
-        entry: &str,
+        kernel: Kernel,
         key: &str,
         modules: &[(&str, &str)],
     ) -> Result<CudaFunction> {
-        let cache_key = format!("{entry}\n{key}");
-        let mut cache = self.functions.lock().expect("function cache lock");
+        let cache_key = (kernel, key.to_string());
+        let mut cache = self.linked.lock().expect("linked kernel cache lock");
         if let Some((_, f)) = cache.get(&cache_key) {
             return Ok(f.clone());
         }
+        let entry = kernel.name();
         let maths = self
             .kernels
             .get(EXPR_MATHS_MODULE)
@@ -205,14 +205,14 @@ impl CudaEngine {
         self.ctx
             .bind_to_thread()
             .map_err(cuda_err(format!("{entry}: binding the context")))?;
-        let image = link(entry, &all, register_cap(entry))?;
+        let image = link(&entry, &all, kernel.register_cap())?;
         let module = self
             .ctx
             .load_module(cudarc::nvrtc::Ptx::from_binary(image))
             .map_err(cuda_err(format!("loading the linked module of {entry}")))?;
         let f = module
-            .load_function(entry)
-            .map_err(|_| Error::MissingKernel { name: entry.into() })?;
+            .load_function(&entry)
+            .map_err(|_| Error::MissingKernel { name: entry })?;
         cache.insert(cache_key, (module, f.clone()));
         Ok(f)
     }
@@ -240,14 +240,11 @@ impl CudaEngine {
         if n > u32::MAX as usize {
             return Err(Error::invalid("points", n, "at most 2^32 - 1 points"));
         }
-        let p = if T::NAME == "f32" {
-            ExprPrecision::F32
-        } else {
-            ExprPrecision::F64
-        };
-        let entry = p.kernel_name();
+        let p = T::EXPR;
+        let kernel = Kernel::ExprEval(p);
+        let entry = kernel.name();
         let func = self.linked(
-            entry,
+            kernel,
             &format!("eval D={dim} {}", e.source()),
             &[("objective", &e.ptx_eval_kernel_for_dim(p, dim))],
         )?;
@@ -478,10 +475,8 @@ mod tests {
             .unwrap();
         assert!(check_objective(&varied).is_ok());
         assert_eq!(
-            crate::cuda::kernels::kernel_name::<f32>(
-                gpude_device::registry::Layout::Batch,
-                &varied
-            ),
+            crate::cuda::kernels::de_kernel::<f32>(gpude_device::registry::Layout::Batch, &varied)
+                .name(),
             "de_batch_f32_external_thesis_variant"
         );
     }

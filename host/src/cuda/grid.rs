@@ -3,7 +3,7 @@
 //! generation (the step layout).
 
 use super::engine::{CudaEngine, FinalPopulation, cuda_err};
-use super::kernels::{GpuReal, kernel_name};
+use super::kernels::{GpuReal, de_kernel};
 use super::launch::{dev, dev_opt, padded, push_params, run_params};
 use super::state::{Controlled, Start, check_download, gather, gather_state, padded_state};
 use crate::error::{Error, Result};
@@ -141,8 +141,9 @@ impl CudaEngine {
     pub(crate) fn step_run<T: GpuReal>(&self, job: &Job) -> Result<StepRun<T>> {
         let dim = job.dim();
         let np = job.pop() as usize;
-        let name = kernel_name::<T>(Layout::Step, job);
-        let func = self.job_function::<T>(&name, job)?;
+        let kernel = de_kernel::<T>(Layout::Step, job);
+        let name = kernel.name();
+        let func = self.job_function::<T>(kernel, job)?;
         let (threads, nblocks) = self.grid_shape(&func, &name, np, dim, false)?;
         let stream = self.streams[0].clone();
         let bu = self.grid_buffers::<T>(&stream, job, &name, nblocks, 1, 0)?;
@@ -207,8 +208,9 @@ impl CudaEngine {
     pub(crate) fn grid_run<T: GpuReal>(&self, job: &Job) -> Result<GridRun<T>> {
         let dim = job.dim();
         let np = job.pop() as usize;
-        let name = kernel_name::<T>(Layout::Grid, job);
-        let func = self.job_function::<T>(&name, job)?;
+        let kernel = de_kernel::<T>(Layout::Grid, job);
+        let name = kernel.name();
+        let func = self.job_function::<T>(kernel, job)?;
         // Every block must be resident at once (the grid barrier waits for all of them).
         let (threads, nblocks) = self.grid_shape(&func, &name, np, dim, true)?;
         let stream = self.streams[0].clone();

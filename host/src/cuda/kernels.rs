@@ -1,21 +1,93 @@
-//! Which kernel runs a job, and how the driver compiles it: the kernel's key, the real
-//! types the kernels exist for, and the register cap of each kernel.
+//! Which kernel runs a job, and how the driver compiles it: the kernel's typed key,
+//! from which its name and its register cap follow (nothing reads a name back), and the
+//! real types the kernels exist for.
 
 use crate::job::config::Job;
+use crate::job::precision::Precision;
 use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
 use gpude_device::Real;
 use gpude_device::abi::ParamReal;
 use gpude_device::registry::{
-    Family, KERNEL_NAME_MAX, KernelKey, KernelPrecision, Layout, PIPELINED_SUFFIX,
+    AdaptiveKey, EXTERNAL, Family, HOST, KERNEL_NAME_MAX, KernelKey, KernelPrecision, Layout,
+    SEPARABLE,
 };
+use gpude_expr::Precision as ExprPrecision;
+use std::fmt;
 
-/// The name of a job's kernel in `layout` ([`KernelKey`]): the thesis strategy with
-/// init-only bounds has its own specialised family, and one more for the alternatives of
-/// a [`gpude_device::ThesisVariant`] that change the trials.
-pub(crate) fn kernel_name<T: Real>(layout: Layout, job: &Job) -> String {
+/// A kernel the engine loads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Kernel {
+    /// A DE kernel of the classic and thesis families, in any layout.
+    De(KernelKey),
+    /// An adaptive kernel (`gpude_device::kernels_adaptive`).
+    Adaptive(AdaptiveKey),
+    /// The evaluation kernel of the built-in functions.
+    Evaluate(KernelPrecision),
+    /// The fused multiply-add kernel of the ceilings' measurements.
+    CeilingFma(KernelPrecision),
+    /// The grid-barrier kernel of the ceilings' measurements.
+    CeilingBarrier,
+    /// An expression's evaluation kernel, linked in at run time
+    /// ([`gpude_expr::Expr::ptx_eval_kernel`]).
+    ExprEval(ExprPrecision),
+}
+
+impl Kernel {
+    /// The entry point's name, as the PTX defines it and the build's table of modules
+    /// lists it.
+    pub fn name(&self) -> String {
+        let mut buf = [0u8; KERNEL_NAME_MAX];
+        match self {
+            Kernel::De(k) => k.name_into(&mut buf).to_string(),
+            Kernel::Adaptive(k) => k.name_into(&mut buf).to_string(),
+            Kernel::Evaluate(p) => format!("evaluate_{}", word(*p)),
+            Kernel::CeilingFma(p) => format!("ceiling_fma_{}", word(*p)),
+            Kernel::CeilingBarrier => "ceiling_barrier_f32".to_string(),
+            Kernel::ExprEval(p) => p.kernel_name().to_string(),
+        }
+    }
+
+    /// The register cap the driver compiles the kernel with: `GPUDE_MAXNREG` (16 ..= 255;
+    /// anything else for none) when set, else the one its key carries
+    /// ([`KernelKey::register_cap`]; the other kernels have none).
+    pub fn register_cap(&self) -> Option<u32> {
+        if let Ok(v) = std::env::var("GPUDE_MAXNREG") {
+            return v.trim().parse().ok().filter(|n| (16..=255).contains(n));
+        }
+        self.default_register_cap()
+    }
+
+    /// [`Kernel::register_cap`] without the environment.
+    fn default_register_cap(&self) -> Option<u32> {
+        match self {
+            Kernel::De(k) => k.register_cap(),
+            Kernel::Adaptive(k) => k.register_cap(),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Kernel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.name())
+    }
+}
+
+/// The word of a precision in the names of the kernels outside the registry.
+fn word(p: KernelPrecision) -> &'static str {
+    match p {
+        KernelPrecision::F32 => "f32",
+        KernelPrecision::F64 => "f64",
+    }
+}
+
+/// A job's DE kernel in `layout`: the thesis strategy with init-only bounds has its own
+/// specialised family, and one more for the alternatives of a
+/// [`gpude_device::ThesisVariant`] that change the trials.
+pub(crate) fn de_kernel<T: GpuReal>(layout: Layout, job: &Job) -> Kernel {
     let thesis = job.strategy() == gpude_device::Strategy::Thesis
         && job.bounds() == gpude_device::BoundPolicy::InitOnly;
-    let key = KernelKey {
+    Kernel::De(KernelKey {
         layout,
         family: match (thesis, job.thesis_variant().changes_trials()) {
             (true, false) => Family::Thesis,
@@ -27,77 +99,35 @@ pub(crate) fn kernel_name<T: Real>(layout: Layout, job: &Job) -> String {
         // built-ins in the external family (both linked in).
         function: match job.builtin() {
             Some(f) => f.key(),
-            None if job.objective().is_host_callback() => gpude_device::registry::HOST,
-            None if job
-                .objective()
-                .separable_flags(precision_of::<T>())
-                .is_some() =>
-            {
-                gpude_device::registry::SEPARABLE
-            }
-            None => gpude_device::registry::EXTERNAL,
+            None if job.objective().is_host_callback() => HOST,
+            None if job.objective().separable_flags(T::PRECISION).is_some() => SEPARABLE,
+            None => EXTERNAL,
         },
-        precision: if T::NAME == "f32" {
-            KernelPrecision::F32
-        } else {
-            KernelPrecision::F64
-        },
-    };
-    let mut buf = [0u8; KERNEL_NAME_MAX];
-    key.name_into(&mut buf).to_string()
+        precision: T::KERNEL,
+    })
 }
 
-/// The precision of the real type `T`.
-pub(crate) fn precision_of<T: Real>() -> crate::Precision {
-    if T::NAME == "f32" {
-        crate::Precision::F32
-    } else {
-        crate::Precision::F64
-    }
+/// A floating type the kernels exist for, with its precision in each of the crates'
+/// words for it.
+pub trait GpuReal: Real + ParamReal + DeviceRepr + ValidAsZeroBits + Unpin {
+    /// The job's precision of this type.
+    const PRECISION: Precision;
+    /// The kernels' precision of this type.
+    const KERNEL: KernelPrecision;
+    /// The expressions' precision of this type.
+    const EXPR: ExprPrecision;
 }
 
-/// A floating type the kernels exist for.
-pub trait GpuReal: Real + ParamReal + DeviceRepr + ValidAsZeroBits + Unpin {}
-
-impl GpuReal for f32 {}
-
-impl GpuReal for f64 {}
-
-/// The register cap of a kernel: `GPUDE_MAXNREG` (16 ..= 255; 0 for none) when set,
-/// else the cap measured fastest for its layout on an H100 (`GPUDE_MAXNREG` swept over
-/// 64, 72, 80, 96 and 128; docs/PERFORMANCE.md, version 12). Below the cap that lets a
-/// block have 1 024 threads (64), ptxas spills; above it, fewer warps hide the latency.
-/// - whole-GPU kernels (`de_grid_…`), both precisions: 128 (Np = 8 192: 11.2 µs per
-///   generation against 13.9 at 64, and 18.4 against 23.5 uncapped in f64);
-/// - resident batch kernels (`de_batch_f32_…_shared`): 80;
-/// - pipelined batch kernels (`de_batch_…_pipelined`), both precisions: 96 (132 × 2048
-///   Griewank: 152.6 µs per generation against 163.6 at 64 and 159.7 at 72; version 17);
-/// - the other batch kernels: 72 (f64: 708 µs against 976 uncapped), but 64 for the
-///   single-precision kernels of linked objectives, which 72 slowed;
-/// - every other single-precision DE kernel: 64; the rest: none (double precision spills
-///   under a low cap).
-pub(crate) fn register_cap(name: &str) -> Option<u32> {
-    if let Ok(v) = std::env::var("GPUDE_MAXNREG") {
-        return v.trim().parse().ok().filter(|n| (16..=255).contains(n));
-    }
-    default_register_cap(name)
+impl GpuReal for f32 {
+    const PRECISION: Precision = Precision::F32;
+    const KERNEL: KernelPrecision = KernelPrecision::F32;
+    const EXPR: ExprPrecision = ExprPrecision::F32;
 }
 
-/// [`register_cap`] without the environment.
-pub(crate) fn default_register_cap(name: &str) -> Option<u32> {
-    let f32 = name.contains("_f32_");
-    let linked = name.contains("_external") || name.contains("_separable");
-    if name.starts_with("de_grid_") {
-        Some(128)
-    } else if name.starts_with("de_batch_") && name.ends_with("_shared") {
-        f32.then_some(80)
-    } else if name.starts_with("de_batch_") && name.ends_with(PIPELINED_SUFFIX) {
-        Some(96)
-    } else if name.starts_with("de_batch_") {
-        Some(if f32 && linked { 64 } else { 72 })
-    } else {
-        (name.starts_with("de_") && f32).then_some(64)
-    }
+impl GpuReal for f64 {
+    const PRECISION: Precision = Precision::F64;
+    const KERNEL: KernelPrecision = KernelPrecision::F64;
+    const EXPR: ExprPrecision = ExprPrecision::F64;
 }
 
 /// The module with a `.maxnreg` directive before its entry's body.
@@ -114,24 +144,72 @@ pub(crate) fn with_register_cap(ptx: &str, cap: u32) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use gpude_device::registry::{CEC2017, for_each_kernel_key};
+
+    fn de(layout: Layout, precision: KernelPrecision, function: &'static str) -> Kernel {
+        Kernel::De(KernelKey {
+            layout,
+            family: Family::Thesis,
+            function,
+            precision,
+        })
+    }
 
     /// Each layout gets the cap its measurements chose, and the kernels the sweep did not
     /// cover keep theirs.
     #[test]
     fn register_caps_follow_the_layout() {
-        let cap = default_register_cap;
-        assert_eq!(cap("de_grid_f32_griewank_thesis"), Some(128));
-        assert_eq!(cap("de_grid_f64_external_thesis"), Some(128));
-        assert_eq!(cap("de_batch_f32_griewank_thesis_shared"), Some(80));
-        assert_eq!(cap("de_batch_f64_griewank_thesis_shared"), None);
-        assert_eq!(cap("de_batch_f32_griewank_thesis"), Some(72));
-        assert_eq!(cap("de_batch_f64_griewank_thesis"), Some(72));
-        assert_eq!(cap("de_batch_f32_external_thesis"), Some(64));
-        assert_eq!(cap("de_batch_f32_separable_thesis"), Some(64));
-        assert_eq!(cap("de_batch_f64_external_thesis"), Some(72));
-        assert_eq!(cap("de_step_f32_griewank_thesis"), Some(64));
-        assert_eq!(cap("de_step_f64_griewank_thesis"), None);
-        assert_eq!(cap("adaptive_batch_f32_griewank"), None);
+        use KernelPrecision::{F32, F64};
+        let cap = |k: Kernel| k.default_register_cap();
+        assert_eq!(cap(de(Layout::Grid, F32, "griewank")), Some(128));
+        assert_eq!(cap(de(Layout::Grid, F64, EXTERNAL)), Some(128));
+        assert_eq!(cap(de(Layout::BatchShared, F32, "griewank")), Some(80));
+        assert_eq!(cap(de(Layout::BatchShared, F64, "griewank")), None);
+        assert_eq!(cap(de(Layout::BatchPipelined, F64, "griewank")), Some(96));
+        assert_eq!(cap(de(Layout::Batch, F32, "griewank")), Some(72));
+        assert_eq!(cap(de(Layout::Batch, F64, "griewank")), Some(72));
+        assert_eq!(cap(de(Layout::BatchControlled, F32, "griewank")), Some(72));
+        assert_eq!(cap(de(Layout::Batch, F32, EXTERNAL)), Some(64));
+        assert_eq!(cap(de(Layout::Batch, F32, SEPARABLE)), Some(64));
+        assert_eq!(cap(de(Layout::Batch, F64, EXTERNAL)), Some(72));
+        assert_eq!(cap(de(Layout::Step, F32, "griewank")), Some(64));
+        assert_eq!(cap(de(Layout::Step, F32, HOST)), Some(64));
+        assert_eq!(cap(de(Layout::Step, F64, "griewank")), None);
+        let adaptive = AdaptiveKey {
+            layout: Layout::Batch,
+            function: CEC2017,
+            precision: F32,
+        };
+        assert_eq!(cap(Kernel::Adaptive(adaptive)), None);
+        assert_eq!(cap(Kernel::Evaluate(F32)), None);
+    }
+
+    /// The names are the registry's, and the kernels outside it keep theirs.
+    #[test]
+    fn kernels_are_named_by_their_keys() {
+        let mut n = 0;
+        for_each_kernel_key(|key| {
+            let mut buf = [0u8; KERNEL_NAME_MAX];
+            assert_eq!(Kernel::De(key).name(), key.name_into(&mut buf));
+            n += 1;
+        });
+        assert!(n > 0);
+        assert_eq!(
+            de(Layout::BatchShared, KernelPrecision::F32, "griewank").name(),
+            "de_batch_f32_griewank_thesis_shared"
+        );
+        assert_eq!(
+            Kernel::Evaluate(KernelPrecision::F64).to_string(),
+            "evaluate_f64"
+        );
+        assert_eq!(
+            Kernel::CeilingFma(KernelPrecision::F32).name(),
+            "ceiling_fma_f32"
+        );
+        assert_eq!(
+            Kernel::ExprEval(ExprPrecision::F32).name(),
+            "gpude_objective_eval_f32"
+        );
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! A launch's parameters: the run settings every DE kernel takes, and the fields of a
 //! parameter struct handed to the driver one by one.
 
-use super::kernels::{GpuReal, precision_of};
+use super::kernels::GpuReal;
 use crate::job::config::Job;
 use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DeviceRepr, LaunchArgs, PushKernelArg};
 use gpude_device::abi::{KernelParams, Run};
@@ -20,7 +20,7 @@ pub(crate) fn run_params<T: GpuReal>(job: &Job) -> Run<T> {
         bounds: job.bounds() as u32,
         // The separable family reads its objective's flags here (see
         // `gpude_device::abi::Run::formula`).
-        formula: match job.objective().separable_flags(precision_of::<T>()) {
+        formula: match job.objective().separable_flags(T::PRECISION) {
             Some(flags) if job.builtin().is_none() => flags.bits(),
             _ => job.formula() as u32,
         },

@@ -6,7 +6,7 @@
 use super::batch_kernel::BatchKernel;
 use super::engine::{CudaEngine, cuda_err};
 use super::external::check_objective;
-use super::kernels::{GpuReal, kernel_name};
+use super::kernels::{GpuReal, de_kernel};
 use crate::error::{Error, Result};
 use crate::job::config::Job;
 use cudarc::driver::CudaFunction;
@@ -108,8 +108,8 @@ impl CudaEngine {
         Ok(match plan {
             Some(p) => (p.name, p.bytes),
             None => match job.precision() {
-                crate::Precision::F32 => (kernel_name::<f32>(Layout::Batch, job), 0),
-                crate::Precision::F64 => (kernel_name::<f64>(Layout::Batch, job), 0),
+                crate::Precision::F32 => (de_kernel::<f32>(Layout::Batch, job).name(), 0),
+                crate::Precision::F64 => (de_kernel::<f64>(Layout::Batch, job).name(), 0),
             },
         })
     }
@@ -152,7 +152,8 @@ impl CudaEngine {
         forced: bool,
     ) -> Result<Option<ResidentPlan>> {
         let refuse = refusal(forced, "shared");
-        let name = kernel_name::<T>(Layout::BatchShared, job);
+        let kernel = de_kernel::<T>(Layout::BatchShared, job);
+        let name = kernel.name();
         if !self.kernels.contains_key(name.as_str()) {
             return refuse(format!(
                 "a job with a shared-memory kernel (the built-in functions in the classic \
@@ -171,7 +172,7 @@ impl CudaEngine {
                 limits.per_block_optin
             ));
         }
-        let func = self.job_function::<T>(&name, job)?;
+        let func = self.job_function::<T>(kernel, job)?;
         let err = |what: &str| cuda_err(format!("{name}: {what}"));
         let (fixed, limit) = self.allow_dynamic_shared(&func, &name)?;
         if need > limit as u64 {
@@ -238,7 +239,8 @@ impl CudaEngine {
         forced: bool,
     ) -> Result<Option<ResidentPlan>> {
         let refuse = refusal(forced, "pipelined");
-        let name = kernel_name::<T>(Layout::BatchPipelined, job);
+        let kernel = de_kernel::<T>(Layout::BatchPipelined, job);
+        let name = kernel.name();
         if !self.kernels.contains_key(name.as_str()) {
             return refuse(format!(
                 "a job with a pipelined kernel (the built-in functions in the classic and \
@@ -262,7 +264,7 @@ impl CudaEngine {
                 PIPELINED_CC % 10
             ));
         }
-        let func = self.job_function::<T>(&name, job)?;
+        let func = self.job_function::<T>(kernel, job)?;
         let (_, limit) = self.allow_dynamic_shared(&func, &name)?;
         let rb = std::mem::size_of::<T>() as u32;
         let draws = job.strategy().draws();
