@@ -10,7 +10,9 @@ use crate::cpu::{Population, initial};
 use crate::job::adaptive::run_settings;
 use crate::job::config::Job;
 use crate::job::objective::evaluate_fast;
-use crate::run::control::{Flow, Observer};
+use crate::run::checkpoint::{Checkpoint, Stored};
+use crate::run::control::{Control, Observer, Outcome};
+use crate::run::generations::{self, Generations};
 use crate::run::result::{Ending, RunResult, Termination};
 use gpude_device::adaptive as rules;
 use gpude_device::adaptive_gen as step;
@@ -18,8 +20,8 @@ use gpude_device::philox::key_of;
 use gpude_device::{Real, Strategy};
 use nalgebra::DVector;
 use rayon::prelude::*;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
 
 /// A trial's value for built-in functions; other objectives are evaluated a
 /// generation at a time after the trials (0 until then).
@@ -222,23 +224,41 @@ pub fn run<T: Real>(job: &Job, observer: Option<Observer>) -> RunResult {
 /// is not saved on the way: a checkpoint does not hold its memory and archive yet). The
 /// outcome's checkpoint holds the final population, for reports only:
 /// [`crate::run::checkpoint::encode`] refuses it.
-pub fn run_controlled<T: crate::run::checkpoint::Stored>(
-    job: &Job,
-    control: &mut crate::run::control::Control,
-) -> crate::run::control::Outcome {
+pub fn run_controlled<T: Stored>(job: &Job, control: &mut Control) -> Outcome {
     let (result, x, fit) = run_until::<T>(job, control.observer, control.stop);
-    let checkpoint = crate::run::checkpoint::Checkpoint {
+    let checkpoint = Checkpoint {
         job: job.clone(),
         generation: result.generations,
         state: T::state(x, fit),
         history: result.history.clone(),
         elapsed: result.elapsed,
     };
-    crate::run::control::Outcome { result, checkpoint }
+    Outcome { result, checkpoint }
+}
+
+/// An adaptive run between generations: its state and best individual.
+struct Adaptive<'a, T> {
+    job: &'a Job,
+    st: State<T>,
+    best: usize,
+}
+
+impl<T: Real> Generations for Adaptive<'_, T> {
+    fn best(&self) -> f64 {
+        self.st.pop.fit[self.best].to_f64()
+    }
+    fn step(&mut self, g: u32) -> bool {
+        if !self.st.generation(self.job, g) {
+            return false;
+        }
+        self.best = self.st.pop.best();
+        true
+    }
 }
 
 /// Runs an adaptive `job` on the CPU until its end, or until `stop` is set or the
-/// observer says [`Flow::Stop`] (the run then ends with [`Termination::Stopped`]).
+/// observer says [`Flow::Stop`](crate::run::control::Flow::Stop) (the run then ends with [`Termination::Stopped`]), in
+/// the host's generation loop.
 pub fn run_until<T: Real>(
     job: &Job,
     observer: Option<Observer>,
@@ -246,33 +266,29 @@ pub fn run_until<T: Real>(
 ) -> (RunResult, Vec<T>, Vec<T>) {
     let start = Instant::now();
     let a = job.adaptive().expect("an adaptive job");
-    let mut st = State::<T>::new(job);
-    let mut best = st.pop.best();
-    let target = job.target_value();
-    let reached = |f: T| target.is_some_and(|t| f.to_f64() <= t);
-    let mut history = job.history().then(|| vec![st.pop.fit[best].to_f64()]);
-    let mut stopped = observer.is_some_and(|o| o(0, st.pop.fit[best].to_f64()) == Flow::Stop);
-    let mut g = 0;
-    stopped |= stop.is_some_and(|s| s.load(Ordering::Relaxed));
-    while !stopped
-        && g < job.generations()
-        && !reached(st.pop.fit[best])
-        && st.generation(job, g + 1)
-    {
-        g += 1;
-        best = st.pop.best();
-        if job.objective().failed() {
-            break;
-        }
-        let bf = st.pop.fit[best].to_f64();
-        if let Some(h) = history.as_mut() {
-            h.push(bf);
-        }
-        stopped = observer.is_some_and(|o| o(g, bf) == Flow::Stop)
-            || stop.is_some_and(|s| s.load(Ordering::Relaxed));
-    }
+    let st = State::<T>::new(job);
+    let best = st.pop.best();
+    let history = job.history().then(|| vec![st.pop.fit[best].to_f64()]);
+    let mut run = Adaptive { job, st, best };
+    let mut control = Control {
+        observer,
+        stop,
+        ..Control::default()
+    };
+    let end = generations::drive(
+        job,
+        &mut run,
+        0,
+        history,
+        start,
+        Duration::ZERO,
+        &mut control,
+    );
+    let Adaptive { st, best, .. } = run;
+    let g = end.generation;
     let best_f = st.pop.fit[best].to_f64();
-    let termination = if reached(st.pop.fit[best]) {
+    let reached = job.target_value().is_some_and(|t| best_f <= t);
+    let termination = if reached {
         Termination::TargetReached
     } else if st.evaluations >= a.max_evaluations {
         Termination::MaxEvaluations
@@ -290,7 +306,7 @@ pub fn run_until<T: Real>(
             evaluations: st.evaluations,
             termination,
             elapsed: start.elapsed(),
-            history,
+            history: end.history,
             backend: "cpu",
             stream: job.stream(),
         },

@@ -17,6 +17,7 @@ use crate::job::config::{Job, Precision};
 use crate::job::objective::evaluate_fast;
 pub use crate::run::checkpoint::{Checkpoint, State, Stored};
 pub use crate::run::control::{Control, Flow, Observer, Outcome, Saver};
+use crate::run::generations::{self, Generations};
 pub use crate::run::memory::{available_memory, check_memory};
 use crate::run::result::RunResult;
 use gpude_device::de::{TrialParams, accepts, block, init_chunk, subsequence};
@@ -25,7 +26,6 @@ use gpude_device::lanes::evaluate_with;
 use gpude_device::philox::{block_words, key_of};
 use gpude_device::{Formula, Function, Real};
 use rayon::prelude::*;
-use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 /// A population in one precision, row-major (`x[i·D + j]`).
@@ -468,62 +468,51 @@ fn go_on<T: Stored>(from: Checkpoint, control: &mut Control) -> Outcome {
     drive(job, pop, generation, history, start, elapsed, control)
 }
 
-/// The generation loop, from `pop` after `g0` generations.
+/// A classic run between generations: its population and best individual.
+struct Classic<'a, T> {
+    job: &'a Job,
+    pop: Population<T>,
+    best: usize,
+    scratch: Vec<T>,
+}
+
+impl<T: Stored> Generations for Classic<'_, T> {
+    fn best(&self) -> f64 {
+        self.pop.fit[self.best].to_f64()
+    }
+    fn step(&mut self, g: u32) -> bool {
+        self.best = generation(self.job, &mut self.pop, self.best, g, &mut self.scratch);
+        true
+    }
+    fn state(&self) -> Option<State> {
+        Some(T::state(self.pop.x.clone(), self.pop.fit.clone()))
+    }
+}
+
+/// The run from `pop` after `g0` generations, in the host's generation loop.
 fn drive<T: Stored>(
     job: Job,
-    mut pop: Population<T>,
+    pop: Population<T>,
     g0: u32,
-    mut history: Option<Vec<f64>>,
+    history: Option<Vec<f64>>,
     start: Instant,
     before: Duration,
     control: &mut Control,
 ) -> Outcome {
-    let mut best = pop.best();
-    let target = job.target_value();
-    let reached = |f: T| target.is_some_and(|t| f.to_f64() <= t);
-    let mut stopped = control
-        .observer
-        .is_some_and(|o| o(g0, pop.fit[best].to_f64()) == Flow::Stop);
-    let mut scratch = Vec::new();
-    let mut g = g0;
-    while !stopped && g < job.generations() && !reached(pop.fit[best]) {
-        if control.stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
-            break;
-        }
-        g += 1;
-        best = generation(&job, &mut pop, best, g, &mut scratch);
-        if job.objective().failed() {
-            break;
-        }
-        let bf = pop.fit[best].to_f64();
-        if let Some(h) = history.as_mut() {
-            h.push(bf);
-        }
-        if let Some(o) = control.observer {
-            stopped = o(g, bf) == Flow::Stop;
-        }
-        let more = g < job.generations() && !reached(pop.fit[best]);
-        if !stopped
-            && more
-            && control.every > 0
-            && g.is_multiple_of(control.every)
-            && let Some(save) = control.save.as_mut()
-        {
-            let c = Checkpoint {
-                job: job.clone(),
-                generation: g,
-                state: T::state(pop.x.clone(), pop.fit.clone()),
-                history: history.clone(),
-                elapsed: before + start.elapsed(),
-            };
-            stopped = save(&c) == Flow::Stop;
-        }
-    }
+    let best = pop.best();
+    let mut run = Classic {
+        job: &job,
+        pop,
+        best,
+        scratch: Vec::new(),
+    };
+    let end = generations::drive(&job, &mut run, g0, history, start, before, control);
+    let pop = run.pop;
     let checkpoint = Checkpoint {
         job,
-        generation: g,
+        generation: end.generation,
         state: T::state(pop.x, pop.fit),
-        history,
+        history: end.history,
         elapsed: before + start.elapsed(),
     };
     Outcome {

@@ -4,5 +4,6 @@
 
 pub mod checkpoint;
 pub mod control;
+pub mod generations;
 pub mod memory;
 pub mod result;
