@@ -152,7 +152,6 @@ impl Spec {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn trial_as<T: Real>(
     job: &Job,
@@ -171,7 +170,6 @@ fn trial_as<T: Real>(
 }
 
 /// Individual `i`'s trial in generation `g` into `out`, not evaluated.
-#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn build_trial<T: Real>(
     job: &Job,
@@ -214,7 +212,6 @@ fn build_trial<T: Real>(
 /// has it. The device maths use fused multiply-adds (the f32 trigonometry); without the
 /// instruction they are calls to `fmaf`. Both round correctly, so the results are the
 /// same bits.
-#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn trial_spec<T: Real, const F: u32, const THESIS: bool>(
     job: &Job,
@@ -251,7 +248,6 @@ fn spec_of<const F: u32, const THESIS: bool>(job: &Job) -> Spec {
 }
 
 #[cfg(target_arch = "x86_64")]
-#[allow(clippy::too_many_arguments)]
 #[target_feature(enable = "fma")]
 fn trial_fma<T: Real, const F: u32, const THESIS: bool>(
     job: &Job,

@@ -9,7 +9,7 @@ use super::control::{MappedBlock, Monitor, pause};
 use super::engine::{CudaEngine, Mode, cuda_err};
 use super::external::check_objective;
 use super::grid::{
-    GridBuffers, STATE_DONE, STATE_GEN, grid_best, grid_history, grid_state, read_grid, upload_grid,
+    GridBuffers, ReadBack, STATE_DONE, STATE_GEN, grid_best, grid_history, grid_state, upload_grid,
 };
 use super::kernels::GpuReal;
 use super::state::{Controlled, Start, checkpoint_of, join_history, padded_state, result_of};
@@ -718,21 +718,12 @@ impl CudaEngine {
             runs.results[e] = Some(result_of(&c));
             runs.entries[e] = Entry::Started(c);
         } else {
-            let bu = w.bu;
-            let (mut r, _) = read_grid(
-                w.stream,
-                w.job,
-                w.name,
-                w.state,
-                w.elapsed,
-                [&bu.pop_a, &bu.pop_b],
-                &bu.flags,
-                &bu.fit,
-                &bu.best_f,
-                None,
-                0,
-                false,
-            )?;
+            let nothing = ReadBack {
+                history: false,
+                population: false,
+            };
+            let (mut r, _) =
+                w.bu.outcome(w.stream, w.job, w.name, w.state, w.elapsed, nothing)?;
             r.history = w.history;
             runs.results[e] = Some(r);
             runs.entries[e] = Entry::Pending(w.job.clone());

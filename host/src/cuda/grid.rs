@@ -185,20 +185,16 @@ impl CudaEngine {
         }
         let s = run.state()?;
         let elapsed = start.elapsed();
-        let bu = &run.bu;
-        read_grid(
+        run.bu.outcome(
             &run.stream,
             job,
             &run.name,
             &s,
             elapsed,
-            [&bu.pop_a, &bu.pop_b],
-            &bu.flags,
-            &bu.fit,
-            &bu.best_f,
-            bu.hist.as_ref(),
-            0,
-            keep,
+            ReadBack {
+                history: true,
+                population: keep,
+            },
         )
     }
 
@@ -245,20 +241,16 @@ impl CudaEngine {
         run.launch(job.generations(), 0, 0)?;
         let s = run.state()?;
         let elapsed = start.elapsed();
-        let bu = &run.bu;
-        read_grid(
+        run.bu.outcome(
             &run.stream,
             job,
             &run.name,
             &s,
             elapsed,
-            [&bu.pop_a, &bu.pop_b],
-            &bu.flags,
-            &bu.fit,
-            &bu.best_f,
-            bu.hist.as_ref(),
-            0,
-            keep,
+            ReadBack {
+                history: true,
+                population: keep,
+            },
         )
     }
 }
@@ -413,74 +405,72 @@ impl<T: GpuReal> GridBuffers<T> {
     }
 }
 
-/// Reads a whole-GPU run's outcome back: the state words, the best row (from the
-/// buffer its flag names), the history from generation `from` on and, with `keep`, the
-/// final population.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn read_grid<T: GpuReal>(
-    stream: &Arc<CudaStream>,
-    job: &Job,
-    name: &str,
-    state: &[u32],
-    elapsed: Duration,
-    pops: [&CudaSlice<T>; 2],
-    flags: &CudaSlice<u32>,
-    fit: &CudaSlice<T>,
-    best_f: &CudaSlice<T>,
-    hist: Option<&CudaSlice<T>>,
-    from: u32,
-    keep: bool,
-) -> Result<(RunResult, Option<FinalPopulation>)> {
-    let read = |e| cuda_err(format!("{name}: reading back"))(e);
-    let dim = job.dim() as usize;
-    let st = stride(job.dim()) as usize;
-    let np = job.pop() as usize;
-    let gn = state[STATE_GEN];
-    let bi = state[STATE_BEST] as usize;
-    let bf = stream.clone_dtoh(best_f).map_err(read)?[0].to_f64();
-    let plane = (gn as usize % 2) * np;
-    let fl = stream
-        .clone_dtoh(&flags.slice(plane + bi..plane + bi + 1))
-        .map_err(read)?[0];
-    let x = stream
-        .clone_dtoh(&pops[fl as usize & 1].slice(bi * st..bi * st + dim))
-        .map_err(read)?;
-    let history = match hist {
-        Some(h) => {
-            let v = stream.clone_dtoh(h).map_err(read)?;
-            Some(
-                v[from as usize..=gn as usize]
-                    .iter()
-                    .map(|x| x.to_f64())
-                    .collect(),
-            )
-        }
-        None => None,
-    };
-    let population = if keep {
-        let a = stream.clone_dtoh(pops[0]).map_err(read)?;
-        let b = stream.clone_dtoh(pops[1]).map_err(read)?;
-        let fl = stream.clone_dtoh(flags).map_err(read)?;
-        let f = stream.clone_dtoh(fit).map_err(read)?;
-        Some(gather(&a, &b, &fl[plane..plane + np], &f, dim, st))
-    } else {
-        None
-    };
-    let result = RunResult::ended(
-        job,
-        Ending {
-            best_x: DVector::from_iterator(dim, x.iter().map(|v| v.to_f64())),
-            best_f: bf,
-            generations: gn,
-            evaluations: job.evaluations(gn),
-            termination: ending(job, gn, bf),
-            elapsed,
-            history,
-            backend: "cuda",
-            stream: job.stream(),
-        },
-    );
-    Ok((result, population))
+/// What to read back of a whole-GPU run besides its best: its history (from generation
+/// 0) and its final population.
+#[derive(Clone, Copy)]
+pub(crate) struct ReadBack {
+    pub(crate) history: bool,
+    pub(crate) population: bool,
+}
+
+impl<T: GpuReal> GridBuffers<T> {
+    /// Reads a whole-GPU run's outcome back from these buffers on `stream`: the state
+    /// words, the best row (from the buffer its flag names) and what `read` asks for.
+    pub(crate) fn outcome(
+        &self,
+        stream: &Arc<CudaStream>,
+        job: &Job,
+        name: &str,
+        state: &[u32],
+        elapsed: Duration,
+        read: ReadBack,
+    ) -> Result<(RunResult, Option<FinalPopulation>)> {
+        let err = |e| cuda_err(format!("{name}: reading back"))(e);
+        let dim = job.dim() as usize;
+        let st = stride(job.dim()) as usize;
+        let np = job.pop() as usize;
+        let gn = state[STATE_GEN];
+        let bi = state[STATE_BEST] as usize;
+        let bf = stream.clone_dtoh(&self.best_f).map_err(err)?[0].to_f64();
+        let plane = (gn as usize % 2) * np;
+        let fl = stream
+            .clone_dtoh(&self.flags.slice(plane + bi..plane + bi + 1))
+            .map_err(err)?[0];
+        let x = stream
+            .clone_dtoh(&[&self.pop_a, &self.pop_b][fl as usize & 1].slice(bi * st..bi * st + dim))
+            .map_err(err)?;
+        let history = match self.hist.as_ref().filter(|_| read.history) {
+            Some(h) => {
+                let v = stream.clone_dtoh(h).map_err(err)?;
+                Some(v[..=gn as usize].iter().map(|x| x.to_f64()).collect())
+            }
+            None => None,
+        };
+        let population = if read.population {
+            let a = stream.clone_dtoh(&self.pop_a).map_err(err)?;
+            let b = stream.clone_dtoh(&self.pop_b).map_err(err)?;
+            let fl = stream.clone_dtoh(&self.flags).map_err(err)?;
+            let f = stream.clone_dtoh(&self.fit).map_err(err)?;
+            Some(gather(&a, &b, &fl[plane..plane + np], &f, dim, st))
+        } else {
+            None
+        };
+        let result = RunResult::ended(
+            job,
+            Ending {
+                best_x: DVector::from_iterator(dim, x.iter().map(|v| v.to_f64())),
+                best_f: bf,
+                generations: gn,
+                evaluations: job.evaluations(gn),
+                termination: ending(job, gn, bf),
+                elapsed,
+                history,
+                backend: "cuda",
+                stream: job.stream(),
+            },
+        );
+        Ok((result, population))
+    }
 }
 
 /// The state of a whole-GPU run after generation `g` (its flags in plane g % 2).
