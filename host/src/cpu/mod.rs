@@ -336,7 +336,7 @@ pub fn generation<T: Real>(
 /// [`Termination::NonFinite`](crate::Termination::NonFinite).
 ///
 /// A callback objective that fails (panics, returns the wrong number of values) stops
-/// the run with [`Error::Objective`].
+/// the run with [`Error::Objective`](crate::error::Error::Objective).
 pub fn run<T: Stored>(job: &Job, observer: Option<Observer>) -> Result<RunResult> {
     job.check()?;
     check_memory(memory_needed(job))?;

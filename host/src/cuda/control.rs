@@ -24,7 +24,7 @@
 //!
 //! Because every random number is keyed by (seed, stream, individual, generation), the
 //! population and its values after generation `g` are the whole state of a run: a
-//! stopped run is downloaded into a [`Checkpoint`] in the CPU engine's format, and
+//! stopped run is downloaded into a [`Checkpoint`](crate::run::checkpoint::Checkpoint) in the CPU engine's format, and
 //! either engine goes on from it with the same bits.
 
 use crate::error::{Error, Result};
