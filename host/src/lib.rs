@@ -53,5 +53,6 @@ pub mod adaptive {
     pub use crate::cpu::adaptive::{State, run, run_controlled, run_until};
     pub use crate::cuda::adaptive::{gpu_check, gpu_layout, in_adaptive_kernels};
     pub use crate::job::adaptive::*;
+    pub use crate::job::config::run_settings;
     pub use gpude_device::registry::Layout;
 }

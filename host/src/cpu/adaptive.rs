@@ -7,8 +7,8 @@
 //! generation makes trials for the first individuals only, as many as the budget has left.
 
 use crate::cpu::{Population, initial};
-use crate::job::adaptive::run_settings;
 use crate::job::config::Job;
+use crate::job::config::run_settings;
 use crate::job::objective::evaluate_fast;
 use crate::run::checkpoint::{Checkpoint, Stored};
 use crate::run::control::{Control, Observer, Outcome};

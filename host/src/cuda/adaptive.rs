@@ -291,7 +291,7 @@ impl CudaEngine {
                 ));
             }
         };
-        let run = crate::job::adaptive::run_settings(job);
+        let run = crate::job::config::run_settings(job);
         let p = jobs.len();
         let d = job.dim() as usize;
         let np = job.pop() as usize;

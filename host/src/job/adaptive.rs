@@ -1,8 +1,9 @@
 //! The settings of the adaptive strategies: jDE, JADE, SHADE, L-SHADE and jSO.
 //!
 //! Their update rules are the device crate's ([`gpude_device::adaptive`]); this module
-//! holds their settings (the papers' defaults, overridable through [`JobBuilder`]), which
-//! both engines read ([`run_settings`]).
+//! holds their settings (the papers' defaults, overridable through
+//! [`JobBuilder`](crate::job::config::JobBuilder)), which both engines read
+//! ([`run_settings`](crate::job::config::run_settings)).
 //!
 //! Defaults (papers as cited in [`gpude_device::adaptive`]):
 //!
@@ -21,8 +22,8 @@
 //! adapt, the parents that enter the archive) are strict improvements everywhere.
 
 use crate::error::{Error, Result};
-use crate::job::config::{Job, JobBuilder, strategy_name};
-use gpude_device::abi::AdaptiveRun;
+use crate::job::limits::MAX_POP;
+use crate::job::names::strategy_name;
 use gpude_device::adaptive as rules;
 use gpude_device::{Crossover, Strategy};
 
@@ -48,15 +49,16 @@ pub struct Adaptive {
     pub max_evaluations: u64,
 }
 
-/// What [`JobBuilder`]'s adaptive settings hold before `build`.
+/// What [`JobBuilder`](crate::job::config::JobBuilder)'s adaptive settings hold before
+/// `build`.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AdaptiveOptions {
-    memory_size: Option<u32>,
-    archive_rate: Option<f64>,
-    p_best: Option<f64>,
-    learning_rate: Option<f64>,
-    tau: Option<[f64; 2]>,
-    min_pop: Option<u32>,
+    pub(crate) memory_size: Option<u32>,
+    pub(crate) archive_rate: Option<f64>,
+    pub(crate) p_best: Option<f64>,
+    pub(crate) learning_rate: Option<f64>,
+    pub(crate) tau: Option<[f64; 2]>,
+    pub(crate) min_pop: Option<u32>,
 }
 
 /// The CEC competitions' budget per dimension, the default of the adaptive strategies.
@@ -68,41 +70,6 @@ pub const MAX_MEMORY: u32 = 1 << 16;
 /// The largest archive rate.
 pub const MAX_ARCHIVE_RATE: f64 = 10.0;
 
-impl JobBuilder {
-    /// H, the memory's entries (SHADE: 100, L-SHADE: 6, jSO: 5, its last entry fixed).
-    pub fn memory_size(mut self, h: u32) -> Self {
-        self.adaptive.memory_size = Some(h);
-        self
-    }
-    /// The archive's capacity over the population size (JADE, SHADE, jSO: 1.0,
-    /// L-SHADE: 2.6); 0 turns the archive off.
-    pub fn archive_rate(mut self, r: f64) -> Self {
-        self.adaptive.archive_rate = Some(r);
-        self
-    }
-    /// p of current-to-pbest (JADE: 0.05, L-SHADE: 0.11; SHADE's upper bound of p_i: 0.2;
-    /// jSO's starting p: 0.25).
-    pub fn p_best(mut self, p: f64) -> Self {
-        self.adaptive.p_best = Some(p);
-        self
-    }
-    /// JADE's learning rate c (0.1).
-    pub fn learning_rate(mut self, c: f64) -> Self {
-        self.adaptive.learning_rate = Some(c);
-        self
-    }
-    /// jDE's τ1 (for F) and τ2 (for Cr), both 0.1.
-    pub fn tau(mut self, tau1: f64, tau2: f64) -> Self {
-        self.adaptive.tau = Some([tau1, tau2]);
-        self
-    }
-    /// The final population size of L-SHADE and jSO (4).
-    pub fn min_pop(mut self, n: u32) -> Self {
-        self.adaptive.min_pop = Some(n);
-        self
-    }
-}
-
 /// The papers' initial population size, for the adaptive strategies.
 pub fn default_pop(s: Strategy, dim: u32) -> Option<u32> {
     let n = match s {
@@ -111,7 +78,7 @@ pub fn default_pop(s: Strategy, dim: u32) -> Option<u32> {
         Strategy::Jso => rules::jso_initial_pop(dim),
         _ => return None,
     };
-    Some(n.clamp(MIN_POP, crate::job::config::MAX_POP))
+    Some(n.clamp(MIN_POP, MAX_POP))
 }
 
 impl Adaptive {
@@ -196,7 +163,7 @@ pub(crate) fn settle(
         return Err(Error::invalid(
             "population size",
             pop,
-            format!("{MIN_POP} ..= {} for {name}", crate::job::config::MAX_POP),
+            format!("{MIN_POP} ..= {} for {name}", MAX_POP),
         ));
     }
     let memory = matches!(s, Strategy::Shade | Strategy::LShade | Strategy::Jso);
@@ -330,55 +297,4 @@ pub(crate) fn settle(
         min_pop,
         max_evaluations,
     }))
-}
-
-/// The settings of an adaptive `job` as both engines read them (the device crate's
-/// [`AdaptiveRun`]); `function` is the built-in's code, or the CEC 2017 function's number.
-pub fn run_settings(job: &Job) -> AdaptiveRun {
-    let function = match (job.builtin(), job.objective().as_cec2017()) {
-        (Some(f), _) => f as u32,
-        (None, Some(c)) => c.id().number(),
-        (None, None) => 0,
-    };
-    let np = job.pop();
-    // A classic run (CEC 2017 functions on the GPU): its generations are the limit; the
-    // budget is what they spend.
-    let classic = Adaptive {
-        max_evaluations: job.evaluations(job.generations()),
-        archive_rate: 0.0,
-        p_best: 0.0,
-        learning_rate: 0.0,
-        tau: [0.0, 0.0],
-        min_pop: np,
-        memory_size: 1,
-    };
-    let a = job.adaptive().unwrap_or(&classic);
-    AdaptiveRun {
-        max_evaluations: a.max_evaluations,
-        archive_rate: a.archive_rate,
-        p_best: a.p_best,
-        learning_rate: a.learning_rate,
-        tau1: a.tau[0],
-        tau2: a.tau[1],
-        f: job.f(),
-        cr: job.cr(),
-        strategy: job.strategy() as u32,
-        bounds: job.bounds() as u32,
-        // The separable kernels read their objective's flags here (as the classic
-        // families read `Run::formula`).
-        formula: match job.objective().separable_flags(job.precision()) {
-            Some(flags) if job.builtin().is_none() => flags.bits(),
-            _ => job.formula() as u32,
-        },
-        function,
-        dim: job.dim(),
-        np,
-        min_pop: a.min_pop,
-        memory_size: a.memory_size,
-        gens: job.generations(),
-        crossover: job.crossover() as u32,
-        variant: job.thesis_variant().bits(),
-        phase: gpude_device::abi::ADAPTIVE_PHASE_RUN,
-        target: job.target_value().unwrap_or(f64::NAN),
-    }
 }

@@ -31,7 +31,7 @@
 
 use crate::error::{Error, Result};
 use crate::job::cec2017::{DataSource, FunctionData, FunctionId};
-use crate::job::problem::FunctionInfo;
+use crate::job::functions::FunctionInfo;
 use crate::job::ptx_objective::PtxCode;
 use gpude_device::lanes::{evaluate, evaluate_of};
 use gpude_device::separable::{SepFlags, SepLanes, Separable};
