@@ -25,12 +25,12 @@
 //! strictly better (with random replacement an island can lose its best individual).
 //! The results report these records.
 
-use crate::Precision;
 use crate::cpu::pso::{self, Pso, Swarm};
 use crate::cpu::{self, Population};
 use crate::error::{Error, Result};
 use crate::job::config::Job;
 use crate::job::names::{lookup, name_of};
+use crate::job::precision::Precision;
 use crate::run::control::Observer;
 use crate::run::result::{Ending, RunResult, termination};
 use gpude_device::Real;

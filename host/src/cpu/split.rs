@@ -632,7 +632,7 @@ pub fn run_observed<T: Real>(
             termination: if ended {
                 termination(job, g, best_f)
             } else {
-                crate::Termination::Stopped
+                crate::run::result::Termination::Stopped
             },
             elapsed: start.elapsed(),
             history,

@@ -200,10 +200,10 @@ impl CudaEngine {
         }
         let launch = |members: &[&Job], stream: Arc<CudaStream>| -> Result<Launch> {
             Ok(match members[0].precision() {
-                crate::Precision::F32 => {
+                crate::job::precision::Precision::F32 => {
                     Launch::F32(self.launch_adaptive(members, stream, layout)?)
                 }
-                crate::Precision::F64 => {
+                crate::job::precision::Precision::F64 => {
                     Launch::F64(self.launch_adaptive(members, stream, layout)?)
                 }
             })

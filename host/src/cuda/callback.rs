@@ -183,10 +183,18 @@ impl CudaEngine {
         // An adaptive strategy runs in the adaptive kernels' host phases
         // (`cuda/adaptive.rs`), the others in the host-callback family.
         let r = match (job.precision(), job.adaptive().is_some()) {
-            (crate::Precision::F32, false) => self.callback_drive::<f32>(job, control),
-            (crate::Precision::F64, false) => self.callback_drive::<f64>(job, control),
-            (crate::Precision::F32, true) => self.adaptive_callback::<f32>(job, control),
-            (crate::Precision::F64, true) => self.adaptive_callback::<f64>(job, control),
+            (crate::job::precision::Precision::F32, false) => {
+                self.callback_drive::<f32>(job, control)
+            }
+            (crate::job::precision::Precision::F64, false) => {
+                self.callback_drive::<f64>(job, control)
+            }
+            (crate::job::precision::Precision::F32, true) => {
+                self.adaptive_callback::<f32>(job, control)
+            }
+            (crate::job::precision::Precision::F64, true) => {
+                self.adaptive_callback::<f64>(job, control)
+            }
         };
         // The callback's failure first: the run stopped because of it.
         objective.take_failure()?;
@@ -332,7 +340,7 @@ mod tests {
         assert!(!ptx.is_host_callback() && o.is_host_callback());
         let pj = Job::builder_for(ptx, 5)
             .domain(-1.0, 1.0)
-            .precision(crate::Precision::F32)
+            .precision(crate::job::precision::Precision::F32)
             .build()
             .unwrap();
         assert_eq!(

@@ -258,7 +258,7 @@ impl CudaEngine {
                 ..Control::default()
             };
             let o = self.callback_run(entry.job(), &mut control)?;
-            let stopped = o.result.termination == crate::Termination::Stopped;
+            let stopped = o.result.termination == crate::run::result::Termination::Stopped;
             halted |= stopped && flagged(watch);
             out.push(Ran {
                 result: Some(o.result),

@@ -110,8 +110,8 @@ fn objective_code(job: &Job, p: ExprPrecision) -> Result<Option<(String, String)
         Objective::Expr(e) if e.separable.is_some() => {
             // The stub b-terms in the module's precision (`p`), which is the job's.
             let mp = match p {
-                ExprPrecision::F32 => crate::Precision::F32,
-                ExprPrecision::F64 => crate::Precision::F64,
+                ExprPrecision::F32 => crate::job::precision::Precision::F32,
+                ExprPrecision::F64 => crate::job::precision::Precision::F64,
             };
             let ptx = with_separable_b(
                 &job.objective().expr_separable_ptx(p).unwrap_or_default(),
@@ -400,7 +400,7 @@ fn link(kernel: &str, modules: &[(&str, &str)], max_registers: Option<u32>) -> R
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Function;
+    use gpude_device::Function;
 
     fn expr_job() -> Job {
         Job::builder_for(Objective::expr("sum(x^2)", Some(0.0)).unwrap(), 4)

@@ -28,12 +28,12 @@ impl CudaEngine {
         check_objective(job)?;
         match mode {
             Mode::Grid => match job.precision() {
-                crate::Precision::F32 => self.grid::<f32>(job, false).map(|r| r.0),
-                crate::Precision::F64 => self.grid::<f64>(job, false).map(|r| r.0),
+                crate::job::precision::Precision::F32 => self.grid::<f32>(job, false).map(|r| r.0),
+                crate::job::precision::Precision::F64 => self.grid::<f64>(job, false).map(|r| r.0),
             },
             Mode::Steps => match job.precision() {
-                crate::Precision::F32 => self.steps::<f32>(job, false).map(|r| r.0),
-                crate::Precision::F64 => self.steps::<f64>(job, false).map(|r| r.0),
+                crate::job::precision::Precision::F32 => self.steps::<f32>(job, false).map(|r| r.0),
+                crate::job::precision::Precision::F64 => self.steps::<f64>(job, false).map(|r| r.0),
             },
             _ => Ok(self.run_batch(std::slice::from_ref(job))?.remove(0)),
         }
@@ -66,24 +66,24 @@ impl CudaEngine {
         };
         check_objective(job)?;
         match (mode, job.precision()) {
-            (Mode::Grid, crate::Precision::F32) => self
+            (Mode::Grid, crate::job::precision::Precision::F32) => self
                 .grid::<f32>(job, true)
                 .map(|(r, p)| (r, p.expect("asked for"))),
-            (Mode::Grid, crate::Precision::F64) => self
+            (Mode::Grid, crate::job::precision::Precision::F64) => self
                 .grid::<f64>(job, true)
                 .map(|(r, p)| (r, p.expect("asked for"))),
-            (Mode::Steps, crate::Precision::F32) => self
+            (Mode::Steps, crate::job::precision::Precision::F32) => self
                 .steps::<f32>(job, true)
                 .map(|(r, p)| (r, p.expect("asked for"))),
-            (Mode::Steps, crate::Precision::F64) => self
+            (Mode::Steps, crate::job::precision::Precision::F64) => self
                 .steps::<f64>(job, true)
                 .map(|(r, p)| (r, p.expect("asked for"))),
-            (_, crate::Precision::F32) => {
+            (_, crate::job::precision::Precision::F32) => {
                 let l = self.launch_batch::<f32>(&[job], self.streams[0].clone())?;
                 let pop = l.population(0, job)?;
                 Ok((l.finish(&[job])?.remove(0), pop))
             }
-            (_, crate::Precision::F64) => {
+            (_, crate::job::precision::Precision::F64) => {
                 let l = self.launch_batch::<f64>(&[job], self.streams[0].clone())?;
                 let pop = l.population(0, job)?;
                 Ok((l.finish(&[job])?.remove(0), pop))
@@ -156,8 +156,12 @@ impl CudaEngine {
             let first = &jobs[group[0]];
             let members: Vec<&Job> = group.iter().map(|&k| &jobs[k]).collect();
             let launch = match first.precision() {
-                crate::Precision::F32 => Pending::F32(self.launch_batch::<f32>(&members, stream)?),
-                crate::Precision::F64 => Pending::F64(self.launch_batch::<f64>(&members, stream)?),
+                crate::job::precision::Precision::F32 => {
+                    Pending::F32(self.launch_batch::<f32>(&members, stream)?)
+                }
+                crate::job::precision::Precision::F64 => {
+                    Pending::F64(self.launch_batch::<f64>(&members, stream)?)
+                }
             };
             pending.push((group.clone(), launch));
         }

@@ -102,14 +102,18 @@ impl CudaEngine {
         job.check()?;
         check_objective(job)?;
         let plan = match job.precision() {
-            crate::Precision::F32 => self.batch_plan::<f32>(job)?,
-            crate::Precision::F64 => self.batch_plan::<f64>(job)?,
+            crate::job::precision::Precision::F32 => self.batch_plan::<f32>(job)?,
+            crate::job::precision::Precision::F64 => self.batch_plan::<f64>(job)?,
         };
         Ok(match plan {
             Some(p) => (p.name, p.bytes),
             None => match job.precision() {
-                crate::Precision::F32 => (de_kernel::<f32>(Layout::Batch, job).name(), 0),
-                crate::Precision::F64 => (de_kernel::<f64>(Layout::Batch, job).name(), 0),
+                crate::job::precision::Precision::F32 => {
+                    (de_kernel::<f32>(Layout::Batch, job).name(), 0)
+                }
+                crate::job::precision::Precision::F64 => {
+                    (de_kernel::<f64>(Layout::Batch, job).name(), 0)
+                }
             },
         })
     }

@@ -126,10 +126,10 @@ pub struct SeparableCpu {
 
 impl SeparableCpu {
     /// The flags of the form in precision `p`.
-    fn flags(&self, p: crate::Precision) -> SepFlags {
+    fn flags(&self, p: crate::job::precision::Precision) -> SepFlags {
         match p {
-            crate::Precision::F32 => self.f32.flags(),
-            crate::Precision::F64 => self.f64.flags(),
+            crate::job::precision::Precision::F32 => self.f32.flags(),
+            crate::job::precision::Precision::F64 => self.f64.flags(),
         }
     }
 }
@@ -423,7 +423,10 @@ impl Objective {
     ) -> Result<Objective> {
         let name = name.into();
         let mut any = false;
-        for p in [crate::Precision::F32, crate::Precision::F64] {
+        for p in [
+            crate::job::precision::Precision::F32,
+            crate::job::precision::Precision::F64,
+        ] {
             if let Some(flags) = code.separable(p) {
                 any = true;
                 let cpu = sep.flags(p);
@@ -464,12 +467,12 @@ impl Objective {
 
     /// The flags of the separable form the engines run in precision `p`, when the
     /// objective has one there: a PTX module's, or an expression's.
-    pub fn separable_flags(&self, p: crate::Precision) -> Option<SepFlags> {
+    pub fn separable_flags(&self, p: crate::job::precision::Precision) -> Option<SepFlags> {
         match self {
             Objective::Callback(c) => c.gpu.as_ref().and_then(|g| g.separable(p)),
             Objective::Expr(e) => e.separable.as_ref().map(|s| match p {
-                crate::Precision::F32 => Separable::<f32>::flags(&**s),
-                crate::Precision::F64 => Separable::<f64>::flags(&**s),
+                crate::job::precision::Precision::F32 => Separable::<f32>::flags(&**s),
+                crate::job::precision::Precision::F64 => Separable::<f64>::flags(&**s),
             }),
             _ => None,
         }
