@@ -16,12 +16,8 @@
 pub use gpude_device as device;
 pub use gpude_expr as expr;
 pub use gpude_host as host;
-pub use gpude_host::cec2017;
-pub use gpude_host::checkpoint;
 pub use gpude_host::cpu;
-pub use gpude_host::cuda_control;
-pub use gpude_host::objective;
-pub use gpude_host::split;
+pub use gpude_host::run;
 pub use gpude_host::{
     Adaptive, Backend, BatchKernel, BatchObjective, BoundPolicy, Ceilings, Crossover, CudaEngine,
     Error, FUNCTIONS, Formula, Function, FunctionInfo, Job, JobBuilder, Mode, Objective, Precision,
@@ -31,6 +27,10 @@ pub use gpude_host::{
     Algorithm, Archipelago, ArchipelagoBuilder, ArchipelagoResult, Emigrants, Pso, Replacement,
     Topology,
 };
+// Where callers found these before the host's folders held them (run::checkpoint,
+// run::control, job::objective, job::cec2017, cpu::split).
+pub use gpude_host::{cec2017, checkpoint, cuda_control, objective, split};
+use run::control::{Control, Observer, Outcome, Ran, Reporting, Watch};
 
 /// The device crate compiled to PTX by the build script.
 pub const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/gpude.ptx"));
@@ -67,41 +67,37 @@ impl Solver {
     }
 
     /// Runs one job. The observer sees the generations and may stop the run there
-    /// ([`cpu::Flow::Stop`]): every generation on the CPU engine, the reported ones on
+    /// ([`run::control::Flow::Stop`]): every generation on the CPU engine, the reported ones on
     /// the GPU ([`Solver::set_reporting`]); for stop flags and checkpoints, see
     /// [`Solver::run_controlled`] and [`Solver::resume`].
-    pub fn run(&self, job: &Job, observer: Option<cpu::Observer>) -> Result<RunResult> {
+    pub fn run(&self, job: &Job, observer: Option<Observer>) -> Result<RunResult> {
         self.0.run(job, observer)
     }
 
     /// How often the GPU's persistent kernels report under control, and whether they
-    /// wait for the observer ([`cuda_control::Reporting`]).
-    pub fn set_reporting(&mut self, reporting: cuda_control::Reporting) -> Result<()> {
+    /// wait for the observer ([`Reporting`]).
+    pub fn set_reporting(&mut self, reporting: Reporting) -> Result<()> {
         self.0.set_reporting(reporting)
     }
 
-    /// Runs one job under a [`cpu::Control`] (observer, stop flag, checkpoints) on
+    /// Runs one job under a [`Control`] (observer, stop flag, checkpoints) on
     /// either engine; the outcome holds the result and the final state.
-    pub fn run_controlled(&self, job: &Job, control: &mut cpu::Control) -> Result<cpu::Outcome> {
+    pub fn run_controlled(&self, job: &Job, control: &mut Control) -> Result<Outcome> {
         self.0.run_controlled(job, control)
     }
 
     /// Goes on from a checkpoint (of either engine: they compute the same bits) under
     /// `control`.
-    pub fn resume(
-        &self,
-        from: checkpoint::Checkpoint,
-        control: &mut cpu::Control,
-    ) -> Result<cpu::Outcome> {
+    pub fn resume(&self, from: checkpoint::Checkpoint, control: &mut Control) -> Result<Outcome> {
         self.0.resume(from, control)
     }
 
-    /// Runs (or goes on with) a list of runs under a [`cuda_control::Watch`].
+    /// Runs (or goes on with) a list of runs under a [`Watch`].
     pub fn run_entries(
         &self,
         entries: Vec<checkpoint::Entry>,
-        watch: &mut cuda_control::Watch,
-    ) -> Result<Vec<cuda_control::Ran>> {
+        watch: &mut Watch,
+    ) -> Result<Vec<Ran>> {
         self.0.run_entries(entries, watch)
     }
 
@@ -110,7 +106,7 @@ impl Solver {
     pub fn run_archipelago(
         &self,
         a: &Archipelago,
-        observer: Option<cpu::Observer>,
+        observer: Option<Observer>,
     ) -> Result<ArchipelagoResult> {
         self.0.run_archipelago(a, observer)
     }
@@ -121,7 +117,7 @@ impl Solver {
         &self,
         job: &Job,
         slices: u32,
-        observer: Option<cpu::Observer>,
+        observer: Option<Observer>,
     ) -> Result<RunResult> {
         self.0.run_split(job, slices, observer)
     }

@@ -201,6 +201,52 @@ impl KernelKey {
         // Every part is ASCII.
         core::str::from_utf8(&buf[..n]).unwrap_or("")
     }
+
+    /// Does the kernel call an objective linked in at run time ([`EXTERNAL`],
+    /// [`SEPARABLE`])?
+    pub fn is_linked(&self) -> bool {
+        self.function == EXTERNAL || self.function == SEPARABLE
+    }
+
+    /// The most registers a thread of this kernel may use (`.maxnreg`, given to the
+    /// driver's compiler), the cap measured fastest for its layout on an H100 (swept over
+    /// 64, 72, 80, 96 and 128; docs/PERFORMANCE.md, version 12); `None`: no cap. Below
+    /// the cap that lets a block have 1 024 threads (64), ptxas spills; above it, fewer
+    /// warps hide the latency.
+    /// - whole-GPU kernels ([`Layout::Grid`]), both precisions: 128 (Np = 8 192: 11.2 µs
+    ///   per generation against 13.9 at 64, and 18.4 against 23.5 uncapped in f64);
+    /// - resident batch kernels ([`Layout::BatchShared`]) in single precision: 80;
+    /// - pipelined batch kernels ([`Layout::BatchPipelined`]), both precisions: 96
+    ///   (132 × 2048 Griewank: 152.6 µs per generation against 163.6 at 64 and 159.7 at
+    ///   72; version 17);
+    /// - the other batch kernels: 72 (f64: 708 µs against 976 uncapped), but 64 for the
+    ///   single-precision kernels of linked objectives, which 72 slowed;
+    /// - the step kernels: 64 in single precision; none in double precision (which
+    ///   spills under a low cap).
+    pub fn register_cap(&self) -> Option<u32> {
+        let f32 = self.precision == KernelPrecision::F32;
+        match self.layout {
+            Layout::Grid => Some(128),
+            Layout::BatchShared => {
+                if f32 {
+                    Some(80)
+                } else {
+                    None
+                }
+            }
+            Layout::BatchPipelined => Some(96),
+            Layout::Batch | Layout::BatchControlled => {
+                Some(if f32 && self.is_linked() { 64 } else { 72 })
+            }
+            Layout::Step => {
+                if f32 {
+                    Some(64)
+                } else {
+                    None
+                }
+            }
+        }
+    }
 }
 
 /// Calls `f` with every kernel key of the built-in functions.
@@ -405,6 +451,12 @@ impl AdaptiveKey {
     pub fn name_into<'a>(&self, buf: &'a mut [u8; KERNEL_NAME_MAX]) -> &'a str {
         let n = self.write_name(buf);
         core::str::from_utf8(&buf[..n]).unwrap_or("")
+    }
+
+    /// The most registers a thread of this kernel may use: none (the adaptive kernels
+    /// were not measured under a cap).
+    pub fn register_cap(&self) -> Option<u32> {
+        None
     }
 }
 

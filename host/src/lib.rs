@@ -3,457 +3,56 @@
 //! The CUDA engine needs the PTX modules that the root crate's build script makes; the
 //! `gpude` crate passes them in (`gpude::Solver` does this for you).
 
-pub mod adaptive;
-pub mod cec2017;
-pub mod checkpoint;
-pub mod config;
 pub mod cpu;
 pub mod cuda;
-pub mod cuda_control;
 pub mod error;
-pub mod islands;
-pub mod objective;
-pub mod problem;
-pub mod pso;
-pub mod ptx_inline;
-pub mod ptx_objective;
-pub mod result;
-pub mod split;
+pub mod job;
+pub mod run;
+mod solver;
 
-pub use adaptive::Adaptive;
-pub use config::{Job, JobBuilder, Precision};
-pub use cuda::{BatchKernel, Ceilings, CudaEngine, FinalPopulation, Mode};
-pub use error::{Error, Result};
-pub use gpude_device::{BoundPolicy, Crossover, Formula, Function, Strategy, ThesisVariant};
-pub use islands::{
+// Where callers found the job's, the CPU engine's and the runs' modules before the
+// folders held them.
+pub use cpu::{islands, pso, split};
+pub use job::{cec2017, config, objective, problem, ptx_objective};
+
+pub use cpu::islands::{
     Algorithm, Archipelago, ArchipelagoBuilder, ArchipelagoResult, Emigrants, Replacement, Topology,
 };
-pub use objective::{BatchObjective, Objective, SeparableCpu};
-pub use problem::{FUNCTIONS, FunctionInfo, Problem};
-pub use pso::Pso;
-pub use result::{RunResult, Termination};
+pub use cpu::pso::Pso;
+pub use cuda::{BatchKernel, Ceilings, CudaEngine, FinalPopulation, MAX_STREAMS, Mode};
+pub use error::{Error, Result};
+pub use gpude_device::{BoundPolicy, Crossover, Formula, Function, Strategy, ThesisVariant};
+pub use job::adaptive::Adaptive;
+pub use job::config::{Job, JobBuilder};
+pub use job::objective::{BatchObjective, Objective, SeparableCpu};
+pub use job::precision::Precision;
+pub use job::problem::{FUNCTIONS, FunctionInfo, Problem};
+pub use run::result::{RunResult, Termination};
+pub use solver::{Backend, Solver, SolverOptions};
+// The checkpoints and results, where callers found them before `run` held them.
+pub use run::{checkpoint, result};
 
-/// Where jobs run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum Backend {
-    /// The GPU when a driver and a GPU are there, else the CPU (with a notice).
-    #[default]
-    Auto,
-    Cpu,
-    Cuda,
+/// The run-control types and the GPU's control blocks, where callers found them before
+/// `run` and `cuda` held them.
+pub mod cuda_control {
+    pub use crate::cuda::control::{MappedBlock, Monitor, Words, pause, value_of};
+    pub use crate::cuda::entries::segment_end;
+    pub use crate::cuda::state::{
+        Controlled, Start, checkpoint_of, gather_state, join_history, padded_state, result_of,
+    };
+    pub use crate::run::control::{Ran, Reporting, RunsObserver, RunsSaver, Watch, check_watch};
+    pub use crate::run::result::ending;
 }
 
-impl Backend {
-    pub fn parse(s: &str) -> Result<Backend> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "auto" => Ok(Backend::Auto),
-            "cpu" => Ok(Backend::Cpu),
-            "cuda" | "gpu" => Ok(Backend::Cuda),
-            _ => Err(Error::UnknownName {
-                kind: "backend",
-                name: crate::error::clip(s),
-                known: "auto, cpu, cuda".into(),
-            }),
-        }
-    }
-}
+// The PTX inliner, where callers found it before the CUDA engine held it.
+pub use cuda::ptx_inline;
 
-/// Runs jobs on the backend chosen once, at construction.
-pub struct Solver {
-    cuda: Option<CudaEngine>,
-    mode: Mode,
-    /// How the GPU's persistent kernels report to the host under control.
-    reporting: cuda_control::Reporting,
-    /// Why `auto` fell back to the CPU, if it did.
-    pub fallback_reason: Option<String>,
-}
-
-/// Settings of a [`Solver`].
-#[derive(Clone, Debug)]
-pub struct SolverOptions {
-    pub backend: Backend,
-    pub device: usize,
-    pub streams: usize,
-    pub mode: Mode,
-}
-
-impl Default for SolverOptions {
-    fn default() -> Self {
-        SolverOptions {
-            backend: Backend::Auto,
-            device: 0,
-            streams: 4,
-            mode: Mode::Auto,
-        }
-    }
-}
-
-/// The most CUDA streams a solver spreads launches over.
-pub const MAX_STREAMS: usize = 128;
-
-impl SolverOptions {
-    /// Refuses settings that cannot apply: no streams (or absurdly many), or a GPU layout
-    /// with the CPU backend. (With `Auto`, a fallback to the CPU ignores the layout and
-    /// says why in `fallback_reason`.)
-    pub fn check(&self) -> Result<()> {
-        if self.streams == 0 || self.streams > MAX_STREAMS {
-            return Err(Error::invalid(
-                "streams",
-                self.streams,
-                format!("1 ..= {MAX_STREAMS}"),
-            ));
-        }
-        if self.backend == Backend::Cpu && self.mode != Mode::Auto {
-            return Err(Error::invalid(
-                "mode",
-                self.mode.name(),
-                "auto with the cpu backend (batch, grid and steps are GPU layouts)",
-            ));
-        }
-        Ok(())
-    }
-}
-
-impl Solver {
-    /// Opens the backend with the kernels (name, PTX module). With `Cuda`, a missing
-    /// driver or GPU is an error; with `Auto`, it selects the CPU and records why in
-    /// `fallback_reason`.
-    pub fn new(
-        kernels: &'static [(&'static str, &'static str)],
-        opts: &SolverOptions,
-    ) -> Result<Solver> {
-        opts.check()?;
-        let mut s = Solver {
-            cuda: None,
-            mode: opts.mode,
-            reporting: cuda_control::Reporting::default(),
-            fallback_reason: None,
-        };
-        match opts.backend {
-            Backend::Cpu => {}
-            Backend::Cuda => s.cuda = Some(CudaEngine::new(kernels, opts.device, opts.streams)?),
-            Backend::Auto => match CudaEngine::new(kernels, opts.device, opts.streams) {
-                Ok(e) => s.cuda = Some(e),
-                Err(e) => s.fallback_reason = Some(e.to_string()),
-            },
-        }
-        Ok(s)
-    }
-
-    /// `cpu` or `cuda`.
-    pub fn backend_name(&self) -> &'static str {
-        if self.cuda.is_some() { "cuda" } else { "cpu" }
-    }
-
-    pub fn cuda(&self) -> Option<&CudaEngine> {
-        self.cuda.as_ref()
-    }
-
-    /// How the GPU reports to the host under control (see [`cuda_control::Reporting`]);
-    /// the CPU engine shows every generation whatever this says.
-    pub fn set_reporting(&mut self, reporting: cuda_control::Reporting) -> Result<()> {
-        reporting.check()?;
-        self.reporting = reporting;
-        Ok(())
-    }
-
-    pub fn reporting(&self) -> cuda_control::Reporting {
-        self.reporting
-    }
-
-    /// Runs one job. The observer sees the generations and may stop the run there
-    /// ([`cpu::Flow::Stop`]): every generation on the CPU engine; on the GPU the
-    /// generations it reports (every [`cuda_control::Reporting::every`], and the last).
-    /// Without an observer the GPU runs without a control block.
-    pub fn run(&self, job: &Job, observer: Option<cpu::Observer>) -> Result<RunResult> {
-        match (&self.cuda, observer) {
-            (Some(e), None) => e.run(job, self.mode),
-            (Some(e), Some(o)) => {
-                let one = move |_: usize, g: u32, best: f64| o(g, best);
-                let mut watch = cuda_control::Watch {
-                    observer: Some(&one),
-                    reporting: self.reporting,
-                    ..Default::default()
-                };
-                let ran = e.run_entries(
-                    vec![checkpoint::Entry::Pending(job.clone())],
-                    self.mode,
-                    &mut watch,
-                )?;
-                ran.into_iter()
-                    .next()
-                    .and_then(|r| r.result)
-                    .ok_or_else(|| Error::Cuda {
-                        context: "a run with an observer".into(),
-                        message: "the engine returned no result".into(),
-                    })
-            }
-            (None, _) => match job.precision() {
-                Precision::F32 => cpu::run::<f32>(job, observer),
-                Precision::F64 => cpu::run::<f64>(job, observer),
-            },
-        }
-    }
-
-    /// Runs one job under `control` (observer, stop flag, checkpoints) on either engine;
-    /// the outcome holds the result and the final state, from which [`Solver::resume`]
-    /// (on either engine) goes on with the same bits.
-    pub fn run_controlled(&self, job: &Job, control: &mut cpu::Control) -> Result<cpu::Outcome> {
-        match &self.cuda {
-            Some(e) => e.run_controlled(job, self.mode, control, self.reporting),
-            None => cpu::try_run_controlled(job, control),
-        }
-    }
-
-    /// Goes on from a checkpoint of either engine under `control`.
-    pub fn resume(
-        &self,
-        from: checkpoint::Checkpoint,
-        control: &mut cpu::Control,
-    ) -> Result<cpu::Outcome> {
-        match &self.cuda {
-            Some(e) => e.resume(from, self.mode, control, self.reporting),
-            None => cpu::resume(from, control),
-        }
-    }
-
-    /// Runs (or goes on with) a list of runs under `watch`. On the GPU compatible runs
-    /// share a launch (see [`CudaEngine::run_entries`]); the CPU engine runs them one
-    /// after the other. A stop ends the run it reaches; the runs after it come back
-    /// as they were, without a result.
-    pub fn run_entries(
-        &self,
-        entries: Vec<checkpoint::Entry>,
-        watch: &mut cuda_control::Watch,
-    ) -> Result<Vec<cuda_control::Ran>> {
-        match &self.cuda {
-            Some(e) => e.run_entries(entries, self.mode, watch),
-            None => cpu_entries(entries, watch),
-        }
-    }
-
-    /// Runs an archipelago (islands with migration, DE or PSO). The CPU engine only for
-    /// now: the CUDA engine turns it down rather than run something else.
-    pub fn run_archipelago(
-        &self,
-        a: &Archipelago,
-        observer: Option<cpu::Observer>,
-    ) -> Result<ArchipelagoResult> {
-        if self.cuda.is_some() {
-            return Err(Error::invalid("backend", "cuda", islands::CPU_ONLY));
-        }
-        let objective = a.template().objective();
-        objective.reset_failure();
-        let r = islands::run_cpu(a, observer);
-        objective.take_failure()?;
-        Ok(r)
-    }
-
-    /// Runs one job with its population split by dimension into `slices` slices (see
-    /// [`split`]). The CPU engine only for now: the CUDA engine turns it down.
-    pub fn run_split(
-        &self,
-        job: &Job,
-        slices: u32,
-        observer: Option<cpu::Observer>,
-    ) -> Result<RunResult> {
-        if self.cuda.is_some() {
-            return Err(Error::invalid("backend", "cuda", split::CPU_ONLY));
-        }
-        split::run_job(job, slices, observer)
-    }
-
-    /// Runs many jobs, one result each, in order.
-    pub fn run_batch(&self, jobs: &[Job]) -> Result<Vec<RunResult>> {
-        match &self.cuda {
-            Some(e) if !matches!(self.mode, Mode::Grid | Mode::Steps) => e.run_batch(jobs),
-            Some(e) => jobs.iter().map(|j| e.run(j, self.mode)).collect(),
-            None => cpu::run_batch(jobs),
-        }
-    }
-}
-
-/// [`Solver::run_entries`] on the CPU engine: one run after the other under a
-/// [`cpu::Control`] each.
-fn cpu_entries(
-    entries: Vec<checkpoint::Entry>,
-    watch: &mut cuda_control::Watch,
-) -> Result<Vec<cuda_control::Ran>> {
-    use checkpoint::{Entry, Part};
-    use cuda_control::Ran;
-    cuda_control::check_watch(&entries, watch)?;
-    let mut ran: Vec<Ran> = entries
-        .into_iter()
-        .map(|entry| Ran {
-            result: None,
-            entry,
-        })
-        .collect();
-    for k in 0..ran.len() {
-        if k > 0
-            && watch
-                .stop
-                .is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed))
-        {
-            break;
-        }
-        let observer = watch.observer;
-        let one = move |g: u32, best: f64| match observer {
-            Some(o) => o(k, g, best),
-            None => cpu::Flow::Continue,
-        };
-        let (before, after) = ran.split_at(k);
-        let rest = &after[1..];
-        let save = &mut watch.save;
-        let mut saver = |c: &checkpoint::Checkpoint| {
-            let parts: Vec<Part> = before
-                .iter()
-                .map(|r| r.entry.part())
-                .chain([Part::Started(c)])
-                .chain(rest.iter().map(|r| r.entry.part()))
-                .collect();
-            match save.as_mut() {
-                Some(s) => s(&parts),
-                None => cpu::Flow::Continue,
-            }
-        };
-        let mut control = cpu::Control {
-            observer: Some(&one),
-            stop: watch.stop,
-            every: watch.every,
-            save: Some(&mut saver),
-        };
-        let outcome = match &after[0].entry {
-            Entry::Pending(job) => cpu::try_run_controlled(job, &mut control)?,
-            Entry::Started(c) => cpu::resume(c.clone(), &mut control)?,
-        };
-        let stopped = outcome.result.termination == Termination::Stopped;
-        ran[k] = Ran {
-            result: Some(outcome.result),
-            entry: if watch.keep || stopped {
-                Entry::Started(outcome.checkpoint)
-            } else {
-                Entry::Pending(outcome.checkpoint.job)
-            },
-        };
-    }
-    Ok(ran)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use checkpoint::{Entry, Part};
-    use std::sync::Mutex;
-
-    fn jobs() -> Vec<Job> {
-        (0..2)
-            .map(|k| {
-                Job::builder(Function::Sphere, 4)
-                    .pop(8)
-                    .generations(30)
-                    .seed(3)
-                    .stream(k)
-                    .build()
-                    .unwrap()
-            })
-            .collect()
-    }
-
-    fn cpu_solver() -> Solver {
-        Solver::new(
-            &[],
-            &SolverOptions {
-                backend: Backend::Cpu,
-                ..SolverOptions::default()
-            },
-        )
-        .unwrap()
-    }
-
-    #[test]
-    fn run_entries_on_the_cpu_saves_every_run_and_matches_single_runs() {
-        let seen = Mutex::new(Vec::new());
-        let observe = |run: usize, g: u32, _: f64| {
-            seen.lock().unwrap().push((run, g));
-            cpu::Flow::Continue
-        };
-        let saves = Mutex::new(Vec::new());
-        let mut save = |parts: &[Part]| {
-            let gens: Vec<Option<u32>> = parts
-                .iter()
-                .map(|p| match p {
-                    Part::Started(c) => Some(c.generation),
-                    Part::Pending(_) => None,
-                })
-                .collect();
-            saves.lock().unwrap().push(gens);
-            cpu::Flow::Continue
-        };
-        let mut watch = cuda_control::Watch {
-            observer: Some(&observe),
-            every: 10,
-            save: Some(&mut save),
-            keep: true,
-            ..Default::default()
-        };
-        let entries = jobs().into_iter().map(Entry::Pending).collect();
-        let ran = cpu_solver().run_entries(entries, &mut watch).unwrap();
-        for (r, job) in ran.iter().zip(jobs()) {
-            let alone = cpu::run_controlled(&job, &mut cpu::Control::default());
-            let got = r.result.as_ref().unwrap();
-            assert_eq!(got.best_f.to_bits(), alone.result.best_f.to_bits());
-            assert_eq!(got.best_x, alone.result.best_x);
-            match &r.entry {
-                Entry::Started(c) => {
-                    let a = &alone.checkpoint;
-                    assert_eq!(
-                        (c.generation, &c.state, &c.history),
-                        (a.generation, &a.state, &a.history)
-                    );
-                }
-                Entry::Pending(_) => panic!("keep asked for the state"),
-            }
-        }
-        let saves = saves.into_inner().unwrap();
-        assert_eq!(
-            saves,
-            [
-                vec![Some(10), None],
-                vec![Some(20), None],
-                vec![Some(30), Some(10)],
-                vec![Some(30), Some(20)],
-            ]
-        );
-        let seen = seen.into_inner().unwrap();
-        assert_eq!(seen.len(), 62, "31 generations of each run");
-        assert!(seen[..31].iter().all(|s| s.0 == 0) && seen[31..].iter().all(|s| s.0 == 1));
-    }
-
-    #[test]
-    fn an_observer_stop_ends_its_run_only() {
-        let observe = |run: usize, g: u32, _: f64| {
-            if run == 0 && g >= 5 {
-                cpu::Flow::Stop
-            } else {
-                cpu::Flow::Continue
-            }
-        };
-        let mut watch = cuda_control::Watch {
-            observer: Some(&observe),
-            ..Default::default()
-        };
-        let entries = jobs().into_iter().map(Entry::Pending).collect();
-        let ran = cpu_solver().run_entries(entries, &mut watch).unwrap();
-        let r0 = ran[0].result.as_ref().unwrap();
-        let r1 = ran[1].result.as_ref().unwrap();
-        assert_eq!((r0.generations, r0.termination), (5, Termination::Stopped));
-        assert_eq!(
-            (r1.generations, r1.termination),
-            (30, Termination::MaxGenerations)
-        );
-        // A stopped run keeps its state even without `keep`; one that ended, its job.
-        assert!(matches!(&ran[0].entry, Entry::Started(c) if c.generation == 5));
-        assert!(matches!(&ran[1].entry, Entry::Pending(_)));
-    }
+/// The adaptive strategies' settings and their runs on either engine, where callers
+/// found them before the job and the engines held them apart.
+pub mod adaptive {
+    pub use crate::cpu::adaptive::{State, run, run_controlled, run_until};
+    pub use crate::cuda::adaptive::{gpu_check, gpu_layout, in_adaptive_kernels};
+    pub use crate::job::adaptive::*;
+    pub use crate::job::config::run_settings;
+    pub use gpude_device::registry::Layout;
 }

@@ -16,14 +16,18 @@
 //! run is over, and how many trials the next one makes. The callback sees the rows the
 //! CPU engine hands it, in the same batches, so a run gives the CPU engine's bits.
 
-use super::{
-    CudaEngine, FinalPopulation, GpuReal, cuda_err, dev, dev_opt, precision_of, push_params,
-};
-use crate::checkpoint::{Checkpoint, Stored};
-use crate::config::Job;
-use crate::cpu::{Control, Flow, Outcome};
+use super::batch::compatible;
+use super::engine::{CudaEngine, FinalPopulation, Mode, cuda_err};
+use super::external::check_objective;
+use super::kernels::{GpuReal, Kernel};
+use super::launch::{dev, dev_opt, push_params};
+use crate::job::config::strategy_name;
+
 use crate::error::{Error, Result};
-use crate::result::{Ending, RunResult, Termination};
+use crate::job::config::Job;
+use crate::run::checkpoint::{Checkpoint, Stored};
+use crate::run::control::{Control, Flow, Outcome};
+use crate::run::result::{Ending, RunResult, Termination};
 use cudarc::driver::{CudaFunction, CudaSlice, CudaStream, LaunchConfig};
 use gpude_device::abi::{
     ADAPTIVE_BEST, ADAPTIVE_COUNT, ADAPTIVE_DONE, ADAPTIVE_GENS, ADAPTIVE_PHASE_INIT_BEST,
@@ -32,13 +36,57 @@ use gpude_device::abi::{
 };
 use gpude_device::adaptive::archive_capacity;
 use gpude_device::cec2017::scratch_len;
-use gpude_device::registry::{
-    AdaptiveKey, CEC2017, EXTERNAL, HOST, KERNEL_NAME_MAX, KernelPrecision, Layout, SEPARABLE,
-};
+use gpude_device::registry::{AdaptiveKey, CEC2017, EXTERNAL, HOST, Layout, SEPARABLE};
 use nalgebra::DVector;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
+
+/// The CUDA engine's check of an adaptive job: its kernels evaluate the built-in and
+/// the CEC 2017 functions, expressions and PTX objectives (linked in, in a precision
+/// the module defines), and leave a host callback's values to the host between their
+/// phases. Classic jobs pass.
+pub fn gpu_check(job: &Job) -> Result<()> {
+    if !job.strategy().is_adaptive() || job.objective().ptx_code().is_none() {
+        return Ok(());
+    }
+    // A PTX objective's module must define the job's precision.
+    check_objective(job)
+}
+
+/// True when the CUDA engine runs `job` in the adaptive kernels: an adaptive strategy,
+/// or a classic one on a CEC 2017 function.
+pub fn in_adaptive_kernels(job: &Job) -> bool {
+    job.adaptive().is_some() || job.objective().as_cec2017().is_some()
+}
+
+/// The layout of the adaptive kernels that a GPU mode asks for: `auto` and `batch` run
+/// a block per run (a batch of compatible runs per launch), `grid` one run over the
+/// whole GPU per cooperative launch (the runs of a batch one after the other). The
+/// adaptive kernels have no step layout: `steps` is refused, naming the strategy of
+/// `job`. (A host callback's run has a layout of its own, whatever the mode: the
+/// engine does not ask here.)
+pub fn gpu_layout(mode: Mode, job: &Job) -> Result<Layout> {
+    match mode {
+        Mode::Auto | Mode::Batch => Ok(Layout::Batch),
+        Mode::Grid => Ok(Layout::Grid),
+        Mode::Steps => {
+            let name = strategy_name(job.strategy());
+            let what = if job.adaptive().is_some() {
+                name.to_string()
+            } else {
+                format!("{name} on a CEC 2017 function")
+            };
+            Err(Error::invalid(
+                "mode",
+                "steps",
+                format!(
+                    "auto, batch or grid for {what}: the adaptive kernels run a block per run or one run over the whole GPU, not a launch per generation"
+                ),
+            ))
+        }
+    }
+}
 
 /// The most threads a block of the adaptive kernels runs with.
 const MAX_THREADS: u32 = 256;
@@ -47,7 +95,7 @@ const MAX_THREADS: u32 = 256;
 /// built-in function's, the CEC 2017 functions', a host callback's (batch only), or
 /// for an objective linked in, the separable one's when it has that form in `T`, the
 /// whole-vector one's otherwise (as the classic families choose).
-pub(crate) fn kernel_name<T: GpuReal>(job: &Job, layout: Layout) -> String {
+pub(crate) fn adaptive_kernel<T: GpuReal>(job: &Job, layout: Layout) -> Kernel {
     let o = job.objective();
     let key = AdaptiveKey {
         layout,
@@ -55,17 +103,12 @@ pub(crate) fn kernel_name<T: GpuReal>(job: &Job, layout: Layout) -> String {
             Some(f) => f.key(),
             None if o.as_cec2017().is_some() => CEC2017,
             None if o.is_host_callback() => HOST,
-            None if o.separable_flags(precision_of::<T>()).is_some() => SEPARABLE,
+            None if o.separable_flags(T::PRECISION).is_some() => SEPARABLE,
             None => EXTERNAL,
         },
-        precision: if T::NAME == "f32" {
-            KernelPrecision::F32
-        } else {
-            KernelPrecision::F64
-        },
+        precision: T::KERNEL,
     };
-    let mut buf = [0u8; KERNEL_NAME_MAX];
-    key.name_into(&mut buf).to_string()
+    Kernel::Adaptive(key)
 }
 
 /// A launch of the adaptive kernel: its buffers (those read back named, the others
@@ -102,6 +145,110 @@ pub(crate) struct AdaptiveLaunch<T: GpuReal> {
 }
 
 impl CudaEngine {
+    /// Runs adaptive jobs (every one of `jobs` must be adaptive, or a classic strategy on
+    /// a CEC 2017 function) in the layout `mode` asks for (see
+    /// [`crate::cuda::adaptive::gpu_layout`]): in the batch layout (`auto`, `batch`) compatible
+    /// ones share a launch of the adaptive kernels, one block each, launches spread over
+    /// the streams; in the grid layout (`grid`) each runs over the whole GPU in a
+    /// cooperative launch of its own, one after the other. One result and final
+    /// population per job, in order.
+    pub fn run_adaptive(
+        &self,
+        jobs: &[&Job],
+        mode: Mode,
+    ) -> Result<Vec<(RunResult, FinalPopulation)>> {
+        if jobs.iter().any(|j| j.objective().is_host_callback()) {
+            // Host callbacks one at a time (`callback_run`), the others together.
+            let (cb, rest): (Vec<usize>, Vec<usize>) =
+                (0..jobs.len()).partition(|&k| jobs[k].objective().is_host_callback());
+            let mut results: Vec<Option<(RunResult, FinalPopulation)>> = vec![None; jobs.len()];
+            let others: Vec<&Job> = rest.iter().map(|&k| jobs[k]).collect();
+            if !others.is_empty() {
+                for (&k, r) in rest.iter().zip(self.run_adaptive(&others, mode)?) {
+                    results[k] = Some(r);
+                }
+            }
+            for k in cb {
+                // Its own layout, whatever `mode` says (see `callback.rs`).
+                results[k] = Some(self.run_with_population(jobs[k], mode)?);
+            }
+            return Ok(results
+                .into_iter()
+                .map(|r| r.expect("every job ran"))
+                .collect());
+        }
+        let mut layout = Layout::Batch;
+        for job in jobs {
+            layout = crate::cuda::adaptive::gpu_layout(mode, job)?;
+            if !crate::cuda::adaptive::in_adaptive_kernels(job) {
+                let name = crate::job::config::strategy_name(job.strategy());
+                return Err(Error::invalid(
+                    "strategy",
+                    name,
+                    format!(
+                        "an adaptive strategy (jde, jade, shade, lshade, jso), or any strategy on a CEC 2017 function, in a batch of adaptive runs; run {name} in a batch of its own"
+                    ),
+                ));
+            }
+            crate::cuda::adaptive::gpu_check(job)?;
+        }
+        let owned: Vec<Job> = jobs.iter().map(|&j| j.clone()).collect();
+        Job::check_all(&owned)?;
+        enum Launch {
+            F32(AdaptiveLaunch<f32>),
+            F64(AdaptiveLaunch<f64>),
+        }
+        let launch = |members: &[&Job], stream: Arc<CudaStream>| -> Result<Launch> {
+            Ok(match members[0].precision() {
+                crate::job::precision::Precision::F32 => {
+                    Launch::F32(self.launch_adaptive(members, stream, layout)?)
+                }
+                crate::job::precision::Precision::F64 => {
+                    Launch::F64(self.launch_adaptive(members, stream, layout)?)
+                }
+            })
+        };
+        let finish = |l: Launch, members: &[&Job]| match l {
+            Launch::F32(l) => l.finish(members),
+            Launch::F64(l) => l.finish(members),
+        };
+        let mut results: Vec<Option<(RunResult, FinalPopulation)>> = vec![None; jobs.len()];
+        if layout == Layout::Grid {
+            // Each run has the whole GPU: one cooperative launch after the other, each
+            // read back before the next starts.
+            for (k, job) in jobs.iter().enumerate() {
+                let l = launch(&[job], self.streams[0].clone())?;
+                results[k] = finish(l, &[job])?.pop();
+            }
+        } else {
+            let mut groups: Vec<Vec<usize>> = Vec::new();
+            for (k, job) in jobs.iter().enumerate() {
+                match groups.iter_mut().find(|g| compatible(jobs[g[0]], job)) {
+                    Some(g) => g.push(k),
+                    None => groups.push(vec![k]),
+                }
+            }
+            let mut pending = Vec::new();
+            for (n, group) in groups.iter().enumerate() {
+                let stream = self.streams[n % self.streams.len()].clone();
+                let members: Vec<&Job> = group.iter().map(|&k| jobs[k]).collect();
+                pending.push((group, launch(&members, stream)?));
+            }
+            for (group, l) in pending {
+                let members: Vec<&Job> = group.iter().map(|&k| jobs[k]).collect();
+                for (&k, r) in group.iter().zip(finish(l, &members)?) {
+                    results[k] = Some(r);
+                }
+            }
+        }
+        Ok(results
+            .into_iter()
+            .map(|r| r.expect("every job ran"))
+            .collect())
+    }
+}
+
+impl CudaEngine {
     /// Launches the runs of `jobs` (adaptive, compatible: equal but for seed and
     /// stream) on `stream`: in [`Layout::Batch`] one block each; in [`Layout::Grid`]
     /// the one run of `jobs` over the whole GPU, in a cooperative launch.
@@ -125,14 +272,14 @@ impl CudaEngine {
 
     /// The buffers, parameters and kernel of the runs of `jobs`, as
     /// [`CudaEngine::launch_adaptive`] launches them, not launched yet.
-    fn prepare_adaptive<T: GpuReal>(
+    pub(super) fn prepare_adaptive<T: GpuReal>(
         &self,
         jobs: &[&Job],
         stream: Arc<CudaStream>,
         layout: Layout,
     ) -> Result<AdaptiveLaunch<T>> {
         let job = jobs[0];
-        crate::adaptive::gpu_check(job)?;
+        crate::cuda::adaptive::gpu_check(job)?;
         let grid = match layout {
             Layout::Batch => false,
             Layout::Grid if jobs.len() == 1 => true,
@@ -144,7 +291,7 @@ impl CudaEngine {
                 ));
             }
         };
-        let run = crate::adaptive::run_settings(job);
+        let run = crate::job::config::run_settings(job);
         let p = jobs.len();
         let d = job.dim() as usize;
         let np = job.pop() as usize;
@@ -156,14 +303,15 @@ impl CudaEngine {
         } else {
             0
         };
-        let name = kernel_name::<T>(job, layout);
+        let kernel = adaptive_kernel::<T>(job, layout);
+        let name = kernel.name();
         let o = job.objective();
         let func: CudaFunction =
             if job.builtin().is_some() || o.as_cec2017().is_some() || o.is_host_callback() {
-                self.function(&name)?
+                self.function(kernel)?
             } else {
                 // Linked with the job's objective (the classic families' link).
-                self.job_function::<T>(&name, job)?
+                self.job_function::<T>(kernel, job)?
             };
         let threads = self
             .max_threads(&func, &name)?
@@ -487,7 +635,9 @@ impl<T: GpuReal> AdaptiveLaunch<T> {
             let reached = job.target_value().is_some_and(|t| bf <= t);
             let termination = match job.adaptive() {
                 // A classic run on a CEC function ends as the CPU engine's does.
-                None if reached || g >= job.generations() => crate::result::termination(job, g, bf),
+                None if reached || g >= job.generations() => {
+                    crate::run::result::termination(job, g, bf)
+                }
                 None => Termination::Stopped,
                 Some(_) if reached => Termination::TargetReached,
                 Some(a) if evaluations[k] >= a.max_evaluations => Termination::MaxEvaluations,
@@ -569,5 +719,51 @@ impl CudaEngine {
             elapsed: result.elapsed,
         };
         Ok(Outcome { result, checkpoint })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::job::config::strategy_name;
+    use gpude_device::{Function, Strategy};
+
+    /// The GPU modes an adaptive job may ask for and the layout each gives; `steps`,
+    /// which the adaptive kernels do not have, is refused naming the strategy and what
+    /// is allowed.
+    #[test]
+    fn gpu_modes_of_adaptive_jobs() {
+        for s in Strategy::ADAPTIVE {
+            let job = Job::builder(Function::Rastrigin, 10)
+                .strategy(s)
+                .build()
+                .expect("valid job");
+            assert!(in_adaptive_kernels(&job));
+            assert_eq!(gpu_layout(Mode::Auto, &job).unwrap(), Layout::Batch);
+            assert_eq!(gpu_layout(Mode::Batch, &job).unwrap(), Layout::Batch);
+            assert_eq!(gpu_layout(Mode::Grid, &job).unwrap(), Layout::Grid);
+            let err = gpu_layout(Mode::Steps, &job)
+                .expect_err("no step layout")
+                .to_string();
+            let name = strategy_name(s);
+            assert!(err.contains("steps"), "{err}");
+            assert!(
+                err.contains(&format!("auto, batch or grid for {name}")),
+                "{err}"
+            );
+        }
+        // The names the CLI's --mode takes reach the layouts.
+        let job = Job::builder(Function::Sphere, 10)
+            .strategy(Strategy::Jso)
+            .build()
+            .expect("valid job");
+        for (word, layout) in [
+            ("grid", Layout::Grid),
+            ("whole-gpu", Layout::Grid),
+            ("block", Layout::Batch),
+        ] {
+            let mode = Mode::parse(word).expect("a mode");
+            assert_eq!(gpu_layout(mode, &job).unwrap(), layout, "{word}");
+        }
     }
 }

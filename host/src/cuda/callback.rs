@@ -7,7 +7,7 @@
 //! 1. a launch that writes every individual's trial (mutation, crossover, bounds: the
 //!    kernels' and the CPU engine's arithmetic and draws) into a buffer of `Np` rows;
 //! 2. the rows copied to the host and handed to the callback as `Np × D` values,
-//!    row-major, in f64 (see [`crate::objective`] for the calling convention);
+//!    row-major, in f64 (see [`crate::job::objective`] for the calling convention);
 //! 3. the values, rounded to the run's precision, copied back;
 //! 4. a launch that selects (a trial replaces its parent when it is better, NaN never is)
 //!    and finds the best, as the step kernels do.
@@ -29,12 +29,15 @@
 //! the stop flag as here, but no saves (the saver is not called), as on the CPU engine,
 //! whose checkpoints do not hold an adaptive run's memory and archive.
 
-use super::{CudaEngine, GpuReal, check_objective, cuda_err, kernel_name, push_params};
-use crate::checkpoint::{Checkpoint, Stored};
-use crate::config::Job;
-use crate::cpu::{Control, Flow, Outcome};
+use super::engine::{CudaEngine, cuda_err};
+use super::external::check_objective;
+use super::kernels::{GpuReal, de_kernel};
+use super::launch::push_params;
 use crate::error::{Error, Result};
-use crate::objective::Objective;
+use crate::job::config::Job;
+use crate::job::objective::Objective;
+use crate::run::checkpoint::{Checkpoint, Stored};
+use crate::run::control::{Control, Flow, Outcome};
 use cudarc::driver::{CudaSlice, CudaStream, LaunchConfig};
 use gpude_device::abi::StepParams;
 use gpude_device::lanes::stride;
@@ -43,7 +46,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use super::{STATE_DONE, STATE_GEN};
+use super::grid::{STATE_DONE, STATE_GEN};
 
 /// The rows of a padded buffer (`np` rows of stride `st`) without the padding.
 fn unpadded<T: Copy>(rows: &[T], np: usize, dim: usize, st: usize, out: &mut Vec<T>) {
@@ -61,7 +64,7 @@ struct HostRun<'a, T: GpuReal> {
     cfg: LaunchConfig,
     stream: Arc<CudaStream>,
     params: StepParams<T>,
-    bu: super::GridBuffers<T>,
+    bu: super::grid::GridBuffers<T>,
     /// `fit` of the kernels: the population's values, then the rows' values.
     fit: CudaSlice<T>,
     /// Host copies: the padded rows, the rows unpadded, their values.
@@ -172,7 +175,7 @@ impl CudaEngine {
     /// Runs `job`, whose objective is a host callback, under `control` (see the module
     /// documentation). A failure of the callback is [`Error::Objective`].
     pub(crate) fn callback_run(&self, job: &Job, control: &mut Control) -> Result<Outcome> {
-        crate::adaptive::gpu_check(job)?;
+        crate::cuda::adaptive::gpu_check(job)?;
         job.check()?;
         check_objective(job)?;
         let objective = job.objective();
@@ -180,17 +183,25 @@ impl CudaEngine {
         // An adaptive strategy runs in the adaptive kernels' host phases
         // (`cuda/adaptive.rs`), the others in the host-callback family.
         let r = match (job.precision(), job.adaptive().is_some()) {
-            (crate::Precision::F32, false) => self.callback_drive::<f32>(job, control),
-            (crate::Precision::F64, false) => self.callback_drive::<f64>(job, control),
-            (crate::Precision::F32, true) => self.adaptive_callback::<f32>(job, control),
-            (crate::Precision::F64, true) => self.adaptive_callback::<f64>(job, control),
+            (crate::job::precision::Precision::F32, false) => {
+                self.callback_drive::<f32>(job, control)
+            }
+            (crate::job::precision::Precision::F64, false) => {
+                self.callback_drive::<f64>(job, control)
+            }
+            (crate::job::precision::Precision::F32, true) => {
+                self.adaptive_callback::<f32>(job, control)
+            }
+            (crate::job::precision::Precision::F64, true) => {
+                self.adaptive_callback::<f64>(job, control)
+            }
         };
         // The callback's failure first: the run stopped because of it.
         objective.take_failure()?;
         r
     }
 
-    fn callback_drive<T: GpuReal + Stored>(
+    pub(super) fn callback_drive<T: GpuReal + Stored>(
         &self,
         job: &Job,
         control: &mut Control,
@@ -198,8 +209,9 @@ impl CudaEngine {
         let start = Instant::now();
         let (np, dim) = (job.pop() as usize, job.dim());
         let st = stride(dim) as usize;
-        let name = kernel_name::<T>(Layout::Step, job);
-        let func = self.function(&name)?;
+        let kernel = de_kernel::<T>(Layout::Step, job);
+        let name = kernel.name();
+        let func = self.function(kernel)?;
         let (threads, nblocks) = self.grid_shape(&func, &name, np, dim, false)?;
         let stream = self.streams[0].clone();
         let t = std::mem::size_of::<T>() as u64;
@@ -210,7 +222,7 @@ impl CudaEngine {
             .alloc_zeros::<T>(2 * np)
             .map_err(cuda_err(format!("{name}: allocating")))?;
         let mut params = bu.step_params(job, &stream);
-        params.fit = super::dev(&fit, &stream);
+        params.fit = super::launch::dev(&fit, &stream);
         let mut run = HostRun {
             job,
             name,
@@ -270,7 +282,7 @@ impl CudaEngine {
 /// The outcome of a run that ended with `checkpoint`, as the CUDA engine reports it.
 fn outcome(checkpoint: Checkpoint) -> Outcome {
     Outcome {
-        result: crate::cuda_control::result_of(&checkpoint),
+        result: super::state::result_of(&checkpoint),
         checkpoint,
     }
 }
@@ -290,7 +302,7 @@ mod tests {
         let thesis = base().build().unwrap();
         assert_eq!(thesis.strategy(), Strategy::Thesis);
         assert_eq!(
-            kernel_name::<f32>(Layout::Step, &thesis),
+            de_kernel::<f32>(Layout::Step, &thesis).name(),
             "de_step_f32_host_thesis"
         );
         let classic = base()
@@ -299,7 +311,7 @@ mod tests {
             .build()
             .unwrap();
         assert_eq!(
-            kernel_name::<f64>(Layout::Step, &classic),
+            de_kernel::<f64>(Layout::Step, &classic).name(),
             "de_step_f64_host"
         );
         let v = (1..64)
@@ -308,7 +320,7 @@ mod tests {
             .unwrap();
         let varied = base().thesis_variant(v).build().unwrap();
         assert_eq!(
-            kernel_name::<f64>(Layout::Step, &varied),
+            de_kernel::<f64>(Layout::Step, &varied).name(),
             "de_step_f64_host_thesis_variant"
         );
         // Every name is one the registry lists (the build checks the PTX defines it).
@@ -318,20 +330,21 @@ mod tests {
             names.push(k.name_into(&mut buf).to_string());
         });
         for j in [&thesis, &classic, &varied] {
-            assert!(names.contains(&kernel_name::<f32>(Layout::Step, j)));
+            assert!(names.contains(&de_kernel::<f32>(Layout::Step, j).name()));
         }
         // A PTX objective is not a host callback: it runs in the external family.
         let e = gpude_expr::Expr::parse("sum(x^2)").unwrap();
-        let code = crate::ptx_objective::PtxCode::parse(e.ptx(gpude_expr::Precision::F32)).unwrap();
+        let code =
+            crate::job::ptx_objective::PtxCode::parse(e.ptx(gpude_expr::Precision::F32)).unwrap();
         let ptx = Objective::ptx("sq", None, code).unwrap();
         assert!(!ptx.is_host_callback() && o.is_host_callback());
         let pj = Job::builder_for(ptx, 5)
             .domain(-1.0, 1.0)
-            .precision(crate::Precision::F32)
+            .precision(crate::job::precision::Precision::F32)
             .build()
             .unwrap();
         assert_eq!(
-            kernel_name::<f32>(Layout::Step, &pj),
+            de_kernel::<f32>(Layout::Step, &pj).name(),
             "de_step_f32_external_thesis"
         );
     }

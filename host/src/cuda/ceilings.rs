@@ -4,7 +4,9 @@
 //! barrier of the whole-GPU kernels. docs/PERFORMANCE.md puts them beside each benchmark
 //! case's floor.
 
-use super::{CudaEngine, GpuReal, cuda_err, dev, push_params};
+use super::engine::{CudaEngine, cuda_err};
+use super::kernels::{GpuReal, Kernel};
+use super::launch::{dev, push_params};
 use crate::error::Error;
 use crate::error::Result;
 use cudarc::driver::{CudaStream, LaunchConfig};
@@ -97,9 +99,10 @@ impl CudaEngine {
     /// multiprocessor, timed at two barrier counts (the difference drops the launch and
     /// the clearing of the barrier word), with the launch's shape. Every block must
     /// report every barrier passed.
-    fn barrier_time(&self) -> Result<(f64, u32, u32)> {
-        let name = "ceiling_barrier_f32";
-        let func = self.function(name)?;
+    pub(super) fn barrier_time(&self) -> Result<(f64, u32, u32)> {
+        let kernel = Kernel::CeilingBarrier;
+        let name = &kernel.name();
+        let func = self.function(kernel)?;
         let stream = self.first_stream();
         let threads = 256u32;
         let blocks = self
@@ -156,9 +159,10 @@ impl CudaEngine {
 
     /// FMAs per second of the `ceiling_fma_*` kernel over a grid of 8 blocks of 256
     /// threads per SM, timed at two iteration counts (the difference drops the launch).
-    fn fma_rate<T: GpuReal>(&self) -> Result<f64> {
-        let name = format!("ceiling_fma_{}", T::NAME);
-        let func = self.function(&name)?;
+    pub(super) fn fma_rate<T: GpuReal>(&self) -> Result<f64> {
+        let kernel = Kernel::CeilingFma(T::KERNEL);
+        let name = kernel.name();
+        let func = self.function(kernel)?;
         let stream = self.first_stream();
         let threads = 256u32;
         let blocks = self.multiprocessors() * 8;

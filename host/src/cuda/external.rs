@@ -19,15 +19,15 @@
 //! The kernels take the same arguments as the built-in ones: the launch code is shared,
 //! and only the function differs.
 
-use super::{CudaEngine, GpuReal, cuda_err, register_cap};
-use crate::config::Job;
-use crate::config::Precision;
+use super::engine::{CudaEngine, cuda_err};
+use super::kernels::{GpuReal, Kernel};
 use crate::error::{Error, Result};
-use crate::objective::Objective;
-use crate::ptx_objective::{symbol as ptx_symbol, with_separable_b};
+use crate::job::config::Job;
+use crate::job::config::Precision;
+use crate::job::objective::Objective;
+use crate::job::ptx_objective::{symbol as ptx_symbol, with_separable_b};
 use cudarc::driver::sys::{self, CUjit_option, CUjitInputType};
 use cudarc::driver::{CudaFunction, LaunchConfig, PushKernelArg};
-use gpude_device::Real;
 use gpude_device::registry::{EXPR_MATHS_MODULE, KernelPrecision, separable_symbols};
 use gpude_expr::{Expr, Precision as ExprPrecision};
 use std::ffi::{CString, c_void};
@@ -69,7 +69,7 @@ pub fn check_objective(job: &Job) -> Result<()> {
     let what = match job.objective() {
         Objective::Builtin(_) | Objective::Expr(_) => return Ok(()),
         Objective::Cec2017(_) => {
-            let name = crate::config::strategy_name(job.strategy());
+            let name = crate::job::config::strategy_name(job.strategy());
             return Err(Error::invalid(
                 "layout",
                 name,
@@ -110,8 +110,8 @@ fn objective_code(job: &Job, p: ExprPrecision) -> Result<Option<(String, String)
         Objective::Expr(e) if e.separable.is_some() => {
             // The stub b-terms in the module's precision (`p`), which is the job's.
             let mp = match p {
-                ExprPrecision::F32 => crate::Precision::F32,
-                ExprPrecision::F64 => crate::Precision::F64,
+                ExprPrecision::F32 => crate::job::precision::Precision::F32,
+                ExprPrecision::F64 => crate::job::precision::Precision::F64,
             };
             let ptx = with_separable_b(
                 &job.objective().expr_separable_ptx(p).unwrap_or_default(),
@@ -133,61 +133,67 @@ fn objective_code(job: &Job, p: ExprPrecision) -> Result<Option<(String, String)
 }
 
 impl CudaEngine {
-    /// The kernel `name` of `job` (built-in, or external and linked with the job's
-    /// objective), loaded.
-    pub(super) fn job_function<T: Real>(&self, name: &str, job: &Job) -> Result<CudaFunction> {
-        let ep = if T::NAME == "f32" {
-            ExprPrecision::F32
-        } else {
-            ExprPrecision::F64
-        };
-        match objective_code(job, ep)? {
-            None => self.function(name),
-            Some((key, ptx)) => self.linked_function(name, &key, &ptx),
+    /// `kernel` of `job` (built-in, or external and linked with the job's objective),
+    /// loaded.
+    pub(super) fn job_function<T: GpuReal>(
+        &self,
+        kernel: Kernel,
+        job: &Job,
+    ) -> Result<CudaFunction> {
+        match objective_code(job, T::EXPR)? {
+            None => self.function(kernel),
+            Some((key, ptx)) => self.linked_function(kernel, &key, &ptx),
         }
     }
 
-    /// Kernel `name` of the external family linked with `objective` (PTX defining the
-    /// objective symbol) and the expression maths; cached under (`name`, `key`).
+    /// `kernel` of the external family linked with `objective` (PTX defining the
+    /// objective symbol) and the expression maths; cached under (`kernel`, `key`).
     pub(crate) fn linked_function(
         &self,
-        name: &str,
+        kernel: Kernel,
         key: &str,
         objective: &str,
     ) -> Result<CudaFunction> {
-        let kernel = self
+        let name = kernel.name();
+        let code = self
             .kernels
-            .get(name)
-            .ok_or_else(|| Error::MissingKernel { name: name.into() })?;
+            .get(name.as_str())
+            .ok_or_else(|| Error::MissingKernel { name: name.clone() })?;
         // A linked kernel is cached: inline only for a link that will happen.
         if let Some((_, f)) = self
-            .functions
+            .linked
             .lock()
-            .expect("function cache lock")
-            .get(&format!("{name}\n{key}"))
+            .expect("linked kernel cache lock")
+            .get(&(kernel, key.to_string()))
         {
             return Ok(f.clone());
         }
         let maths = self.kernels.get(EXPR_MATHS_MODULE).copied().unwrap_or("");
-        let inl = inlined(name, kernel, objective, maths);
-        match self.linked(name, key, &[(name, &inl), ("objective", objective)]) {
+        let inl = inlined(&name, code, objective, maths);
+        match self.linked(kernel, key, &[(&name, &inl), ("objective", objective)]) {
             // The inlining is an optimisation: where the JIT refuses its text, the
             // kernel is linked with its calls.
-            Err(_) if inl.as_str() != *kernel => {
-                self.linked(name, key, &[(name, kernel), ("objective", objective)])
+            Err(_) if inl.as_str() != *code => {
+                self.linked(kernel, key, &[(&name, code), ("objective", objective)])
             }
             r => r,
         }
     }
 
-    /// Entry `entry` of `modules` linked with the expression maths, loaded; cached under
-    /// (`entry`, `key`).
-    fn linked(&self, entry: &str, key: &str, modules: &[(&str, &str)]) -> Result<CudaFunction> {
-        let cache_key = format!("{entry}\n{key}");
-        let mut cache = self.functions.lock().expect("function cache lock");
+    /// The entry point of `kernel` in `modules` linked with the expression maths,
+    /// loaded; cached under (`kernel`, `key`).
+    pub(super) fn linked(
+        &self,
+        kernel: Kernel,
+        key: &str,
+        modules: &[(&str, &str)],
+    ) -> Result<CudaFunction> {
+        let cache_key = (kernel, key.to_string());
+        let mut cache = self.linked.lock().expect("linked kernel cache lock");
         if let Some((_, f)) = cache.get(&cache_key) {
             return Ok(f.clone());
         }
+        let entry = kernel.name();
         let maths = self
             .kernels
             .get(EXPR_MATHS_MODULE)
@@ -199,14 +205,14 @@ impl CudaEngine {
         self.ctx
             .bind_to_thread()
             .map_err(cuda_err(format!("{entry}: binding the context")))?;
-        let image = link(entry, &all, register_cap(entry))?;
+        let image = link(&entry, &all, kernel.register_cap())?;
         let module = self
             .ctx
             .load_module(cudarc::nvrtc::Ptx::from_binary(image))
             .map_err(cuda_err(format!("loading the linked module of {entry}")))?;
         let f = module
-            .load_function(entry)
-            .map_err(|_| Error::MissingKernel { name: entry.into() })?;
+            .load_function(&entry)
+            .map_err(|_| Error::MissingKernel { name: entry })?;
         cache.insert(cache_key, (module, f.clone()));
         Ok(f)
     }
@@ -234,14 +240,11 @@ impl CudaEngine {
         if n > u32::MAX as usize {
             return Err(Error::invalid("points", n, "at most 2^32 - 1 points"));
         }
-        let p = if T::NAME == "f32" {
-            ExprPrecision::F32
-        } else {
-            ExprPrecision::F64
-        };
-        let entry = p.kernel_name();
+        let p = T::EXPR;
+        let kernel = Kernel::ExprEval(p);
+        let entry = kernel.name();
         let func = self.linked(
-            entry,
+            kernel,
             &format!("eval D={dim} {}", e.source()),
             &[("objective", &e.ptx_eval_kernel_for_dim(p, dim))],
         )?;
@@ -286,7 +289,7 @@ impl Drop for LinkState {
 }
 
 /// Kernel `name`'s PTX with the objective's functions it calls copied in at each call
-/// ([`crate::ptx_inline`]): the separable terms, or the whole-vector objective; then the
+/// ([`super::ptx_inline`]): the separable terms, or the whole-vector objective; then the
 /// expression maths those call. What cannot be inlined stays a call, which the link
 /// resolves. `GPUDE_INLINE=0` keeps every call (for comparisons).
 pub(crate) fn inlined(name: &str, kernel: &str, objective: &str, maths: &str) -> String {
@@ -300,12 +303,12 @@ pub(crate) fn inlined(name: &str, kernel: &str, objective: &str, maths: &str) ->
     };
     let mut names = separable_symbols(p).to_vec();
     names.push(objective_symbol(p));
-    let (k, _) = crate::ptx_inline::inline_calls(kernel, objective, &names);
+    let (k, _) = super::ptx_inline::inline_calls(kernel, objective, &names);
     let maths_names: Vec<&str> = gpude_device::expr_maths::SYMBOLS
         .iter()
         .map(|(n, _)| *n)
         .collect();
-    crate::ptx_inline::inline_calls_tagged(&k, maths, &maths_names, "m").0
+    super::ptx_inline::inline_calls_tagged(&k, maths, &maths_names, "m").0
 }
 
 /// Links PTX `modules` (name, text) into a cubin with the driver's JIT linker for the
@@ -397,7 +400,7 @@ fn link(kernel: &str, modules: &[(&str, &str)], max_registers: Option<u32>) -> R
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Function;
+    use gpude_device::Function;
 
     fn expr_job() -> Job {
         Job::builder_for(Objective::expr("sum(x^2)", Some(0.0)).unwrap(), 4)
@@ -437,7 +440,7 @@ mod tests {
     #[test]
     fn a_ptx_objective_runs_in_the_precisions_its_module_defines() {
         let e = gpude_expr::Expr::parse("sum(x^2)").unwrap();
-        let code = crate::ptx_objective::PtxCode::parse(e.ptx(ExprPrecision::F32)).unwrap();
+        let code = crate::job::ptx_objective::PtxCode::parse(e.ptx(ExprPrecision::F32)).unwrap();
         let o = Objective::ptx("sq", Some(0.0), code).unwrap();
         let job = |p| {
             Job::builder_for(o.clone(), 4)
@@ -472,7 +475,8 @@ mod tests {
             .unwrap();
         assert!(check_objective(&varied).is_ok());
         assert_eq!(
-            crate::cuda::kernel_name::<f32>(gpude_device::registry::Layout::Batch, &varied),
+            crate::cuda::kernels::de_kernel::<f32>(gpude_device::registry::Layout::Batch, &varied)
+                .name(),
             "de_batch_f32_external_thesis_variant"
         );
     }

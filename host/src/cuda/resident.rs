@@ -3,109 +3,18 @@
 //! the pipelined ones (`de_batch_*_pipelined`, `gpude_device::pipelined`), and the launch
 //! shapes of the last two.
 
-use super::{CudaEngine, GpuReal, kernel_name};
-use crate::config::Job;
+use super::batch_kernel::BatchKernel;
+use super::engine::{CudaEngine, cuda_err};
+use super::external::check_objective;
+use super::kernels::{GpuReal, de_kernel};
 use crate::error::{Error, Result};
+use crate::job::config::Job;
 use cudarc::driver::CudaFunction;
 use cudarc::driver::sys::CUfunction_attribute_enum;
 use gpude_device::lanes::{group_width, rounds};
 use gpude_device::pipelined::pipelined_bytes;
 use gpude_device::registry::{Layout, PIPELINED_CC};
 use gpude_device::resident::{MAX_PASSES, resident_bytes, spare_rows};
-
-/// Which kernel a plain batch launch uses.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BatchKernel {
-    /// The resident kernel when the population fits in a block's shared memory (and its
-    /// family has one); else, in single precision, the pipelined kernel where it can
-    /// serve the job; else the global-memory kernel.
-    Auto,
-    /// Always the kernel that reads the population from global memory.
-    Global,
-    /// Always the resident kernel: a job it cannot serve is refused.
-    Shared,
-    /// Always the pipelined kernel (the population in global memory, each pass's rows
-    /// copied into shared memory with `cp.async` while the pass before is evaluated):
-    /// rows of one round (D ≤ 128) on sm_80 or later; a job it cannot serve is refused.
-    Pipelined,
-}
-
-/// The choices, as the error messages list them.
-const CHOICES: &str = "auto, global, shared or pipelined";
-
-impl BatchKernel {
-    pub const ALL: [BatchKernel; 4] = [
-        BatchKernel::Auto,
-        BatchKernel::Global,
-        BatchKernel::Shared,
-        BatchKernel::Pipelined,
-    ];
-
-    pub fn parse(s: &str) -> Result<BatchKernel> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "auto" => Ok(BatchKernel::Auto),
-            "global" => Ok(BatchKernel::Global),
-            "shared" => Ok(BatchKernel::Shared),
-            "pipelined" => Ok(BatchKernel::Pipelined),
-            other => Err(Error::invalid(
-                "batch kernel",
-                format!("{other:?}"),
-                CHOICES,
-            )),
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            BatchKernel::Auto => "auto",
-            BatchKernel::Global => "global",
-            BatchKernel::Shared => "shared",
-            BatchKernel::Pipelined => "pipelined",
-        }
-    }
-
-    /// The choice named by the environment variable `GPUDE_BATCH_KERNEL` (auto when it
-    /// is not set).
-    pub fn from_env() -> Result<BatchKernel> {
-        match std::env::var("GPUDE_BATCH_KERNEL") {
-            Ok(v) => BatchKernel::parse(&v)
-                .map_err(|_| Error::invalid("GPUDE_BATCH_KERNEL", format!("{v:?}"), CHOICES)),
-            Err(_) => Ok(BatchKernel::Auto),
-        }
-    }
-}
-
-/// The cap on a resident block's spare rows named by `GPUDE_SHARED_SPARE`: a number of
-/// rows, or `all` (as many as fit, the default).
-pub(crate) fn spare_cap_from_env() -> Result<Option<u32>> {
-    match std::env::var("GPUDE_SHARED_SPARE") {
-        Ok(v) => parse_spare_cap(&v),
-        Err(_) => Ok(None),
-    }
-}
-
-fn parse_spare_cap(v: &str) -> Result<Option<u32>> {
-    let t = v.trim();
-    if t.eq_ignore_ascii_case("all") {
-        return Ok(None);
-    }
-    t.parse::<u32>().map(Some).map_err(|_| {
-        Error::invalid(
-            "GPUDE_SHARED_SPARE",
-            format!("{v:?}"),
-            "a number of rows (0 or more) or all",
-        )
-    })
-}
-
-/// The shared-memory limits of a device, read when the engine opens it.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct SharedLimits {
-    /// The most dynamic shared memory a block may have after opting in (bytes).
-    pub(crate) per_block_optin: u32,
-    /// Shared memory per multiprocessor (bytes).
-    pub(crate) per_sm: u32,
-}
 
 /// The answer of a plan that cannot serve a job: with `forced` (the engine's choice
 /// names the `kernel`), an error that says why; else `None`, the global-memory kernel.
@@ -137,8 +46,12 @@ impl CudaEngine {
     /// launch of `func` is allowed that much. The attribute is the function's (shared by
     /// every launch of it): its largest value, so that launches of other sizes from other
     /// threads stay valid.
-    fn allow_dynamic_shared(&self, func: &CudaFunction, name: &str) -> Result<(u32, u32)> {
-        let err = |what: &str| super::cuda_err(format!("{name}: {what}"));
+    pub(super) fn allow_dynamic_shared(
+        &self,
+        func: &CudaFunction,
+        name: &str,
+    ) -> Result<(u32, u32)> {
+        let err = |what: &str| cuda_err(format!("{name}: {what}"));
         let fixed = func
             .get_attribute(CUfunction_attribute_enum::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)
             .map_err(err("querying its static shared memory"))? as u32;
@@ -182,21 +95,25 @@ impl CudaEngine {
         if job.adaptive().is_some() {
             return Err(Error::invalid(
                 "strategy",
-                crate::config::strategy_name(job.strategy()),
+                crate::job::config::strategy_name(job.strategy()),
                 "a classic strategy or thesis: the adaptive strategies run in kernels of their own",
             ));
         }
         job.check()?;
-        super::check_objective(job)?;
+        check_objective(job)?;
         let plan = match job.precision() {
-            crate::Precision::F32 => self.batch_plan::<f32>(job)?,
-            crate::Precision::F64 => self.batch_plan::<f64>(job)?,
+            crate::job::precision::Precision::F32 => self.batch_plan::<f32>(job)?,
+            crate::job::precision::Precision::F64 => self.batch_plan::<f64>(job)?,
         };
         Ok(match plan {
             Some(p) => (p.name, p.bytes),
             None => match job.precision() {
-                crate::Precision::F32 => (kernel_name::<f32>(Layout::Batch, job), 0),
-                crate::Precision::F64 => (kernel_name::<f64>(Layout::Batch, job), 0),
+                crate::job::precision::Precision::F32 => {
+                    (de_kernel::<f32>(Layout::Batch, job).name(), 0)
+                }
+                crate::job::precision::Precision::F64 => {
+                    (de_kernel::<f64>(Layout::Batch, job).name(), 0)
+                }
             },
         })
     }
@@ -233,9 +150,14 @@ impl CudaEngine {
     /// The block gets the population, and as many spare rows for the accepted trials
     /// (up to one per individual) as fit without lowering the blocks a multiprocessor
     /// holds for its threads; the trials of the other individuals wait in global memory.
-    fn resident_plan<T: GpuReal>(&self, job: &Job, forced: bool) -> Result<Option<ResidentPlan>> {
+    pub(super) fn resident_plan<T: GpuReal>(
+        &self,
+        job: &Job,
+        forced: bool,
+    ) -> Result<Option<ResidentPlan>> {
         let refuse = refusal(forced, "shared");
-        let name = kernel_name::<T>(Layout::BatchShared, job);
+        let kernel = de_kernel::<T>(Layout::BatchShared, job);
+        let name = kernel.name();
         if !self.kernels.contains_key(name.as_str()) {
             return refuse(format!(
                 "a job with a shared-memory kernel (the built-in functions in the classic \
@@ -254,8 +176,8 @@ impl CudaEngine {
                 limits.per_block_optin
             ));
         }
-        let func = self.job_function::<T>(&name, job)?;
-        let err = |what: &str| super::cuda_err(format!("{name}: {what}"));
+        let func = self.job_function::<T>(kernel, job)?;
+        let err = |what: &str| cuda_err(format!("{name}: {what}"));
         let (fixed, limit) = self.allow_dynamic_shared(&func, &name)?;
         if need > limit as u64 {
             return refuse(format!(
@@ -315,9 +237,14 @@ impl CudaEngine {
     /// The block has the global-memory kernel's threads (registers permitting), fewer
     /// where its stages would not fit: two stages of x_i and the drawn rows, one
     /// 4-value chunk per thread each.
-    fn pipelined_plan<T: GpuReal>(&self, job: &Job, forced: bool) -> Result<Option<ResidentPlan>> {
+    pub(super) fn pipelined_plan<T: GpuReal>(
+        &self,
+        job: &Job,
+        forced: bool,
+    ) -> Result<Option<ResidentPlan>> {
         let refuse = refusal(forced, "pipelined");
-        let name = kernel_name::<T>(Layout::BatchPipelined, job);
+        let kernel = de_kernel::<T>(Layout::BatchPipelined, job);
+        let name = kernel.name();
         if !self.kernels.contains_key(name.as_str()) {
             return refuse(format!(
                 "a job with a pipelined kernel (the built-in functions in the classic and \
@@ -341,7 +268,7 @@ impl CudaEngine {
                 PIPELINED_CC % 10
             ));
         }
-        let func = self.job_function::<T>(&name, job)?;
+        let func = self.job_function::<T>(kernel, job)?;
         let (_, limit) = self.allow_dynamic_shared(&func, &name)?;
         let rb = std::mem::size_of::<T>() as u32;
         let draws = job.strategy().draws();
@@ -371,28 +298,6 @@ impl CudaEngine {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn batch_kernel_names_parse_back() {
-        for k in BatchKernel::ALL {
-            assert_eq!(BatchKernel::parse(k.name()).unwrap(), k);
-        }
-        assert_eq!(BatchKernel::parse(" Shared ").unwrap(), BatchKernel::Shared);
-        let e = BatchKernel::parse("smem").unwrap_err().to_string();
-        assert!(
-            e.contains("smem") && e.contains("auto, global, shared or pipelined"),
-            "{e}"
-        );
-    }
-
-    #[test]
-    fn spare_caps_parse() {
-        assert_eq!(parse_spare_cap("all").unwrap(), None);
-        assert_eq!(parse_spare_cap(" 0 ").unwrap(), Some(0));
-        assert_eq!(parse_spare_cap("96").unwrap(), Some(96));
-        let e = parse_spare_cap("-1").unwrap_err().to_string();
-        assert!(e.contains("GPUDE_SHARED_SPARE") && e.contains("-1"), "{e}");
-    }
 
     #[test]
     fn the_layout_counts_rows_values_and_scratch() {

@@ -6,58 +6,27 @@
 //! the run, a stop flag polled at every generation boundary, and checkpoints on the way;
 //! a run resumed from a [`Checkpoint`] gives the same bits as one that never stopped.
 
-pub use crate::checkpoint::{Checkpoint, State, Stored};
-use crate::config::{Job, Precision};
-use crate::error::{Error, Result};
-use crate::result::RunResult;
+pub mod adaptive;
+pub mod islands;
+pub mod pso;
+pub mod split;
+
+use crate::error::Result;
+use crate::job::config::{Job, Precision};
+// The run-control types and the host's memory, where callers of this engine found them.
+use crate::job::objective::evaluate_fast;
+pub use crate::run::checkpoint::{Checkpoint, State, Stored};
+pub use crate::run::control::{Control, Flow, Observer, Outcome, Saver};
+use crate::run::generations::{self, Generations};
+pub use crate::run::memory::{available_memory, check_memory};
+use crate::run::result::RunResult;
 use gpude_device::de::{TrialParams, accepts, block, init_chunk, subsequence};
 use gpude_device::functions::lane_consts;
-use gpude_device::lanes::{evaluate, evaluate_with};
+use gpude_device::lanes::evaluate_with;
 use gpude_device::philox::{block_words, key_of};
 use gpude_device::{Formula, Function, Real};
 use rayon::prelude::*;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
-
-/// What an observer decides after a generation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[must_use]
-pub enum Flow {
-    /// Go on.
-    Continue,
-    /// Stop the run here: it ends with [`crate::Termination::Stopped`] and its state so
-    /// far (unless it had ended anyway).
-    Stop,
-}
-
-/// Something that watches a run: called after the initialisation (generation 0, or the
-/// generation a resumed run starts from) and after every generation with the best value
-/// so far; [`Flow::Stop`] ends the run at that generation.
-pub type Observer<'a> = &'a (dyn Fn(u32, f64) -> Flow + Sync);
-
-/// Receives the run's state every [`Control::every`] generations; [`Flow::Stop`] ends
-/// the run there.
-pub type Saver<'a> = &'a mut dyn FnMut(&Checkpoint) -> Flow;
-
-/// How a run is watched, stopped and saved on the way. `Control::default()` does none
-/// of it.
-#[derive(Default)]
-pub struct Control<'a> {
-    pub observer: Option<Observer<'a>>,
-    /// Polled before every generation: once set, the run stops there.
-    pub stop: Option<&'a AtomicBool>,
-    /// Give `save` the state every this many generations (0: never). The state after
-    /// the last generation is in the [`Outcome`], not given to `save`.
-    pub every: u32,
-    pub save: Option<Saver<'a>>,
-}
-
-/// How a run ended: its result and its final state (from which it can go on).
-#[derive(Clone, Debug)]
-pub struct Outcome {
-    pub result: RunResult,
-    pub checkpoint: Checkpoint,
-}
 
 /// A population in one precision, row-major (`x[i·D + j]`).
 #[derive(Clone, Debug)]
@@ -78,7 +47,7 @@ impl<T: Real> Population<T> {
     }
     /// Index of the best individual (lowest value, then lowest index).
     pub fn best(&self) -> usize {
-        crate::checkpoint::best_index(&self.fit)
+        crate::run::checkpoint::best_index(&self.fit)
     }
     /// The population of `job` with these rows and values (from a checkpoint).
     pub fn from_parts(job: &Job, x: Vec<T>, fit: Vec<T>) -> Population<T> {
@@ -183,7 +152,6 @@ impl Spec {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn trial_as<T: Real>(
     job: &Job,
@@ -202,7 +170,6 @@ fn trial_as<T: Real>(
 }
 
 /// Individual `i`'s trial in generation `g` into `out`, not evaluated.
-#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn build_trial<T: Real>(
     job: &Job,
@@ -245,7 +212,6 @@ fn build_trial<T: Real>(
 /// has it. The device maths use fused multiply-adds (the f32 trigonometry); without the
 /// instruction they are calls to `fmaf`. Both round correctly, so the results are the
 /// same bits.
-#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn trial_spec<T: Real, const F: u32, const THESIS: bool>(
     job: &Job,
@@ -282,7 +248,6 @@ fn spec_of<const F: u32, const THESIS: bool>(job: &Job) -> Spec {
 }
 
 #[cfg(target_arch = "x86_64")]
-#[allow(clippy::too_many_arguments)]
 #[target_feature(enable = "fma")]
 fn trial_fma<T: Real, const F: u32, const THESIS: bool>(
     job: &Job,
@@ -319,22 +284,6 @@ fn trial_fast<T: Real>(
         };
     }
     gpude_device::builtin_functions!(go)
-}
-
-/// [`evaluate`] with hardware FMA when there is one (see [`trial_fast`]).
-pub(crate) fn evaluate_fast<T: Real>(f: Function, formula: Formula, x: &[T]) -> T {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("fma") {
-        // SAFETY: the processor has FMA (checked just above).
-        return unsafe { evaluate_fma(f, formula, x) };
-    }
-    evaluate(f, formula, x)
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "fma")]
-fn evaluate_fma<T: Real>(f: Function, formula: Formula, x: &[T]) -> T {
-    evaluate(f, formula, x)
 }
 
 /// One synchronous generation: every trial from the current population, then greedy
@@ -387,7 +336,7 @@ pub fn generation<T: Real>(
 /// [`Termination::NonFinite`](crate::Termination::NonFinite).
 ///
 /// A callback objective that fails (panics, returns the wrong number of values) stops
-/// the run with [`Error::Objective`].
+/// the run with [`Error::Objective`](crate::error::Error::Objective).
 pub fn run<T: Stored>(job: &Job, observer: Option<Observer>) -> Result<RunResult> {
     job.check()?;
     check_memory(memory_needed(job))?;
@@ -399,7 +348,7 @@ pub fn run<T: Stored>(job: &Job, observer: Option<Observer>) -> Result<RunResult
 
 fn run_checked<T: Stored>(job: &Job, observer: Option<Observer>) -> RunResult {
     if job.adaptive().is_some() {
-        return crate::adaptive::run::<T>(job, observer);
+        return adaptive::run::<T>(job, observer);
     }
     let mut control = Control {
         observer,
@@ -453,45 +402,6 @@ fn result_bytes(job: &Job) -> u64 {
     8 * (job.dim() as u64 + hist)
 }
 
-/// Refuses `needed` bytes when they exceed what the host has available (less a
-/// sixteenth kept for everything else). When the available memory cannot be read, the
-/// check passes.
-pub fn check_memory(needed: u64) -> Result<()> {
-    match available_memory() {
-        Some(free) if needed > free - free / 16 => Err(Error::OutOfMemory {
-            memory: "host",
-            needed,
-            free,
-        }),
-        _ => Ok(()),
-    }
-}
-
-/// The host memory available to this process: the system's available memory, bounded
-/// by the control group's limit when there is one (Linux); `None` elsewhere.
-pub fn available_memory() -> Option<u64> {
-    let meminfo = std::fs::read_to_string("/proc/meminfo").ok();
-    let system = meminfo.as_deref().and_then(|m| {
-        m.lines()
-            .find_map(|l| l.strip_prefix("MemAvailable:"))
-            .and_then(|v| v.trim().strip_suffix("kB"))
-            .and_then(|v| v.trim().parse::<u64>().ok())
-            .map(|kb| kb.saturating_mul(1024))
-    });
-    let read = |p: &str| {
-        std::fs::read_to_string(p)
-            .ok()
-            .and_then(|v| v.trim().parse::<u64>().ok())
-    };
-    // cgroup v2: `memory.max` is `max` when unlimited (then it does not parse).
-    let group = read("/sys/fs/cgroup/memory.max")
-        .map(|max| max.saturating_sub(read("/sys/fs/cgroup/memory.current").unwrap_or(0)));
-    match (system, group) {
-        (Some(a), Some(b)) => Some(a.min(b)),
-        (a, b) => a.or(b),
-    }
-}
-
 /// [`run_controlled`], with a callback objective's failure as an error.
 pub fn try_run_controlled(job: &Job, control: &mut Control) -> Result<Outcome> {
     job.objective().reset_failure();
@@ -506,8 +416,8 @@ pub fn try_run_controlled(job: &Job, control: &mut Control) -> Result<Outcome> {
 pub fn run_controlled(job: &Job, control: &mut Control) -> Outcome {
     if job.adaptive().is_some() {
         return match job.precision() {
-            Precision::F32 => crate::adaptive::run_controlled::<f32>(job, control),
-            Precision::F64 => crate::adaptive::run_controlled::<f64>(job, control),
+            Precision::F32 => adaptive::run_controlled::<f32>(job, control),
+            Precision::F64 => adaptive::run_controlled::<f64>(job, control),
         };
     }
     match job.precision() {
@@ -521,7 +431,7 @@ pub fn run_controlled(job: &Job, control: &mut Control) -> Outcome {
 /// never stopped. A checkpoint whose parts disagree is an error.
 pub fn resume(from: Checkpoint, control: &mut Control) -> Result<Outcome> {
     from.check()?;
-    crate::checkpoint::savable(&from.job)?;
+    crate::run::checkpoint::savable(&from.job)?;
     let objective = from.job.objective().clone();
     objective.reset_failure();
     let o = match from.job.precision() {
@@ -554,62 +464,51 @@ fn go_on<T: Stored>(from: Checkpoint, control: &mut Control) -> Outcome {
     drive(job, pop, generation, history, start, elapsed, control)
 }
 
-/// The generation loop, from `pop` after `g0` generations.
+/// A classic run between generations: its population and best individual.
+struct Classic<'a, T> {
+    job: &'a Job,
+    pop: Population<T>,
+    best: usize,
+    scratch: Vec<T>,
+}
+
+impl<T: Stored> Generations for Classic<'_, T> {
+    fn best(&self) -> f64 {
+        self.pop.fit[self.best].to_f64()
+    }
+    fn step(&mut self, g: u32) -> bool {
+        self.best = generation(self.job, &mut self.pop, self.best, g, &mut self.scratch);
+        true
+    }
+    fn state(&self) -> Option<State> {
+        Some(T::state(self.pop.x.clone(), self.pop.fit.clone()))
+    }
+}
+
+/// The run from `pop` after `g0` generations, in the host's generation loop.
 fn drive<T: Stored>(
     job: Job,
-    mut pop: Population<T>,
+    pop: Population<T>,
     g0: u32,
-    mut history: Option<Vec<f64>>,
+    history: Option<Vec<f64>>,
     start: Instant,
     before: Duration,
     control: &mut Control,
 ) -> Outcome {
-    let mut best = pop.best();
-    let target = job.target_value();
-    let reached = |f: T| target.is_some_and(|t| f.to_f64() <= t);
-    let mut stopped = control
-        .observer
-        .is_some_and(|o| o(g0, pop.fit[best].to_f64()) == Flow::Stop);
-    let mut scratch = Vec::new();
-    let mut g = g0;
-    while !stopped && g < job.generations() && !reached(pop.fit[best]) {
-        if control.stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
-            break;
-        }
-        g += 1;
-        best = generation(&job, &mut pop, best, g, &mut scratch);
-        if job.objective().failed() {
-            break;
-        }
-        let bf = pop.fit[best].to_f64();
-        if let Some(h) = history.as_mut() {
-            h.push(bf);
-        }
-        if let Some(o) = control.observer {
-            stopped = o(g, bf) == Flow::Stop;
-        }
-        let more = g < job.generations() && !reached(pop.fit[best]);
-        if !stopped
-            && more
-            && control.every > 0
-            && g.is_multiple_of(control.every)
-            && let Some(save) = control.save.as_mut()
-        {
-            let c = Checkpoint {
-                job: job.clone(),
-                generation: g,
-                state: T::state(pop.x.clone(), pop.fit.clone()),
-                history: history.clone(),
-                elapsed: before + start.elapsed(),
-            };
-            stopped = save(&c) == Flow::Stop;
-        }
-    }
+    let best = pop.best();
+    let mut run = Classic {
+        job: &job,
+        pop,
+        best,
+        scratch: Vec::new(),
+    };
+    let end = generations::drive(&job, &mut run, g0, history, start, before, control);
+    let pop = run.pop;
     let checkpoint = Checkpoint {
         job,
-        generation: g,
+        generation: end.generation,
         state: T::state(pop.x, pop.fit),
-        history,
+        history: end.history,
         elapsed: before + start.elapsed(),
     };
     Outcome {

@@ -1,136 +1,23 @@
 //! A job: the problem, the strategy and its settings, the stopping rules and the seed.
 
 use crate::error::{Error, Result, num};
-use crate::objective::Objective;
-use crate::problem::{FunctionInfo, MAX_DIM, Problem, check_dim_of};
-use gpude_device::variant::{
-    GenerationCount, IndexDraw, LambdaDraw, LambdaRange, MutationForm, ThesisVariant,
-};
+use crate::job::adaptive::Adaptive;
+use crate::job::limits::MAX_DIM;
+use crate::job::objective::Objective;
+use crate::job::problem::{FunctionInfo, Problem, check_dim_of};
+use gpude_device::abi::AdaptiveRun;
+use gpude_device::variant::ThesisVariant;
 use gpude_device::{BoundPolicy, Crossover, Formula, Function, Strategy};
 
-/// The arithmetic a run uses on every backend.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
-pub enum Precision {
-    #[default]
-    F32,
-    F64,
-}
-
-impl Precision {
-    pub fn name(self) -> &'static str {
-        match self {
-            Precision::F32 => "f32",
-            Precision::F64 => "f64",
-        }
-    }
-    pub fn parse(s: &str) -> Result<Self> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "f32" | "single" | "float" => Ok(Precision::F32),
-            "f64" | "double" => Ok(Precision::F64),
-            _ => Err(Error::UnknownName {
-                kind: "precision",
-                name: crate::error::clip(s),
-                known: "f32, f64".into(),
-            }),
-        }
-    }
-}
-
-/// Names of strategies, crossovers and bound policies, in one table each.
-pub const STRATEGIES: [(&str, Strategy); 11] = [
-    ("thesis", Strategy::Thesis),
-    ("rand1", Strategy::Rand1),
-    ("best1", Strategy::Best1),
-    ("current-to-best1", Strategy::CurrentToBest1),
-    ("rand2", Strategy::Rand2),
-    ("best2", Strategy::Best2),
-    ("jde", Strategy::Jde),
-    ("jade", Strategy::Jade),
-    ("shade", Strategy::Shade),
-    ("lshade", Strategy::LShade),
-    ("jso", Strategy::Jso),
-];
-pub const CROSSOVERS: [(&str, Crossover); 2] = [
-    ("bin", Crossover::Binomial),
-    ("exp", Crossover::Exponential),
-];
-pub const BOUND_POLICIES: [(&str, BoundPolicy); 5] = [
-    ("init-only", BoundPolicy::InitOnly),
-    ("clip", BoundPolicy::Clip),
-    ("reflect", BoundPolicy::Reflect),
-    ("resample", BoundPolicy::Resample),
-    ("midpoint", BoundPolicy::Midpoint),
-];
-
-pub(crate) fn lookup<V: Copy>(kind: &'static str, table: &[(&str, V)], name: &str) -> Result<V> {
-    let n = name.trim().to_ascii_lowercase();
-    table
-        .iter()
-        .find(|(k, _)| *k == n)
-        .map(|(_, v)| *v)
-        .ok_or_else(|| Error::UnknownName {
-            kind,
-            name: crate::error::clip(name),
-            known: table.iter().map(|(k, _)| *k).collect::<Vec<_>>().join(", "),
-        })
-}
-
-pub(crate) fn name_of<V: Copy + PartialEq>(table: &[(&'static str, V)], v: V) -> &'static str {
-    table
-        .iter()
-        .find(|(_, x)| *x == v)
-        .map(|(k, _)| *k)
-        .unwrap_or("?")
-}
-
-/// Parses a strategy name: `thesis`, `rand1`, … (`rand1bin`, `rand/1/bin` and the like
-/// also name a crossover, returned second).
-pub fn parse_strategy(name: &str) -> Result<(Strategy, Option<Crossover>)> {
-    let n: String = name
-        .trim()
-        .to_ascii_lowercase()
-        .chars()
-        .filter(|c| *c != '/')
-        .collect();
-    for (cname, c) in CROSSOVERS {
-        if let Some(Ok(s)) = n
-            .strip_suffix(cname)
-            .map(|b| lookup("strategy", &STRATEGIES, b))
-        {
-            return Ok((s, Some(c)));
-        }
-    }
-    lookup("strategy", &STRATEGIES, &n)
-        .map(|s| (s, None))
-        .map_err(|_| Error::UnknownName {
-            kind: "strategy",
-            name: crate::error::clip(name),
-            known: "thesis, rand1, best1, current-to-best1, rand2, best2 (optionally with a crossover suffix: rand1bin, rand1exp), jde, jade, shade, lshade, jso".into(),
-        })
-}
-pub fn parse_crossover(name: &str) -> Result<Crossover> {
-    lookup("crossover", &CROSSOVERS, name)
-}
-pub const FORMULAS: [(&str, Formula); 2] =
-    [("exact", Formula::Exact), ("textbook", Formula::Textbook)];
-pub fn parse_formula(name: &str) -> Result<Formula> {
-    lookup("formula", &FORMULAS, name)
-}
-pub fn formula_name(f: Formula) -> &'static str {
-    name_of(&FORMULAS, f)
-}
-pub fn parse_bounds(name: &str) -> Result<BoundPolicy> {
-    lookup("bound policy", &BOUND_POLICIES, name)
-}
-pub fn strategy_name(s: Strategy) -> &'static str {
-    name_of(&STRATEGIES, s)
-}
-pub fn crossover_name(c: Crossover) -> &'static str {
-    name_of(&CROSSOVERS, c)
-}
-pub fn bounds_name(b: BoundPolicy) -> &'static str {
-    name_of(&BOUND_POLICIES, b)
-}
+// The names, the limits and the precision, where callers found them before they had
+// files of their own.
+pub use crate::job::limits::MAX_POP;
+pub use crate::job::names::{
+    BOUND_POLICIES, CROSSOVERS, FORMULAS, STRATEGIES, VARIANT_KEYS, bounds_name, crossover_name,
+    formula_name, parse_bounds, parse_crossover, parse_formula, parse_strategy, parse_variant,
+    strategy_name, variant_name,
+};
+pub use crate::job::precision::Precision;
 
 /// The scale factor F a job has unless told otherwise.
 pub const DEFAULT_F: f64 = 0.5;
@@ -161,7 +48,7 @@ pub struct Job {
     precision: Precision,
     formula: Formula,
     history: bool,
-    adaptive: Option<crate::adaptive::Adaptive>,
+    adaptive: Option<crate::job::adaptive::Adaptive>,
     thesis_variant: ThesisVariant,
 }
 
@@ -275,7 +162,7 @@ impl Job {
     }
 
     /// The most generations (after the initial population) the engines run: the limit
-    /// asked for, plus one under [`GenerationCount::PlusOne`] (see
+    /// asked for, plus one under [`GenerationCount::PlusOne`](gpude_device::variant::GenerationCount::PlusOne) (see
     /// [`Job::thesis_variant`]).
     pub fn generations(&self) -> u32 {
         self.generations
@@ -328,7 +215,7 @@ impl Job {
     }
 
     /// The settings of an adaptive strategy (`None` for the classic ones).
-    pub fn adaptive(&self) -> Option<&crate::adaptive::Adaptive> {
+    pub fn adaptive(&self) -> Option<&crate::job::adaptive::Adaptive> {
         self.adaptive.as_ref()
     }
 
@@ -563,13 +450,9 @@ pub struct JobBuilder {
     precision: Precision,
     formula: Formula,
     history: bool,
-    pub(crate) adaptive: crate::adaptive::AdaptiveOptions,
+    pub(crate) adaptive: crate::job::adaptive::AdaptiveOptions,
     thesis_variant: ThesisVariant,
 }
-
-/// The largest population: individual indices and Philox subsequences are 32-bit, and
-/// the thesis's largest case is 65 535.
-pub const MAX_POP: u32 = 1 << 24;
 
 impl JobBuilder {
     /// The same initial interval in every component.
@@ -649,7 +532,7 @@ impl JobBuilder {
     }
     /// How the thesis strategy computes its trials (see [`ThesisVariant`]); anything
     /// but the default needs the thesis strategy with init-only bounds, and
-    /// [`GenerationCount::PlusOne`] a generation limit rather than an evaluation budget.
+    /// [`GenerationCount::PlusOne`](gpude_device::variant::GenerationCount::PlusOne) a generation limit rather than an evaluation budget.
     pub fn thesis_variant(mut self, v: ThesisVariant) -> Self {
         self.thesis_variant = v;
         self
@@ -672,7 +555,7 @@ impl JobBuilder {
             _ => match &self.objective {
                 Objective::Builtin(f) => Problem::new(*f, self.dim)?,
                 Objective::Cec2017(_) => {
-                    let (lo, hi) = (-crate::cec2017::BOUND, crate::cec2017::BOUND);
+                    let (lo, hi) = (-crate::job::cec2017::BOUND, crate::job::cec2017::BOUND);
                     let d = self.dim as usize;
                     Problem::of_objective(self.objective, vec![lo; d], vec![hi; d])?
                 }
@@ -690,7 +573,7 @@ impl JobBuilder {
         };
         let dim = problem.dim();
         let pop = self.pop.unwrap_or_else(|| {
-            crate::adaptive::default_pop(self.strategy, dim)
+            crate::job::adaptive::default_pop(self.strategy, dim)
                 .unwrap_or_else(|| (10 * dim).clamp(32, 1 << 16))
         });
         check_pop(self.strategy, pop)?;
@@ -710,7 +593,7 @@ impl JobBuilder {
                 from_evals = true;
             }
         }
-        let adaptive = crate::adaptive::settle(
+        let adaptive = crate::job::adaptive::settle(
             self.strategy,
             self.crossover,
             &self.adaptive,
@@ -752,128 +635,88 @@ impl JobBuilder {
     }
 }
 
-/// The keys and values of a thesis variant's names, the default's first.
-pub const VARIANT_KEYS: [(&str, &[&str]); 5] = [
-    ("indices", &["free", "rejection"]),
-    ("lambda", &["open-closed", "closed-open"]),
-    ("lambda-draw", &["per-component", "per-individual"]),
-    ("mutation", &["plain", "fma", "fma-inner", "from-best"]),
-    ("generations", &["gmax", "plus-one"]),
-];
-
-/// The `key=value` names of a variant's fields that differ from the default, joined
-/// by commas (`default` for the default), as [`parse_variant`] reads them.
-pub fn variant_name(v: ThesisVariant) -> String {
-    let d = ThesisVariant::DEFAULT;
-    let values = [
-        (v.indices != d.indices).then_some(v.indices as usize),
-        (v.lambda != d.lambda).then_some(v.lambda as usize),
-        (v.lambda_draw != d.lambda_draw).then_some(v.lambda_draw as usize),
-        (v.mutation != d.mutation).then_some(v.mutation as usize),
-        (v.generations != d.generations).then_some(v.generations as usize),
-    ];
-    let parts: Vec<String> = VARIANT_KEYS
-        .iter()
-        .zip(values)
-        .filter_map(|((k, names), n)| n.map(|n| format!("{k}={}", names[n])))
-        .collect();
-    if parts.is_empty() {
-        "default".into()
-    } else {
-        parts.join(",")
+impl JobBuilder {
+    /// H, the memory's entries (SHADE: 100, L-SHADE: 6, jSO: 5, its last entry fixed).
+    pub fn memory_size(mut self, h: u32) -> Self {
+        self.adaptive.memory_size = Some(h);
+        self
+    }
+    /// The archive's capacity over the population size (JADE, SHADE, jSO: 1.0,
+    /// L-SHADE: 2.6); 0 turns the archive off.
+    pub fn archive_rate(mut self, r: f64) -> Self {
+        self.adaptive.archive_rate = Some(r);
+        self
+    }
+    /// p of current-to-pbest (JADE: 0.05, L-SHADE: 0.11; SHADE's upper bound of p_i: 0.2;
+    /// jSO's starting p: 0.25).
+    pub fn p_best(mut self, p: f64) -> Self {
+        self.adaptive.p_best = Some(p);
+        self
+    }
+    /// JADE's learning rate c (0.1).
+    pub fn learning_rate(mut self, c: f64) -> Self {
+        self.adaptive.learning_rate = Some(c);
+        self
+    }
+    /// jDE's τ1 (for F) and τ2 (for Cr), both 0.1.
+    pub fn tau(mut self, tau1: f64, tau2: f64) -> Self {
+        self.adaptive.tau = Some([tau1, tau2]);
+        self
+    }
+    /// The final population size of L-SHADE and jSO (4).
+    pub fn min_pop(mut self, n: u32) -> Self {
+        self.adaptive.min_pop = Some(n);
+        self
     }
 }
 
-/// Parses a thesis variant: `default`, or a comma list of `key=value` (keys and values in
-/// [`VARIANT_KEYS`]; a key given twice is an error), such as
-/// `indices=rejection,lambda=closed-open,mutation=fma,generations=plus-one`.
-pub fn parse_variant(list: &str) -> Result<ThesisVariant> {
-    let mut v = ThesisVariant::DEFAULT;
-    let trimmed = list.trim();
-    if trimmed.eq_ignore_ascii_case("default") {
-        return Ok(v);
-    }
-    let keys = || {
-        VARIANT_KEYS
-            .iter()
-            .map(|(k, names)| format!("{k}={}", names.join("|")))
-            .collect::<Vec<_>>()
-            .join(", ")
+/// The settings of an adaptive `job` as both engines read them (the device crate's
+/// [`AdaptiveRun`]); `function` is the built-in's code, or the CEC 2017 function's number.
+pub fn run_settings(job: &Job) -> AdaptiveRun {
+    let function = match (job.builtin(), job.objective().as_cec2017()) {
+        (Some(f), _) => f as u32,
+        (None, Some(c)) => c.id().number(),
+        (None, None) => 0,
     };
-    let mut seen = [false; VARIANT_KEYS.len()];
-    let mut any = false;
-    for item in trimmed.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-        any = true;
-        let Some((key, value)) = item.split_once('=') else {
-            return Err(Error::invalid(
-                "thesis variant",
-                crate::error::clip(item),
-                format!(
-                    "key=value items separated by commas, or default; the keys: {}",
-                    keys()
-                ),
-            ));
-        };
-        let (key, value) = (
-            key.trim().to_ascii_lowercase(),
-            value.trim().to_ascii_lowercase(),
-        );
-        let Some(k) = VARIANT_KEYS.iter().position(|(name, _)| *name == key) else {
-            return Err(Error::UnknownName {
-                kind: "thesis variant key",
-                name: crate::error::clip(&key),
-                known: VARIANT_KEYS
-                    .iter()
-                    .map(|(k, _)| *k)
-                    .collect::<Vec<_>>()
-                    .join(", "),
-            });
-        };
-        if std::mem::replace(&mut seen[k], true) {
-            return Err(Error::invalid(
-                "thesis variant",
-                crate::error::clip(trimmed),
-                format!("each key once (\"{key}\" is given twice)"),
-            ));
-        }
-        let names = VARIANT_KEYS[k].1;
-        let Some(n) = names.iter().position(|name| *name == value) else {
-            return Err(Error::UnknownName {
-                kind: match k {
-                    0 => "value of indices",
-                    1 => "value of lambda",
-                    2 => "value of lambda-draw",
-                    3 => "value of mutation",
-                    _ => "value of generations",
-                },
-                name: crate::error::clip(&value),
-                known: names.join(", "),
-            });
-        };
-        match k {
-            0 => v.indices = [IndexDraw::Free, IndexDraw::Rejection][n],
-            1 => v.lambda = [LambdaRange::OpenClosed, LambdaRange::ClosedOpen][n],
-            2 => v.lambda_draw = [LambdaDraw::PerComponent, LambdaDraw::PerIndividual][n],
-            3 => {
-                v.mutation = [
-                    MutationForm::Plain,
-                    MutationForm::Fma,
-                    MutationForm::FmaInner,
-                    MutationForm::FromBest,
-                ][n]
-            }
-            _ => v.generations = [GenerationCount::GMax, GenerationCount::PlusOne][n],
-        }
+    let np = job.pop();
+    // A classic run (CEC 2017 functions on the GPU): its generations are the limit; the
+    // budget is what they spend.
+    let classic = Adaptive {
+        max_evaluations: job.evaluations(job.generations()),
+        archive_rate: 0.0,
+        p_best: 0.0,
+        learning_rate: 0.0,
+        tau: [0.0, 0.0],
+        min_pop: np,
+        memory_size: 1,
+    };
+    let a = job.adaptive().unwrap_or(&classic);
+    AdaptiveRun {
+        max_evaluations: a.max_evaluations,
+        archive_rate: a.archive_rate,
+        p_best: a.p_best,
+        learning_rate: a.learning_rate,
+        tau1: a.tau[0],
+        tau2: a.tau[1],
+        f: job.f(),
+        cr: job.cr(),
+        strategy: job.strategy() as u32,
+        bounds: job.bounds() as u32,
+        // The separable kernels read their objective's flags here (as the classic
+        // families read `Run::formula`).
+        formula: match job.objective().separable_flags(job.precision()) {
+            Some(flags) if job.builtin().is_none() => flags.bits(),
+            _ => job.formula() as u32,
+        },
+        function,
+        dim: job.dim(),
+        np,
+        min_pop: a.min_pop,
+        memory_size: a.memory_size,
+        gens: job.generations(),
+        crossover: job.crossover() as u32,
+        variant: job.thesis_variant().bits(),
+        phase: gpude_device::abi::ADAPTIVE_PHASE_RUN,
+        target: job.target_value().unwrap_or(f64::NAN),
     }
-    if !any {
-        return Err(Error::invalid(
-            "thesis variant",
-            format!("{list:?}"),
-            format!(
-                "default, or key=value items separated by commas; the keys: {}",
-                keys()
-            ),
-        ));
-    }
-    Ok(v)
 }

@@ -28,8 +28,8 @@
 //! the right signature, and valid flags. Errors name the symbol, the line and what is
 //! expected; they never repeat the module's text.
 
-use crate::config::Precision;
 use crate::error::{Error, Result};
+use crate::job::precision::Precision;
 use gpude_device::registry::{KernelPrecision, separable_flags_symbol, separable_symbols};
 use gpude_device::separable::{BKind, SepFlags};
 

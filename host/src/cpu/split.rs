@@ -48,11 +48,13 @@
 //! halo), the slice's domain and per-chunk constants, and `Np` values, totals and
 //! partial sums: see [`slice_bytes`] and docs/SCALING.md.
 
-use crate::checkpoint::best_index;
-use crate::config::{Job, Precision};
-use crate::cpu::{Observer, check_memory};
 use crate::error::{Error, Result};
-use crate::result::{Ending, RunResult, termination};
+use crate::job::config::{Job, Precision};
+use crate::run::checkpoint::best_index;
+use crate::run::control::{Control, Observer};
+use crate::run::generations::{self, Generations};
+use crate::run::memory::check_memory;
+use crate::run::result::{Ending, RunResult, termination};
 use gpude_device::de::{
     COMPONENT_SLOT, Crossover, RESAMPLE_SLOT, TrialParams, accepts, block, first_exceeding,
     init_chunk, run_length, subsequence, trial_chunk,
@@ -64,7 +66,7 @@ use gpude_device::{Function, Real};
 use nalgebra::DVector;
 use rayon::prelude::*;
 use std::ops::Range;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// What the split run refuses, and why.
 pub const WHAT_RUNS: &str = "the CPU engine with a built-in function and a classic strategy (thesis, rand1, best1, current-to-best1, rand2, best2)";
@@ -444,6 +446,18 @@ fn chunk_at<T: Real>(sl: &Slice<T>, row: &[T], j0: usize) -> [T; 4] {
     crate::cpu::chunk4(row, j0 - sl.first)
 }
 
+impl<T: Real> Generations for Split<T> {
+    fn best(&self) -> f64 {
+        self.best_value().to_f64()
+    }
+    /// Generation `g`, the next one (the split keeps its own count).
+    fn step(&mut self, g: u32) -> bool {
+        debug_assert_eq!(g, self.generation + 1);
+        Split::step(self);
+        true
+    }
+}
+
 /// The slice's part of the initial population: generation 0's words of its chunks.
 fn init_slice<T: Real>(setup: &Setup, sl: &mut Slice<T>) {
     let (first, end, w) = (sl.first, sl.own.end, sl.width);
@@ -562,7 +576,8 @@ pub fn run<T: Real>(job: &Job, slices: u32) -> Result<RunResult> {
 }
 
 /// [`run`] with an observer (called after the initialisation and every generation;
-/// [`crate::cpu::Flow::Stop`] ends the run there).
+/// [`crate::run::control::Flow::Stop`] ends the run there), in the host's generation
+/// loop.
 pub fn run_observed<T: Real>(
     job: &Job,
     slices: u32,
@@ -582,21 +597,23 @@ pub fn run_observed<T: Real>(
     check_memory(needed)?;
     let start = Instant::now();
     let mut split = Split::<T>::new(job, slices)?;
-    let mut history = job.history().then(|| vec![split.best_value().to_f64()]);
+    let history = job.history().then(|| vec![split.best_value().to_f64()]);
+    let mut control = Control {
+        observer,
+        ..Control::default()
+    };
+    let end = generations::drive(
+        job,
+        &mut split,
+        0,
+        history,
+        start,
+        Duration::ZERO,
+        &mut control,
+    );
+    let history = end.history;
     let target = job.target_value();
     let reached = |f: T| target.is_some_and(|t| f.to_f64() <= t);
-    let mut stopped =
-        observer.is_some_and(|o| o(0, split.best_value().to_f64()) == crate::cpu::Flow::Stop);
-    while !stopped && split.generation < job.generations() && !reached(split.best_value()) {
-        split.step();
-        let bf = split.best_value().to_f64();
-        if let Some(h) = history.as_mut() {
-            h.push(bf);
-        }
-        if let Some(o) = observer {
-            stopped = o(split.generation, bf) == crate::cpu::Flow::Stop;
-        }
-    }
     let best = split.slices[0].best;
     let best_f = split.best_value().to_f64();
     let best_x = DVector::from_iterator(
@@ -615,7 +632,7 @@ pub fn run_observed<T: Real>(
             termination: if ended {
                 termination(job, g, best_f)
             } else {
-                crate::Termination::Stopped
+                crate::run::result::Termination::Stopped
             },
             elapsed: start.elapsed(),
             history,

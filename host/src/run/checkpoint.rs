@@ -22,9 +22,9 @@
 //! setting), and when started, the generations done, the population and its values in
 //! the job's precision, the history and the time spent.
 
-use crate::config::{Job, Precision};
 use crate::error::{Error, Result};
-use crate::result::{Ending, RunResult, Termination, termination};
+use crate::job::config::{Job, Precision};
+use crate::run::result::{Ending, RunResult, Termination, termination};
 use gpude_device::de::better;
 use gpude_device::{BoundPolicy, Crossover, Formula, Function, Real, Strategy, ThesisVariant};
 use nalgebra::DVector;
@@ -278,7 +278,7 @@ pub fn savable(job: &Job) -> Result<()> {
     match job.adaptive() {
         Some(_) => Err(Error::invalid(
             "checkpoint of strategy",
-            crate::config::strategy_name(job.strategy()),
+            crate::job::config::strategy_name(job.strategy()),
             "a classic strategy or thesis (an adaptive run's memory and archive are not saved yet)",
         )),
         None => Ok(()),
@@ -331,7 +331,7 @@ struct JobRecordV2 {
 
 impl JobRecordV2 {
     fn of(job: &Job) -> JobRecordV2 {
-        use crate::objective::Objective as O;
+        use crate::job::objective::Objective as O;
         let objective = match job.objective() {
             O::Builtin(_) => ObjectiveRecord::Builtin,
             O::Expr(e) => ObjectiveRecord::Expr {
@@ -356,13 +356,13 @@ impl JobRecordV2 {
 
     /// The job, with thesis variant `variant`.
     fn job_with(self, variant: ThesisVariant) -> Result<Job> {
-        use crate::objective::Objective;
+        use crate::job::objective::Objective;
         let objective = match self.objective {
             ObjectiveRecord::Builtin => None,
             ObjectiveRecord::Expr { source, min } => Some(Objective::expr(&source, min)?),
             ObjectiveRecord::Cec2017 { number } => {
-                let id = crate::cec2017::FunctionId::new(number)?;
-                let source = crate::cec2017::DataSource::locate(None)?;
+                let id = crate::job::cec2017::FunctionId::new(number)?;
+                let source = crate::job::cec2017::DataSource::locate(None)?;
                 let dim = u32::try_from(self.base.lower.len()).unwrap_or(u32::MAX);
                 Some(Objective::cec2017(&source, id, dim)?)
             }
@@ -429,7 +429,7 @@ impl JobRecord {
     /// thesis variant `variant`.
     fn job_of(
         self,
-        objective: Option<crate::objective::Objective>,
+        objective: Option<crate::job::objective::Objective>,
         variant: ThesisVariant,
     ) -> Result<Job> {
         let unknown = |what: &str, v: u32| Error::Input {
@@ -447,7 +447,7 @@ impl JobRecord {
         let formula =
             Formula::from_u32(self.formula).ok_or_else(|| unknown("formula", self.formula))?;
         let dim = u32::try_from(self.lower.len()).unwrap_or(u32::MAX);
-        let objective = objective.unwrap_or(crate::objective::Objective::Builtin(function));
+        let objective = objective.unwrap_or(crate::job::objective::Objective::Builtin(function));
         let mut b = Job::builder_for(objective, dim)
             .domain_box(self.lower, self.upper)
             .strategy(strategy)
@@ -712,9 +712,20 @@ mod tests {
             .history(true)
             .build()
             .unwrap();
-        let done = crate::cpu::run_controlled(&job, &mut crate::cpu::Control::default());
+        // A started run: any population of the job's size will do.
+        let (np, d) = (job.pop() as usize, job.dim() as usize);
+        let started = Checkpoint {
+            job: job.clone(),
+            generation: 9,
+            state: State::F32 {
+                x: (0..np * d).map(|v| v as f32 * 0.25).collect(),
+                fit: (0..np).map(|v| v as f32).collect(),
+            },
+            history: Some((0..10).map(|g| 10.0 - g as f64).collect()),
+            elapsed: Duration::from_millis(3),
+        };
         let entries = vec![
-            Entry::Started(done.checkpoint),
+            Entry::Started(started),
             Entry::Pending(job.clone().with_stream(4)),
         ];
         let old = decode(&version2(&entries)).unwrap();

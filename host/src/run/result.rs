@@ -91,7 +91,7 @@ impl RunResult {
     /// The one way the engines make a result: the search's error, the verified error
     /// ([`verify`]) and [`Termination::NonFinite`] for a best value or point that is not
     /// finite.
-    pub(crate) fn ended(job: &crate::Job, e: Ending) -> RunResult {
+    pub(crate) fn ended(job: &crate::job::config::Job, e: Ending) -> RunResult {
         let error = e.best_f - job.objective().reference();
         let (verified_error, errors_disagree) = verify(job, &e.best_x, error);
         let finite = e.best_f.is_finite() && e.best_x.iter().all(|v| v.is_finite());
@@ -119,7 +119,7 @@ impl RunResult {
 
     /// The result, or [`Error::NonFinite`] when the run ended with a best value or
     /// point that is not finite.
-    pub fn ok(self) -> crate::Result<RunResult> {
+    pub fn ok(self) -> crate::error::Result<RunResult> {
         if self.termination.is_success() {
             return Ok(self);
         }
@@ -155,7 +155,7 @@ fn ser_secs<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error>
 /// 1e-12 in f64. Both engines fill their results through this one function. An
 /// objective given as PTX without a CPU function is not evaluated again: its verified
 /// error is the search's.
-pub fn verify(job: &crate::Job, best_x: &DVector<f64>, error: f64) -> (f64, bool) {
+pub fn verify(job: &crate::job::config::Job, best_x: &DVector<f64>, error: f64) -> (f64, bool) {
     // PTX code without a CPU function: nothing here can evaluate it again.
     if !job.objective().has_cpu_code() {
         return (error, false);
@@ -167,8 +167,8 @@ pub fn verify(job: &crate::Job, best_x: &DVector<f64>, error: f64) -> (f64, bool
     // The relative tolerance, and the terms' underflow: each of D terms may lose up to
     // the smallest subnormal (f32 squares of |x| ≲ 1e-23 are 0).
     let (tol, tiny) = match job.precision() {
-        crate::Precision::F32 => (1e-5, f32::from_bits(1) as f64),
-        crate::Precision::F64 => (1e-12, f64::from_bits(1)),
+        crate::job::precision::Precision::F32 => (1e-5, f32::from_bits(1) as f64),
+        crate::job::precision::Precision::F64 => (1e-12, f64::from_bits(1)),
     };
     let floor = 4.0 * tiny * x.len() as f64;
     let disagree = if error.is_finite() && v.is_finite() {
@@ -179,15 +179,49 @@ pub fn verify(job: &crate::Job, best_x: &DVector<f64>, error: f64) -> (f64, bool
     (v, disagree)
 }
 
+/// Why a run on the GPU ended: the job's own reason when it reached its limit or
+/// target, else [`Termination::Stopped`].
+pub fn ending(job: &crate::job::config::Job, generations: u32, best_f: f64) -> Termination {
+    let reached = job.target_value().is_some_and(|t| best_f <= t);
+    if generations >= job.generations() || reached {
+        termination(job, generations, best_f)
+    } else {
+        Termination::Stopped
+    }
+}
+
 /// Why a run that ended stopped, from how many generations it ran and its best value
 /// ([`RunResult::ended`] turns a best that is not finite into
 /// [`Termination::NonFinite`]).
-pub(crate) fn termination(job: &crate::Job, generations: u32, best_f: f64) -> Termination {
+pub(crate) fn termination(
+    job: &crate::job::config::Job,
+    generations: u32,
+    best_f: f64,
+) -> Termination {
     match job.target_value() {
         Some(t) if best_f <= t => Termination::TargetReached,
         _ if job.budget_from_evaluations() && generations >= job.generations() => {
             Termination::MaxEvaluations
         }
         _ => Termination::MaxGenerations,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::job::config::Job;
+
+    #[test]
+    fn a_run_short_of_its_limit_and_target_was_stopped() {
+        let job = Job::builder(gpude_device::Function::Sphere, 4)
+            .pop(8)
+            .generations(50)
+            .target(1e-3)
+            .build()
+            .unwrap();
+        assert_eq!(ending(&job, 20, 1.0), Termination::Stopped);
+        assert_eq!(ending(&job, 50, 1.0), Termination::MaxGenerations);
+        assert_eq!(ending(&job, 20, 1e-4), Termination::TargetReached);
     }
 }

@@ -4,7 +4,7 @@
 //! Island `k` of an archipelago built from a job with stream `s` is that job with
 //! population stream `s·N + k` (N islands), so archipelago `s` of a series of runs uses
 //! streams `s·N … s·N + N − 1`. Every island runs the same algorithm: DE with the job's
-//! strategy (any of them) or PSO ([`crate::pso`]).
+//! strategy (any of them) or PSO ([`crate::cpu::pso`]).
 //!
 //! # Order of a run
 //! 1. Every island's generation 0 (its initial population), then its best.
@@ -25,12 +25,14 @@
 //! strictly better (with random replacement an island can lose its best individual).
 //! The results report these records.
 
-use crate::Precision;
-use crate::config::{Job, lookup, name_of};
-use crate::cpu::{self, Observer, Population};
+use crate::cpu::pso::{self, Pso, Swarm};
+use crate::cpu::{self, Population};
 use crate::error::{Error, Result};
-use crate::pso::{self, Pso, Swarm};
-use crate::result::{Ending, RunResult, termination};
+use crate::job::config::Job;
+use crate::job::names::{lookup, name_of};
+use crate::job::precision::Precision;
+use crate::run::control::Observer;
+use crate::run::result::{Ending, RunResult, termination};
 use gpude_device::Real;
 use gpude_device::de::better;
 use gpude_device::migration::{
@@ -220,7 +222,7 @@ impl ArchipelagoBuilder {
         if a.template.adaptive().is_some() {
             return Err(Error::invalid(
                 "strategy on islands",
-                crate::config::strategy_name(a.template.strategy()),
+                crate::job::config::strategy_name(a.template.strategy()),
                 "thesis or a classic strategy (an adaptive run's memory, archive and shrinking population do not migrate)",
             ));
         }
@@ -283,7 +285,7 @@ impl ArchipelagoBuilder {
             if !a.template.thesis_variant().is_default() {
                 return Err(Error::invalid(
                     "thesis variant",
-                    crate::config::variant_name(a.template.thesis_variant()),
+                    crate::job::config::variant_name(a.template.thesis_variant()),
                     "the default with algorithm pso (the variants are the thesis DE's)",
                 ));
             }

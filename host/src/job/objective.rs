@@ -29,13 +29,13 @@
 //! wrong; the run does not crash and the error is returned by the engine's entry points
 //! ([`crate::cpu::run`], [`crate::Solver::run`], …).
 
-use crate::cec2017::{DataSource, FunctionData, FunctionId};
 use crate::error::{Error, Result};
-use crate::problem::FunctionInfo;
-use crate::ptx_objective::PtxCode;
-use gpude_device::lanes::evaluate_of;
+use crate::job::cec2017::{DataSource, FunctionData, FunctionId};
+use crate::job::functions::FunctionInfo;
+use crate::job::ptx_objective::PtxCode;
+use gpude_device::lanes::{evaluate, evaluate_of};
 use gpude_device::separable::{SepFlags, SepLanes, Separable};
-use gpude_device::{Function, Real};
+use gpude_device::{Formula, Function, Real};
 use gpude_expr::{Expr, Precision as ExprPrecision};
 use rayon::prelude::*;
 use std::fmt;
@@ -126,10 +126,10 @@ pub struct SeparableCpu {
 
 impl SeparableCpu {
     /// The flags of the form in precision `p`.
-    fn flags(&self, p: crate::Precision) -> SepFlags {
+    fn flags(&self, p: crate::job::precision::Precision) -> SepFlags {
         match p {
-            crate::Precision::F32 => self.f32.flags(),
-            crate::Precision::F64 => self.f64.flags(),
+            crate::job::precision::Precision::F32 => self.f32.flags(),
+            crate::job::precision::Precision::F64 => self.f64.flags(),
         }
     }
 }
@@ -389,7 +389,7 @@ impl Objective {
         })))
     }
 
-    /// An objective compiled to PTX (see [`crate::ptx_objective`]), for the GPU only: the
+    /// An objective compiled to PTX (see [`crate::job::ptx_objective`]), for the GPU only: the
     /// CPU engine refuses it when it first evaluates it, and a result's verified error is
     /// the search's own (nothing on the CPU can evaluate it again).
     pub fn ptx(name: impl Into<String>, min: Option<f64>, code: PtxCode) -> Result<Objective> {
@@ -410,7 +410,7 @@ impl Objective {
     }
 
     /// An objective compiled to PTX that defines its separable form (see
-    /// [`crate::ptx_objective`]) with the same form for the CPU `sep`: the CPU engine
+    /// [`crate::job::ptx_objective`]) with the same form for the CPU `sep`: the CPU engine
     /// evaluates `sep` in the order of the GPU's lanes, and so gives the GPU's bits. The
     /// module may define the whole-vector objective too; the engines prefer the
     /// separable form. The flags of `sep` must be the module's in each precision the
@@ -423,7 +423,10 @@ impl Objective {
     ) -> Result<Objective> {
         let name = name.into();
         let mut any = false;
-        for p in [crate::Precision::F32, crate::Precision::F64] {
+        for p in [
+            crate::job::precision::Precision::F32,
+            crate::job::precision::Precision::F64,
+        ] {
             if let Some(flags) = code.separable(p) {
                 any = true;
                 let cpu = sep.flags(p);
@@ -464,12 +467,12 @@ impl Objective {
 
     /// The flags of the separable form the engines run in precision `p`, when the
     /// objective has one there: a PTX module's, or an expression's.
-    pub fn separable_flags(&self, p: crate::Precision) -> Option<SepFlags> {
+    pub fn separable_flags(&self, p: crate::job::precision::Precision) -> Option<SepFlags> {
         match self {
             Objective::Callback(c) => c.gpu.as_ref().and_then(|g| g.separable(p)),
             Objective::Expr(e) => e.separable.as_ref().map(|s| match p {
-                crate::Precision::F32 => Separable::<f32>::flags(&**s),
-                crate::Precision::F64 => Separable::<f64>::flags(&**s),
+                crate::job::precision::Precision::F32 => Separable::<f32>::flags(&**s),
+                crate::job::precision::Precision::F64 => Separable::<f64>::flags(&**s),
             }),
             _ => None,
         }
@@ -627,7 +630,7 @@ impl Objective {
             Objective::Builtin(f) => {
                 xs.par_chunks(dim)
                     .zip(out.par_iter_mut())
-                    .for_each(|(x, o)| *o = crate::cpu::evaluate_fast(*f, formula, x));
+                    .for_each(|(x, o)| *o = evaluate_fast(*f, formula, x));
             }
             Objective::Expr(e) if e.separable.is_some() => {
                 if let Some(s) = &e.separable {
@@ -733,4 +736,21 @@ impl Objective {
         }
         Ok(())
     }
+}
+/// [`evaluate`] with hardware FMA when there is one: the device maths use fused
+/// multiply-adds, which round correctly with or without the instruction, so the bits
+/// are the same (the CPU engine's trials are compiled the same way).
+pub(crate) fn evaluate_fast<T: Real>(f: Function, formula: Formula, x: &[T]) -> T {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("fma") {
+        // SAFETY: the processor has FMA (checked just above).
+        return unsafe { evaluate_fma(f, formula, x) };
+    }
+    evaluate(f, formula, x)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "fma")]
+fn evaluate_fma<T: Real>(f: Function, formula: Formula, x: &[T]) -> T {
+    evaluate(f, formula, x)
 }

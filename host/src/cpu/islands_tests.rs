@@ -366,7 +366,7 @@ fn pso_solves_the_sphere() {
         .generations(2000)
         .target(1e-8)
         .bounds(BoundPolicy::Clip)
-        .precision(crate::Precision::F64)
+        .precision(crate::job::precision::Precision::F64)
         .seed(3)
         .build()
         .unwrap();
@@ -377,7 +377,10 @@ fn pso_solves_the_sphere() {
         .unwrap();
     let r = run_cpu(&a, None);
     assert!(r.overall.error <= 1e-8, "error {}", r.overall.error);
-    assert_eq!(r.overall.termination, crate::Termination::TargetReached);
+    assert_eq!(
+        r.overall.termination,
+        crate::run::result::Termination::TargetReached
+    );
     assert_eq!(r.first_hit, Some(r.overall.generations));
     assert!(r.overall.generations < 2000);
 }

@@ -3,9 +3,9 @@
 //! Every particle's arithmetic reads only the generation's snapshot, so the bits do not
 //! depend on the number of threads.
 
-use crate::config::Job;
 use crate::cpu::{chunk4, evaluate_fast};
 use crate::error::{Error, Result};
+use crate::job::config::Job;
 use gpude_device::Real;
 use gpude_device::de::{RESAMPLE_SLOT, accepts, better, block, init_chunk, subsequence};
 use gpude_device::philox::{block_words, key_of};

@@ -1,0 +1,39 @@
+//! The CUDA engine: loads the embedded PTX with cudarc and drives the kernels of
+//! `gpude_device::kernels`.
+//!
+//! All launch `unsafe` lives in this folder; each launch is preceded by checks of the
+//! buffer lengths it relies on.
+//!
+//! - `engine`: the GPU, its streams and the kernels' modules; `jobs`: whole jobs in
+//!   the layout their mode asks for; `kernels`: which kernel runs a job, and its
+//!   register cap; `launch`: a launch's parameters.
+//! - The layouts: `batch` (with the choice of its kernel, `batch_kernel`, and the
+//!   resident and pipelined plans, `resident`), `grid` (the whole-GPU layouts),
+//!   `adaptive` (the adaptive kernels), `callback` (host callbacks).
+//! - Runs under control: the control block (`control`), the state that moves between
+//!   host and device (`state`), and lists of runs (`entries`).
+//! - Linked objectives (`external`, [`ptx_inline`]) and the ceilings' measurements
+//!   (`ceilings`).
+
+pub(crate) mod adaptive;
+mod batch;
+mod batch_kernel;
+mod callback;
+mod ceilings;
+pub(crate) mod control;
+mod engine;
+pub(crate) mod entries;
+mod external;
+mod grid;
+mod jobs;
+mod kernels;
+mod launch;
+pub mod ptx_inline;
+mod resident;
+pub(crate) mod state;
+
+pub use batch_kernel::BatchKernel;
+pub use ceilings::Ceilings;
+pub use engine::{CudaEngine, FinalPopulation, MAX_STREAMS, Mode, driver_present};
+pub use external::{check_objective, objective_symbol};
+pub use kernels::{GpuReal, Kernel};
