@@ -33,7 +33,7 @@ fn run() -> Result<()> {
     rerun_dir(&root.join("device/src"))?;
 
     let cargo = env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
-    let target_dir = out.join("ptx-target");
+    let target_dir = ptx_target_dir(&out);
     let mut cmd = Command::new(cargo);
     cmd.current_dir(&root)
         .args([
@@ -104,6 +104,20 @@ fn run() -> Result<()> {
     std::fs::write(out.join("kernels.rs"), table).map_err(|e| e.to_string())?;
     println!("cargo:rustc-env=GPUDE_PTX_ARCH={arch}");
     Ok(())
+}
+
+/// Where the nested PTX build keeps its files: `ptx/` in the outer build's target folder,
+/// so that every profile and command of the outer build (`check`, `clippy`, `test`,
+/// `build --release`) shares one PTX build, which cargo then rebuilds only when the
+/// device crate changes. The target folder is the first folder above `OUT_DIR` that
+/// holds cargo's `CACHEDIR.TAG`; without one (an unusual layout), a folder in `OUT_DIR`.
+/// The nested cargo locks its own folders there, never the outer build's.
+fn ptx_target_dir(out: &Path) -> PathBuf {
+    out.ancestors()
+        .skip(1)
+        .find(|d| d.join("CACHEDIR.TAG").is_file())
+        .map(|d| d.join("ptx"))
+        .unwrap_or_else(|| out.join("ptx-target"))
 }
 
 /// The registry of built-in functions and the kernels' names, shared with the device

@@ -32,11 +32,10 @@ pub use gpude_host::{
 pub use gpude_host::{cec2017, checkpoint, cuda_control, objective, split};
 use run::control::{Control, Observer, Outcome, Ran, Reporting, Watch};
 
-/// The device crate compiled to PTX by the build script.
-pub const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/gpude.ptx"));
-
-/// The same kernels, one PTX module each: (kernel name, module). The engine loads a
-/// module when its kernel is first used, so the driver compiles only what runs.
+/// The device crate compiled to PTX by the build script, one module per kernel: (kernel
+/// name, module), and the maths module of expressions. The engine loads a module when
+/// its kernel is first used, so the driver compiles only what runs. (The whole module
+/// is not embedded as well: it would double the binaries' size for no use.)
 pub const KERNELS: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/kernels.rs"));
 
 /// The GPU architecture the PTX was built for (`GPUDE_PTX_ARCH` at build time).

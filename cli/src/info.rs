@@ -60,8 +60,11 @@ pub fn run(args: Args) -> Result<String> {
     let info = Info {
         version: env!("CARGO_PKG_VERSION"),
         ptx_arch: gpude::PTX_ARCH,
-        ptx_bytes: gpude::PTX.len(),
-        kernels: gpude::PTX.matches(".entry").count(),
+        ptx_bytes: gpude::KERNELS.iter().map(|(_, m)| m.len()).sum(),
+        kernels: gpude::KERNELS
+            .iter()
+            .filter(|(_, m)| m.contains(".entry"))
+            .count(),
         cuda_driver: driver,
         gpu,
         gpu_error,
