@@ -22,6 +22,10 @@ pub const MAX_JOB_FILE_BYTES: u64 = MIB;
 use crate::stats::DEFAULT_SUCCESS;
 
 #[derive(Debug, clap::Args)]
+#[command(
+    after_help = "The job file's format, every key and an example: gpude batch --help",
+    after_long_help = long_help()
+)]
 pub struct Args {
     /// Job file (.json or .toml, a regular file of at most 1 MiB; `-` reads stdin).
     #[arg(value_name = "FILE")]
@@ -238,6 +242,144 @@ pub(crate) fn parse(text: &str, path: &Path) -> Result<Vec<JobSpec>> {
         .collect()
 }
 
+/// What each key of a job means, in the order of [`KEYS`].
+const MEANINGS: [(&str, &str); 34] = [
+    (
+        "function",
+        "a built-in or cec2017-f1 … cec2017-f30 (see `gpude functions`)",
+    ),
+    (
+        "expr",
+        "objective written as an expression (needs lower and upper)",
+    ),
+    (
+        "objective_ptx",
+        "objective compiled to PTX (GPU only; needs lower and upper)",
+    ),
+    ("min", "the expression's or PTX objective's known minimum"),
+    (
+        "dim",
+        "dimension D (may be left out when lower/upper list every component)",
+    ),
+    (
+        "lower",
+        "lower bound(s) [default: the function's usual domain]",
+    ),
+    (
+        "upper",
+        "upper bound(s) [default: the function's usual domain]",
+    ),
+    ("pop", "population size Np [default: 10·D, at least 32]"),
+    ("generations", "most generations [default: 1000]"),
+    ("gens", "the same as generations"),
+    ("max_evals", "evaluation budget (Np + Np·G ≤ budget)"),
+    ("max_evaluations", "the same as max_evals"),
+    (
+        "target",
+        "stop once the error (best f − minimum) is at most this",
+    ),
+    (
+        "strategy",
+        "classic: thesis, rand1, best1, current-to-best1, rand2, best2\n\
+         (a crossover may follow: rand1exp);\n\
+         adaptive: jde, jade, shade, lshade, jso [default: thesis]",
+    ),
+    ("crossover", "bin or exp [default: bin]"),
+    ("bounds", "init-only, clip, reflect, resample or midpoint"),
+    ("f", "scale factor F, in (0, 2] [default: 0.5]"),
+    ("cr", "crossover rate Cr, in [0, 1] [default: 0.9]"),
+    ("seed", "random seed [default: 0]"),
+    ("precision", "f32 or f64 [default: f32]"),
+    ("formula", "exact or textbook [default: exact]"),
+    (
+        "thesis_variant",
+        "alternatives to the thesis strategy (see `gpude run --help`)",
+    ),
+    (
+        "repetitions",
+        "independent runs, streams 0 … n−1 of the seed [default: 1]",
+    ),
+    ("runs", "the same as repetitions"),
+    ("algorithm", "de or pso [default: de]"),
+    ("islands", "islands per run (CPU engine only)"),
+    ("migration_interval", "generations between migrations"),
+    (
+        "migrants",
+        "individuals each island sends per migration [default: 1]",
+    ),
+    ("topology", "ring, full or random [default: ring]"),
+    ("emigrants", "best or random [default: best]"),
+    ("replace", "worst or random [default: worst]"),
+    (
+        "inertia",
+        "PSO's inertia weight w, in [0, 2] [default: 0.8]",
+    ),
+    (
+        "c1",
+        "PSO's confidence in the particle's own best [default: 1.62]",
+    ),
+    ("c2", "PSO's confidence in the swarm's best [default: 1.62]"),
+];
+
+/// The example in `gpude batch --help` (the first jobs of examples/batch.toml).
+const EXAMPLE: &str = r#"  # jobs.toml
+  [[jobs]]
+  function = "rastrigin"
+  dim = 10
+  generations = 200
+  repetitions = 3
+
+  [[jobs]]
+  function = "sphere"
+  dim = 5
+  lower = -2
+  upper = [2, 2, 2, 2, 3]
+  strategy = "best1bin"
+  max_evals = 20000
+  precision = "f64"
+
+  [[jobs]]
+  expr = "sum(x^2) + 1"
+  min = 1
+  dim = 4
+  lower = -5
+  upper = 5
+  generations = 100
+
+  # or as JSON (jobs.json):
+  # {"jobs": [{"function": "rastrigin", "dim": 10, "generations": 200}]}"#;
+
+/// The long help of `gpude batch`: the format, every key with its type and meaning, and
+/// an example.
+fn long_help() -> String {
+    let mut s = String::from(
+        "The job file is TOML with one [[jobs]] table per job, or JSON: an array of jobs
+or {\"jobs\": [...]}. The extension .toml or .json chooses the format; without one,
+JSON is tried first. Every job names its objective (function, expr or objective_ptx)
+and its dimension (dim, or bounds that list every component); every other key takes
+the default of `gpude run`. Give each key once in a job; unknown keys are errors.
+
+Keys (with the type each takes):
+",
+    );
+    for ((key, needs), (_, meaning)) in KEYS.iter().zip(MEANINGS.iter()) {
+        let meaning = meaning.replace('\n', &format!("\n  {:<19} ", ""));
+        s.push_str(&format!("  {key:<19} {meaning}\n  {:<19} ({needs})\n", ""));
+    }
+    s.push_str(
+        "
+lower and upper take one number for every component, or an array of one per
+component. Every job is checked before any runs. Jobs that can share a GPU launch do;
+with islands or PSO the whole file runs on the CPU.
+
+Example:
+",
+    );
+    s.push_str(EXAMPLE);
+    s.push('\n');
+    s
+}
+
 /// The keys of a job and the type each needs.
 const KEYS: [(&str, &str); 34] = [
     ("function", "a function name"),
@@ -327,9 +469,10 @@ fn job_spec(v: Value) -> Result<JobSpec> {
         .map_err(|_| CliError::usage("the settings cannot be read"))
 }
 
-/// A JSON document (syntax errors give their line and column and kind only).
+/// A JSON document (syntax errors give their line and column and kind only; a key given
+/// twice in one object is an error, where serde_json would keep the last).
 fn parse_json(text: &str) -> Result<Value> {
-    serde_json::from_str(text).map_err(|e| {
+    serde_json::from_str(text).map(|Strict(v)| v).map_err(|e| {
         CliError::usage(format!(
             "invalid JSON at line {} column {}: {}",
             e.line(),
@@ -337,6 +480,86 @@ fn parse_json(text: &str) -> Result<Value> {
             json_category(&e)
         ))
     })
+}
+
+/// A JSON value read with every object's keys distinct.
+struct Strict(Value);
+
+impl<'de> serde::Deserialize<'de> for Strict {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        d.deserialize_any(StrictVisitor).map(Strict)
+    }
+}
+
+struct StrictVisitor;
+
+impl<'de> serde::de::Visitor<'de> for StrictVisitor {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> std::result::Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> std::result::Result<Value, E> {
+        Ok(Value::from(v))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> std::result::Result<Value, E> {
+        Ok(Value::from(v))
+    }
+
+    fn visit_f64<E>(self, v: f64) -> std::result::Result<Value, E> {
+        Ok(Value::from(v))
+    }
+
+    fn visit_str<E>(self, v: &str) -> std::result::Result<Value, E> {
+        Ok(Value::String(v.to_string()))
+    }
+
+    fn visit_string<E>(self, v: String) -> std::result::Result<Value, E> {
+        Ok(Value::String(v))
+    }
+
+    fn visit_unit<E>(self) -> std::result::Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(
+        self,
+        mut seq: A,
+    ) -> std::result::Result<Value, A::Error> {
+        let mut items = Vec::new();
+        while let Some(Strict(v)) = seq.next_element()? {
+            items.push(v);
+        }
+        Ok(Value::Array(items))
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(
+        self,
+        mut map: A,
+    ) -> std::result::Result<Value, A::Error> {
+        let mut obj = Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if obj.contains_key(&key) {
+                // Only the names gpude knows are shown: the file's own text never is.
+                let known = key == "jobs" || KEYS.iter().any(|(k, _)| *k == key);
+                let m = if known {
+                    format!("the key {key} is given twice (each key once in an object)")
+                } else {
+                    "a key is given twice (each key once in an object)".to_string()
+                };
+                return Err(serde::de::Error::custom(m));
+            }
+            let Strict(v) = map.next_value()?;
+            obj.insert(key, v);
+        }
+        Ok(Value::Object(obj))
+    }
 }
 
 /// The kind of a JSON error, without the position serde_json appends.
@@ -493,6 +716,66 @@ mod tests {
         assert!(parse(&deep, Path::new("jobs.toml")).is_err());
         let deep = format!("a = {}1{}", "{b = ".repeat(50_000), "}".repeat(50_000));
         assert!(parse(&deep, Path::new("jobs.toml")).is_err());
+    }
+
+    #[test]
+    fn the_help_explains_every_key() {
+        let help = long_help();
+        for ((key, _), (meant, _)) in KEYS.iter().zip(MEANINGS.iter()) {
+            assert_eq!(key, meant, "MEANINGS follows KEYS");
+            assert!(help.contains(&format!("\n  {key} ")), "{key} missing");
+        }
+    }
+
+    #[test]
+    fn the_help_example_reads() {
+        let text: String = EXAMPLE
+            .lines()
+            .map(|l| l.strip_prefix("  ").unwrap_or(l))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let jobs = parse(&text, Path::new("jobs.toml")).expect("the example reads");
+        assert_eq!(jobs.len(), 3);
+        for j in &jobs {
+            j.jobs(false).expect("a valid job");
+        }
+        let json = text
+            .lines()
+            .find_map(|l| l.strip_prefix("# {"))
+            .map(|l| format!("{{{l}"))
+            .expect("a JSON line");
+        assert_eq!(
+            parse(&json, Path::new("jobs.json")).expect("reads").len(),
+            1
+        );
+    }
+
+    #[test]
+    fn duplicate_keys_are_refused_with_their_place() {
+        let e = parse(
+            "{\"jobs\": [{\"function\": \"sphere\",\n \"dim\": 3, \"dim\": 4}]}",
+            Path::new("jobs.json"),
+        )
+        .expect_err("refused");
+        assert!(e.message.contains("line 2 column"), "{}", e.message);
+        assert!(
+            e.message.contains("the key dim is given twice"),
+            "{}",
+            e.message
+        );
+        let e = parse(
+            &format!("[{{\"function\": \"sphere\", \"{MARK}\": 1, \"{MARK}\": 2}}]"),
+            Path::new("jobs"),
+        )
+        .expect_err("refused");
+        assert!(e.message.contains("a key is given twice"), "{}", e.message);
+        bounded(&e.message);
+        let e = parse(
+            "[[jobs]]\nfunction = \"sphere\"\ndim = 3\ndim = 4\n",
+            Path::new("jobs.toml"),
+        )
+        .expect_err("refused");
+        assert!(e.message.contains("line 4"), "{}", e.message);
     }
 
     #[test]

@@ -1,18 +1,23 @@
-//! `gpude eval`: evaluate a function at points from a file or stdin.
+//! `gpude eval`: evaluate a function (a built-in, a CEC 2017 function or an expression)
+//! at points from a file or stdin.
 //!
 //! Input is either rows of numbers (one point per line, separated by commas or
 //! whitespace; blank lines and lines starting with `#` are skipped) or JSON (an array of
-//! points, or one point as an array of numbers), recognised by a leading `[`. Values
-//! that overflow print as `inf` (as `null` in JSON output).
+//! points, or one point as an array of numbers), recognised by a leading `[`. Every
+//! point has the same number of values (`--dim`, else the first point's), each finite
+//! and, in f32, within f32's range. Values that overflow print as `inf` (as `null` in
+//! JSON output).
 //!
-//! The input is at most [`MAX_POINTS_BYTES`]; messages about it say where (line, value
-//! number) and what is wrong, never what the input holds.
+//! The input is at most [`MAX_POINTS_BYTES`]; messages about it say where (line, column,
+//! value number) and what is wrong, never the input's text (a number out of f32's range
+//! is shown as the number it parsed to).
 
 use super::common;
 use super::input::{self, MIB};
 use super::{CliError, Result};
 use gpude::{FunctionInfo, Precision};
 use serde_json::Value;
+use serde_json::value::RawValue;
 use std::path::PathBuf;
 
 /// The largest input of points.
@@ -20,7 +25,8 @@ pub const MAX_POINTS_BYTES: u64 = 64 * MIB;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Function to evaluate (see `gpude functions`).
+    /// Function to evaluate: a built-in or cec2017-f1 … cec2017-f30 (see `gpude
+    /// functions`).
     #[arg(
         long,
         value_name = "NAME",
@@ -46,56 +52,187 @@ pub struct Args {
     #[arg(long, default_value = "exact", value_name = "FORMULA")]
     pub formula: String,
 
+    /// The dimension every point must have (by default: the first point's). A CEC
+    /// 2017 function takes 10, 30, 50 or 100.
+    #[arg(long, value_name = "D")]
+    pub dim: Option<u32>,
+
     /// Print the values as a JSON array.
     #[arg(long)]
     pub json: bool,
 }
 
-/// A point and where it came from (`line 3`, `point 2`).
+/// A point and where its values are in the input text.
 #[derive(Debug)]
 pub(crate) struct Point {
+    /// `line 3`, `point 2`.
     place: String,
     x: Vec<f64>,
+    /// The byte offset in the text of each value.
+    at: Vec<usize>,
+    /// The byte offset just past the point's last value (rows) or of the point
+    /// (JSON): where a missing value would be.
+    end: usize,
+}
+
+/// Where byte `off` of `text` is, for a message about point `p`: `line 3, column 7`
+/// (rows) or `point 2, line 1, column 9` (JSON).
+fn place_at(text: &str, p: &Point, off: usize) -> String {
+    let (l, c) = input::line_column(text, off);
+    if p.place.starts_with("line ") {
+        format!("line {l}, column {c}")
+    } else {
+        format!("{}, line {l}, column {c}", p.place)
+    }
+}
+
+/// Where value `j` (from 0) of `p` is, with the value's number.
+fn value_place(text: &str, p: &Point, j: usize) -> String {
+    let off = p.at.get(j).copied().unwrap_or(p.end);
+    format!("{}: value {}", place_at(text, p, off), j + 1)
+}
+
+/// What to evaluate.
+enum Target {
+    Builtin(gpude::Function),
+    Expr(gpude::Objective),
+    Cec(gpude::cec2017::FunctionId),
 }
 
 pub fn run(args: Args) -> Result<String> {
-    let objective = match (&args.function, &args.expr) {
-        (_, Some(e)) => gpude::Objective::expr(e, None)?,
-        (Some(f), None) => gpude::Objective::Builtin(FunctionInfo::parse(f)?.function),
+    let target = match (&args.function, &args.expr) {
+        (_, Some(e)) => Target::Expr(gpude::Objective::expr(e, None)?),
+        (Some(f), None) if gpude::cec2017::is_cec2017_name(f.trim()) => {
+            Target::Cec(gpude::cec2017::FunctionId::parse(f.trim())?)
+        }
+        (Some(f), None) => Target::Builtin(FunctionInfo::parse(f)?.function),
         (None, None) => return Err(CliError::usage("give --function or --expr")),
     };
     let precision = Precision::parse(&args.precision)?;
     let formula = gpude::host::config::parse_formula(&args.formula)?;
+    if args.dim == Some(0) {
+        return Err(CliError::usage(
+            "--dim = 0 is not allowed: a whole number ≥ 1",
+        ));
+    }
     let (text, source) = input::read_text(args.path.as_deref(), MAX_POINTS_BYTES, "points")?;
     let points = parse_points(&text).map_err(|e| e.context(&source))?;
+    let dim = check_points(&text, &points, args.dim, precision).map_err(|e| e.context(&source))?;
+    let Some(dim) = dim else {
+        return finish(&args, precision, Vec::new());
+    };
+    let cec = match &target {
+        Target::Cec(id) => {
+            // The dimension first: a wrong one is refused without looking for the data.
+            if !gpude::cec2017::DIMENSIONS.contains(&dim) {
+                let shown = match args.dim {
+                    Some(_) => "--dim".to_string(),
+                    None => format!("{source}: {}", points[0].place),
+                };
+                return Err(CliError::usage(format!(
+                    "{shown}: CEC 2017 dimension = {dim} is not allowed: 10, 30, 50 or 100 (the dimensions of the official data)"
+                )));
+            }
+            let data_source = gpude::cec2017::DataSource::locate(None)?;
+            Some(gpude::cec2017::FunctionData::load(&data_source, *id, dim)?)
+        }
+        _ => None,
+    };
+    if let Target::Expr(o) = &target
+        && let Some(e) = o.as_expr()
+    {
+        let need = e.min_dim() as usize;
+        if dim < need {
+            let shown = match args.dim {
+                Some(_) => format!("--dim = {dim}"),
+                None => format!("{source}: {}: {dim} values", points[0].place),
+            };
+            return Err(CliError::usage(format!(
+                "{shown} is not allowed: the expression needs at least {need}"
+            )));
+        }
+    }
     let mut values = Vec::with_capacity(points.len());
     for p in &points {
-        let v = match (&objective, objective.as_expr()) {
-            (_, Some(e)) => {
-                let need = e.min_dim() as usize;
-                if p.x.len() < need {
-                    return Err(CliError::usage(format!(
-                        "{source}: {}: {} components is not allowed: the expression needs at least {need}",
-                        p.place,
-                        p.x.len()
-                    )));
+        let v = match &target {
+            Target::Expr(o) => match (o.as_expr(), precision) {
+                (None, _) => {
+                    return Err(CliError::usage("this objective cannot be evaluated here"));
                 }
-                match precision {
-                    Precision::F32 => {
-                        let x: Vec<f32> = p.x.iter().map(|&v| v as f32).collect();
-                        e.eval(&x) as f64
-                    }
-                    Precision::F64 => e.eval(&p.x),
+                (Some(e), Precision::F32) => {
+                    let x: Vec<f32> = p.x.iter().map(|&v| v as f32).collect();
+                    e.eval(&x) as f64
                 }
-            }
-            (gpude::Objective::Builtin(f), None) => {
-                gpude::evaluate_as(*f, precision, formula, &p.x)
-                    .map_err(|e| CliError::from(e).context(format!("{source}: {}", p.place)))?
-            }
-            _ => return Err(CliError::usage("this objective cannot be evaluated here")),
+                (Some(e), Precision::F64) => e.eval(&p.x),
+            },
+            Target::Builtin(f) => gpude::evaluate_as(*f, precision, formula, &p.x)
+                .map_err(|e| CliError::from(e).context(format!("{source}: {}", p.place)))?,
+            Target::Cec(_) => match (&cec, precision) {
+                (None, _) => return Err(CliError::runtime("the CEC 2017 data were not loaded")),
+                (Some(d), Precision::F32) => {
+                    let x: Vec<f32> = p.x.iter().map(|&v| v as f32).collect();
+                    d.evaluate_f32(&x) as f64
+                }
+                (Some(d), Precision::F64) => d.evaluate(&p.x),
+            },
         };
         values.push(v);
     }
+    finish(&args, precision, values)
+}
+
+/// Checks that every point has the same number of values (`dim` when given), each
+/// finite and, for f32 arithmetic, within f32's range. Returns the dimension (`None`
+/// without points).
+fn check_points(
+    text: &str,
+    points: &[Point],
+    dim: Option<u32>,
+    precision: Precision,
+) -> Result<Option<usize>> {
+    let Some(first) = points.first() else {
+        return Ok(dim.map(|d| d as usize));
+    };
+    let want = dim.map_or(first.x.len(), |d| d as usize);
+    for p in points {
+        let n = p.x.len();
+        if n != want {
+            let why = match dim {
+                Some(_) => format!("--dim is {want}"),
+                None => format!(
+                    "{} has {want} (every point needs the same number; --dim sets it)",
+                    first.place
+                ),
+            };
+            // Where the first value too many is, or where a missing one would be.
+            let at = match p.at.get(want) {
+                Some(&off) => place_at(text, p, off),
+                None => place_at(text, p, p.end),
+            };
+            return Err(CliError::usage(format!("{at}: {n} values, but {why}")));
+        }
+        for (j, &v) in p.x.iter().enumerate() {
+            if !v.is_finite() {
+                let what = if v.is_nan() { "NaN" } else { "infinite" };
+                return Err(CliError::usage(format!(
+                    "{} is {what}: a finite number is needed",
+                    value_place(text, p, j)
+                )));
+            }
+            if precision == Precision::F32 && !(v as f32).is_finite() {
+                return Err(CliError::usage(format!(
+                    "{} = {v:e} is not allowed with --precision f32: a number representable in f32 (magnitude at most {:e}); use --precision f64",
+                    value_place(text, p, j),
+                    f32::MAX
+                )));
+            }
+        }
+    }
+    Ok(Some(want))
+}
+
+/// The values as text (one a line) or a JSON array.
+fn finish(args: &Args, precision: Precision, values: Vec<f64>) -> Result<String> {
     if args.json {
         return match precision {
             Precision::F32 => {
@@ -124,11 +261,16 @@ pub(crate) fn parse_points(text: &str) -> Result<Vec<Point>> {
     }
 }
 
+/// Byte offset of `part`, a slice of `text`, in it.
+fn offset(text: &str, part: &str) -> usize {
+    (part.as_ptr() as usize).saturating_sub(text.as_ptr() as usize)
+}
+
 fn parse_rows(text: &str) -> Result<Vec<Point>> {
     let mut points = Vec::new();
-    for (i, line) in text.lines().enumerate() {
+    for (i, raw) in text.split('\n').enumerate() {
         let place = format!("line {}", i + 1);
-        let line = line.trim();
+        let line = raw.trim();
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
@@ -138,45 +280,62 @@ fn parse_rows(text: &str) -> Result<Vec<Point>> {
             line.split_whitespace().collect()
         };
         let mut x = Vec::with_capacity(fields.len());
+        let mut at = Vec::with_capacity(fields.len());
         for (j, t) in fields.iter().enumerate() {
+            let (l, c) = input::line_column(raw, offset(raw, t));
+            debug_assert_eq!(l, 1);
             if t.is_empty() {
                 return Err(CliError::usage(format!(
-                    "{place}: value {} is empty",
+                    "{place}, column {c}: value {} is empty",
                     j + 1
                 )));
             }
             let v = t.parse::<f64>().map_err(|_| {
                 CliError::usage(format!(
-                    "{place}: value {} ({} characters) is not a number",
+                    "{place}, column {c}: value {} ({} characters) is not a number",
                     j + 1,
                     t.chars().count()
                 ))
             })?;
             x.push(v);
+            at.push(offset(text, t));
         }
-        points.push(Point { place, x });
+        let end = offset(text, line) + line.len();
+        points.push(Point { place, x, at, end });
     }
     Ok(points)
 }
 
 fn parse_json(text: &str) -> Result<Vec<Point>> {
-    let v: Value = serde_json::from_str(text).map_err(|e| {
+    let invalid = |e: serde_json::Error| {
         CliError::usage(format!(
             "invalid JSON: {}",
             input::redact_quoted(&e.to_string())
         ))
-    })?;
-    let Value::Array(items) = v else {
-        return Err(CliError::usage("JSON input must be an array"));
     };
-    if items.is_empty() {
+    let items: Vec<&RawValue> = match serde_json::from_str(text) {
+        Ok(items) => items,
+        Err(e) => {
+            return Err(match serde_json::from_str::<Value>(text) {
+                Ok(Value::Array(_)) | Err(_) => invalid(e),
+                Ok(_) => CliError::usage("JSON input must be an array"),
+            });
+        }
+    };
+    let Some(first) = items.first() else {
         return Ok(Vec::new());
-    }
-    if items[0].is_number() {
-        let x = numbers(&items, "point 1")?;
+    };
+    if first
+        .get()
+        .starts_with(|c: char| c == '-' || c.is_ascii_digit())
+    {
+        let place = "point 1".to_string();
+        let (x, at) = numbers(text, &items, &place)?;
         return Ok(vec![Point {
-            place: "point 1".into(),
+            place,
             x,
+            at,
+            end: offset(text, first.get()),
         }]);
     }
     items
@@ -184,34 +343,53 @@ fn parse_json(text: &str) -> Result<Vec<Point>> {
         .enumerate()
         .map(|(i, item)| {
             let place = format!("point {}", i + 1);
-            match item {
-                Value::Array(a) => Ok(Point {
-                    x: numbers(a, &place)?,
-                    place,
-                }),
-                other => Err(CliError::usage(format!(
-                    "{place}: {} is not an array of numbers (give an array of points, or one point as an array of numbers)",
-                    kind(other)
-                ))),
+            let start = offset(text, item.get());
+            match serde_json::from_str::<Vec<&RawValue>>(item.get()) {
+                Ok(a) => {
+                    let (x, at) = numbers(text, &a, &place)?;
+                    Ok(Point { place, x, at, end: start })
+                }
+                Err(_) => {
+                    let (l, c) = input::line_column(text, start);
+                    Err(CliError::usage(format!(
+                        "{place}, line {l}, column {c}: {} is not an array of numbers (give an array of points, or one point as an array of numbers)",
+                        kind_of_raw(item)
+                    )))
+                }
             }
         })
         .collect()
 }
 
-fn numbers(items: &[Value], place: &str) -> Result<Vec<f64>> {
-    items
-        .iter()
-        .enumerate()
-        .map(|(j, v)| {
-            v.as_f64().ok_or_else(|| {
+/// The numbers of a JSON array and their offsets in `text`.
+fn numbers(text: &str, items: &[&RawValue], place: &str) -> Result<(Vec<f64>, Vec<usize>)> {
+    let mut x = Vec::with_capacity(items.len());
+    let mut at = Vec::with_capacity(items.len());
+    for (j, raw) in items.iter().enumerate() {
+        let off = offset(text, raw.get());
+        let v = serde_json::from_str::<Value>(raw.get())
+            .ok()
+            .and_then(|v| v.as_f64())
+            .ok_or_else(|| {
+                let (l, c) = input::line_column(text, off);
                 CliError::usage(format!(
-                    "{place}: value {} is {}, not a number",
+                    "{place}, line {l}, column {c}: value {} is {}, not a number",
                     j + 1,
-                    kind(v)
+                    kind_of_raw(raw)
                 ))
-            })
-        })
-        .collect()
+            })?;
+        x.push(v);
+        at.push(off);
+    }
+    Ok((x, at))
+}
+
+/// What kind of JSON value a raw value is (never what it holds).
+fn kind_of_raw(raw: &RawValue) -> &'static str {
+    match serde_json::from_str::<Value>(raw.get()) {
+        Ok(v) => kind(&v),
+        Err(_) => "a number out of range",
+    }
 }
 
 /// What kind of JSON value `v` is (never what it holds).

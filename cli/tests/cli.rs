@@ -642,25 +642,23 @@ fn eval_matches_formulas() {
         vec![10.0, 20.0, -30.0, 7.5],
         vec![1.1, 0.9],
     ];
-    let csv: String = pts
-        .iter()
-        .map(|p| {
-            p.iter()
-                .map(|v| v.to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-                + "\n"
-        })
-        .collect();
     let formulas: [(&str, Formula); 3] = [
         ("griewank", griewank),
         ("rosenbrock", rosenbrock),
         ("rastrigin", rastrigin),
     ];
+    // One input per point: the points of one input share their dimension.
     for (name, f) in formulas {
-        let got = values(&ok(gpude_stdin(&["eval", "--function", name], &csv)));
-        assert_eq!(got.len(), pts.len());
-        for (p, g) in pts.iter().zip(&got) {
+        for p in &pts {
+            let csv = p
+                .iter()
+                .map(|v| v.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+                + "\n";
+            let got = values(&ok(gpude_stdin(&["eval", "--function", name], &csv)));
+            assert_eq!(got.len(), 1);
+            let g = &got[0];
             let want = f(p);
             assert!(
                 (g - want).abs() <= 1e-12 * want.abs().max(1.0),
@@ -1288,13 +1286,21 @@ fn parse_errors_never_show_file_content() {
     // Values from points files are described, not shown.
     let o = gpude_stdin(&["eval", "--function", "sphere"], &format!("1,{SECRET}\n"));
     nothing_leaked(&o);
-    fails(o, 2, "line 1: value 2 (19 characters) is not a number");
+    fails(
+        o,
+        2,
+        "line 1, column 3: value 2 (19 characters) is not a number",
+    );
     let o = gpude_stdin(
         &["eval", "--function", "sphere"],
         &format!("[[1, 2], [3, \"{SECRET}\"]]"),
     );
     nothing_leaked(&o);
-    fails(o, 2, "point 2: value 2 is a string, not a number");
+    fails(
+        o,
+        2,
+        "point 2, line 1, column 14: value 2 is a string, not a number",
+    );
 }
 
 #[test]
