@@ -25,12 +25,44 @@ use crate::cec2017;
 use crate::de::{BoundPolicy, Strategy};
 use crate::external;
 use crate::functions::{Formula, Function};
-use crate::kernels::{self as builtin, Setup};
+use crate::kernels::Setup;
 use crate::kernels_adaptive as ka;
 use crate::kernels_separable as separable;
 use crate::separable::SepFlags;
 
 // The DE kernels of the built-in functions.
+
+/// The built-in family's four bodies: the batch layout's body with rows in global memory
+/// and the objective in the lanes ([`crate::batch::Lanes`]), and the whole-GPU bodies of
+/// [`crate::kernels`].
+mod builtin {
+    use crate::abi::BatchParams;
+    use crate::batch::{Controlled, Lanes, Plain, batch};
+    use crate::kernels::{LaneReal, Setup};
+    pub(crate) use crate::kernels::{persistent_entry, step};
+
+    /// The plain batch entry points' code: the one batch body ([`crate::batch`]) with rows
+    /// in global memory and the objective in the lanes.
+    ///
+    /// # Safety
+    /// As [`batch`].
+    #[inline(always)]
+    pub(crate) unsafe fn batch_plain<T: LaneReal>(s: Setup<T>, p: BatchParams<T>) {
+        // SAFETY: forwarded.
+        unsafe { batch::<T, _, Lanes<T>, Plain>(s, p) }
+    }
+
+    /// The controlled batch entry points' code (`…_ctl`): as [`batch_plain`], under the
+    /// control block `p.ctl`.
+    ///
+    /// # Safety
+    /// As [`batch`].
+    #[inline(always)]
+    pub(crate) unsafe fn batch_controlled<T: LaneReal>(s: Setup<T>, p: BatchParams<T>) {
+        // SAFETY: forwarded.
+        unsafe { batch::<T, _, Lanes<T>, Controlled>(s, p) }
+    }
+}
 
 /// Defines the entry point `$name` of the DE kernel `$body` for function `$func`: its
 /// parameters are the fields of its parameter struct, as the field list gives them

@@ -33,20 +33,3 @@ pub fn run(args: Args) -> Result<String> {
         What::Cec2017(a) => cec2017_reproduction::command::run(*a),
     }
 }
-
-/// The command line as typed, quoted for a POSIX shell where needed.
-pub(crate) fn command_line() -> String {
-    std::env::args()
-        .map(|a| {
-            let plain = !a.is_empty()
-                && a.chars()
-                    .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c));
-            if plain {
-                a
-            } else {
-                format!("'{}'", a.replace('\'', r"'\''"))
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
-}

@@ -1,6 +1,6 @@
 //! The built-in family's kernel code (nvptx64 only): the thread group's work and the
-//! whole-GPU layouts; the module also names the family's four bodies (`batch_plain`,
-//! `batch_controlled`, `step`, `persistent_entry`) that `crate::entries` instantiates.
+//! whole-GPU layouts (`step` and `persistent_entry`, which `crate::entries` instantiates
+//! beside the batch layout's body).
 //!
 //! A *group* of `G` lanes of one warp serves one individual at a time (G from
 //! [`crate::lanes::group_width`]); rows are stored individual-major with a padded stride
@@ -28,8 +28,7 @@ use core::arch::asm;
 use core::arch::nvptx::{_block_dim_x, _block_idx_x, _grid_dim_x, _syncthreads, _thread_idx_x};
 use core::ptr::{read_volatile, write_volatile};
 
-use crate::abi::{BatchParams, EvalParams, GRID_SLOT_STRIDE, GridParams, Run, StepParams};
-use crate::batch::{Controlled, Lanes, Plain, batch};
+use crate::abi::{EvalParams, GRID_SLOT_STRIDE, GridParams, Run, StepParams};
 use crate::control::{self, COMMAND, PROGRESS_HI, PROGRESS_LO, STOP};
 use crate::de::{
     BoundPolicy, COMPONENT_SLOT, Crossover, Draws, RESAMPLE_SLOT, Strategy, TrialParams, accepts,
@@ -55,25 +54,3 @@ pub(crate) use lane::*;
 pub(crate) use reduce::*;
 pub(crate) use sync::*;
 pub(crate) use trial::*;
-
-/// The plain batch entry points' code: the one batch body ([`crate::batch`]) with rows
-/// in global memory and the objective in the lanes.
-///
-/// # Safety
-/// As [`batch`].
-#[inline(always)]
-pub(crate) unsafe fn batch_plain<T: LaneReal>(s: Setup<T>, p: BatchParams<T>) {
-    // SAFETY: forwarded.
-    unsafe { batch::<T, _, Lanes<T>, Plain>(s, p) }
-}
-
-/// The controlled batch entry points' code (`…_ctl`): as [`batch_plain`], under the
-/// control block `p.ctl`.
-///
-/// # Safety
-/// As [`batch`].
-#[inline(always)]
-pub(crate) unsafe fn batch_controlled<T: LaneReal>(s: Setup<T>, p: BatchParams<T>) {
-    // SAFETY: forwarded.
-    unsafe { batch::<T, _, Lanes<T>, Controlled>(s, p) }
-}

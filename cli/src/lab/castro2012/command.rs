@@ -2,7 +2,7 @@
 
 use super::{FULL_RUNS, Options, QUICK_RUNS, cases, published, report, run_case, write};
 use crate::common::{BackendArgs, num};
-use crate::lab::reproduce::command_line;
+use crate::lab::command_line;
 use crate::{CliError, Result};
 use std::path::PathBuf;
 

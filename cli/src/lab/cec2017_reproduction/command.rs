@@ -4,7 +4,7 @@ use super::{
     ALPHA, DATA_IN_REFERENCE, Options, Reproduction, WITHIN, ZERO_BELOW, curves, published, report,
     runner,
 };
-use crate::lab::reproduce::command_line;
+use crate::lab::command_line;
 use crate::{CliError, Result};
 use std::fmt::Write as _;
 use std::path::PathBuf;

@@ -4,7 +4,7 @@ use super::{
     Arithmetic, Case, CaseResult, Context, Options, QUICK_RUNS, published, reproduce, write,
 };
 use crate::common::{BackendArgs, num};
-use crate::lab::reproduce::command_line;
+use crate::lab::command_line;
 use crate::{CliError, Result};
 use std::fmt::Write as _;
 use std::path::PathBuf;
