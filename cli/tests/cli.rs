@@ -2062,6 +2062,15 @@ fn run_expression_objective() {
 
 #[test]
 fn run_cec2017_function() {
+    // The organisers' data: GPUDE_CEC2017_DATA or shared/ beside the repository (a fresh
+    // clone has neither); CI sets GPUDE_REQUIRE_CEC2017=1 so that this never skips there.
+    if let Err(e) = gpude::cec2017::DataSource::locate(None) {
+        if std::env::var("GPUDE_REQUIRE_CEC2017").is_ok_and(|v| v == "1") {
+            panic!("GPUDE_REQUIRE_CEC2017=1 but the data are missing: {e}");
+        }
+        eprintln!("SKIPPED: run_cec2017_function: the CEC 2017 data are absent ({e})");
+        return;
+    }
     let v = ok_json(gpude(&[
         "run",
         "--function",
