@@ -245,7 +245,12 @@ fn cec_source() -> Option<DataSource> {
 #[test]
 fn cec2017_f1_improves_under_jso() {
     let Some(src) = cec_source() else {
-        panic!("the CEC 2017 data are needed: see cec2017::DataSource::locate");
+        // A fresh clone has no shared/ beside it; CI sets GPUDE_REQUIRE_CEC2017=1.
+        if std::env::var("GPUDE_REQUIRE_CEC2017").is_ok_and(|v| v == "1") {
+            panic!("GPUDE_REQUIRE_CEC2017=1 but the CEC 2017 data are missing");
+        }
+        eprintln!("SKIPPED: cec2017_f1_improves_under_jso: the CEC 2017 data are absent");
+        return;
     };
     let o = Objective::cec2017(&src, FunctionId::new(1).unwrap(), 10).unwrap();
     assert_eq!(o.min(), Some(100.0));
