@@ -29,7 +29,7 @@ pub use gpude_host::{
 };
 // Where callers found these before the host's folders held them (run::checkpoint,
 // run::control, job::objective, job::cec2017, cpu::split).
-pub use gpude_host::{cec2017, checkpoint, cuda_control, objective, split};
+pub use gpude_host::{cec2017, checkpoint, objective, split};
 use run::control::{Control, Observer, Outcome, Ran, Reporting, Watch};
 
 /// The device crate compiled to PTX by the build script, one module per kernel: (kernel

@@ -475,7 +475,7 @@ pub(crate) fn on_cuda(
             }
         }
     };
-    let mut watch = gpude::cuda_control::Watch {
+    let mut watch = gpude::run::control::Watch {
         observer: Some(&observe),
         stop: Some(&stop),
         every: save.checkpoint_every.unwrap_or(0),

@@ -32,27 +32,5 @@ pub use solver::{Backend, Solver, SolverOptions};
 // The checkpoints and results, where callers found them before `run` held them.
 pub use run::{checkpoint, result};
 
-/// The run-control types and the GPU's control blocks, where callers found them before
-/// `run` and `cuda` held them.
-pub mod cuda_control {
-    pub use crate::cuda::control::{MappedBlock, Monitor, Words, pause, value_of};
-    pub use crate::cuda::entries::segment_end;
-    pub use crate::cuda::state::{
-        Controlled, Start, checkpoint_of, gather_state, join_history, padded_state, result_of,
-    };
-    pub use crate::run::control::{Ran, Reporting, RunsObserver, RunsSaver, Watch, check_watch};
-    pub use crate::run::result::ending;
-}
-
 // The PTX inliner, where callers found it before the CUDA engine held it.
 pub use cuda::ptx_inline;
-
-/// The adaptive strategies' settings and their runs on either engine, where callers
-/// found them before the job and the engines held them apart.
-pub mod adaptive {
-    pub use crate::cpu::adaptive::{State, run, run_controlled, run_until};
-    pub use crate::cuda::adaptive::{gpu_check, gpu_layout, in_adaptive_kernels};
-    pub use crate::job::adaptive::*;
-    pub use crate::job::config::run_settings;
-    pub use gpude_device::registry::Layout;
-}

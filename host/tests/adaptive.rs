@@ -1,8 +1,9 @@
 //! The adaptive strategies on the CPU engine: settings, budget, population reduction,
 //! determinism and search quality.
 
-use gpude_host::adaptive::{State, gpu_check};
 use gpude_host::config::parse_strategy;
+use gpude_host::cpu::adaptive::State;
+use gpude_host::cuda::gpu_check;
 use gpude_host::ptx_objective::PtxCode;
 use gpude_host::{BoundPolicy, Crossover, Error, Function, Job, Precision, Strategy, Termination};
 use gpude_host::{RunResult, cpu};

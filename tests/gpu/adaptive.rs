@@ -5,9 +5,9 @@
 use crate::Test;
 use crate::common::{callback_values, example_ptx, state_bits};
 use gpude::checkpoint::State;
-use gpude::cuda_control::Reporting;
 use gpude::expr::{Expr, builtins::expression};
 use gpude::host::cpu::{self, Control, Flow};
+use gpude::run::control::Reporting;
 use gpude::{
     Crossover, CudaEngine, Error, Function, Job, Mode, Objective, Precision, RunResult, Strategy,
     Termination,
@@ -304,7 +304,7 @@ fn adaptive_bits(r: &RunResult, x: &[f64], fit: &[f64]) -> (Vec<u64>, Vec<u64>, 
 /// The CPU engine's run of an adaptive job: its result and final population (rows,
 /// values) as f64.
 fn cpu_adaptive(job: &Job) -> (RunResult, Vec<f64>, Vec<f64>) {
-    use gpude::host::adaptive::run_until;
+    use gpude::host::cpu::adaptive::run_until;
     match job.precision() {
         Precision::F64 => run_until::<f64>(job, None, None),
         Precision::F32 => {

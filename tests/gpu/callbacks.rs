@@ -6,8 +6,8 @@ use crate::common::{
     assert_same_population, assert_same_run, callback_values, cpu_population, cpu_run, state_bits,
 };
 use gpude::checkpoint::Checkpoint;
-use gpude::cuda_control::Reporting;
 use gpude::host::cpu::{self, Control, Flow};
+use gpude::run::control::Reporting;
 use gpude::{
     BoundPolicy, Crossover, CudaEngine, Error, Function, Job, Mode, Objective, Precision, Strategy,
     Termination, ThesisVariant,

@@ -4,8 +4,8 @@
 use crate::Test;
 use crate::common::{cpu_population, result_bits, state_bits};
 use gpude::checkpoint::{Checkpoint, Entry};
-use gpude::cuda_control::{Reporting, Watch};
 use gpude::host::cpu::{self, Control, Flow};
+use gpude::run::control::{Reporting, Watch};
 use gpude::{BoundPolicy, CudaEngine, Function, Job, Mode, Precision, Strategy, Termination};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};

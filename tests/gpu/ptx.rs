@@ -4,9 +4,9 @@
 use crate::Test;
 use crate::common::{cpu_run, example_ptx};
 use gpude::checkpoint::Entry;
-use gpude::cuda_control::Watch;
 use gpude::expr::{Expr, builtins::expression};
 use gpude::host::cpu::Flow;
+use gpude::run::control::Watch;
 use gpude::{BoundPolicy, CudaEngine, Function, Job, Mode, Objective, Precision, Strategy};
 
 pub fn tests() -> Vec<Test> {

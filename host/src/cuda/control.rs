@@ -54,14 +54,14 @@ impl Words for [AtomicU64] {
 /// A control block in pinned host memory mapped into the device's address space.
 pub struct MappedBlock {
     /// Owns the memory (freed on drop, after the work recorded on it).
-    memory: PinnedHostSlice<u64>,
+    _memory: PinnedHostSlice<u64>,
     host: *const AtomicU64,
     len: usize,
     device: u64,
 }
 
 // SAFETY: the block is only reached through atomic loads and stores of its words
-// (`Words`), from any thread; the pointer stays valid while `memory` lives.
+// (`Words`), from any thread; the pointer stays valid while `_memory` lives.
 unsafe impl Send for MappedBlock {}
 // SAFETY: as above.
 unsafe impl Sync for MappedBlock {}
@@ -94,7 +94,7 @@ impl MappedBlock {
         }
         .map_err(err("mapping it into the device"))?;
         Ok(MappedBlock {
-            memory,
+            _memory: memory,
             host: ptr as *const AtomicU64,
             len,
             device,
@@ -122,11 +122,6 @@ impl MappedBlock {
         for w in self.words() {
             w.store(0, Ordering::Release);
         }
-    }
-
-    /// Bytes of the block (for memory checks and messages).
-    pub fn bytes(&self) -> usize {
-        self.memory.num_bytes()
     }
 }
 
@@ -194,6 +189,7 @@ impl Monitor {
     }
 
     /// Was any slot told to stop?
+    #[cfg(test)]
     pub fn any_stopped(&self) -> bool {
         self.sent.contains(&STOP)
     }

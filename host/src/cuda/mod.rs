@@ -32,6 +32,7 @@ pub mod ptx_inline;
 mod resident;
 pub(crate) mod state;
 
+pub use adaptive::gpu_check;
 pub use batch_kernel::BatchKernel;
 pub use ceilings::Ceilings;
 pub use engine::{CudaEngine, FinalPopulation, MAX_STREAMS, Mode, driver_present};
