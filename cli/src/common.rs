@@ -180,8 +180,9 @@ pub struct BackendArgs {
     #[arg(long, default_value = "auto", value_name = "B")]
     pub backend: String,
 
-    /// GPU layout: auto, batch (one block per population), grid (the whole GPU, one
-    /// launch per run) or steps (the whole GPU, one launch per generation). GPU only.
+    /// GPU layout: auto (by the job list's cost: see the README), batch (one block per
+    /// population), grid (the whole GPU, one launch per run) or steps (the whole GPU,
+    /// one launch per generation). GPU only.
     #[arg(long, default_value = "auto", value_name = "M")]
     pub mode: String,
 
@@ -798,6 +799,34 @@ pub fn exact<T: Copy + fmt::Display + fmt::LowerExp + Into<f64>>(v: T) -> String
 }
 
 /// A duration in ms below a second, else in s.
+/// The layouts that ran `results`: `batch_pipelined, 132 runs per launch`, or each
+/// layout with its runs where they differ.
+pub fn describe_layouts(results: &[gpude::RunResult]) -> String {
+    let mut kinds: Vec<(gpude::RunLayout, u32, usize)> = Vec::new();
+    for r in results {
+        match kinds
+            .iter_mut()
+            .find(|(l, n, _)| *l == r.layout && *n == r.launch_runs)
+        {
+            Some(k) => k.2 += 1,
+            None => kinds.push((r.layout, r.launch_runs, 1)),
+        }
+    }
+    let one = |l: gpude::RunLayout, n: u32| match n {
+        1 => format!("{}, one run per launch", l.name()),
+        n => format!("{}, {n} runs per launch", l.name()),
+    };
+    match kinds.as_slice() {
+        [] => "none".into(),
+        [(l, n, _)] => one(*l, *n),
+        _ => kinds
+            .iter()
+            .map(|&(l, n, runs)| format!("{runs} runs in {}", one(l, n)))
+            .collect::<Vec<_>>()
+            .join("; "),
+    }
+}
+
 pub fn duration(d: Duration) -> String {
     let s = d.as_secs_f64();
     if s < 1.0 {

@@ -12,6 +12,7 @@ use serde::Serialize;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, Instant};
 
 use crate::stats::DEFAULT_SUCCESS;
 
@@ -84,6 +85,9 @@ struct Report<'a> {
     backend: &'static str,
     fallback_reason: Option<&'a str>,
     job: JobSpec,
+    /// Wall time of the runs (s): from the first run's start to the last one's end,
+    /// without the reports and files written after.
+    wall_s: f64,
     results: &'a [RunResult],
     summary: Summary,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -187,10 +191,12 @@ fn run_split(args: &Args, how: &str, spec: &JobSpec, mut jobs: Vec<Job>) -> Resu
         backend: gpude::Backend::Cpu,
         ..gpude::SolverOptions::default()
     })?;
+    let start = Instant::now();
     let results = jobs
         .iter()
         .map(|j| solver.run_split(j, slices, None))
         .collect::<std::result::Result<Vec<_>, _>>()?;
+    let wall = start.elapsed();
     let layout = gpude::split::Layout::new(jobs[0].dim(), slices)?;
     let done = Done {
         first: jobs[0].clone(),
@@ -198,6 +204,7 @@ fn run_split(args: &Args, how: &str, spec: &JobSpec, mut jobs: Vec<Job>) -> Resu
         results,
         entries: Vec::new(),
         interrupted: false,
+        wall,
     };
     let at = Where {
         backend: "cpu",
@@ -231,7 +238,9 @@ fn run_islands(args: &Args, spec: &JobSpec, jobs: &[Job], archs: &[Archipelago])
     }
     check_outputs(args.history.as_deref(), None)?;
     let solver = islands::open(&args.backend)?;
+    let start = Instant::now();
     let arch_results = islands::execute(&solver, archs)?;
+    let wall = start.elapsed();
     let results: Vec<RunResult> = arch_results.iter().map(|a| a.overall.clone()).collect();
     if let Some(path) = &args.history {
         output::write(path, history_csv(&results).as_bytes()).map_err(|e| {
@@ -263,12 +272,13 @@ fn run_islands(args: &Args, spec: &JobSpec, jobs: &[Job], archs: &[Archipelago])
             backend: at.backend,
             fallback_reason: at.fallback_reason,
             job: resolved,
+            wall_s: wall.as_secs_f64(),
             results: &results,
             summary,
             islands: Some(arch_results.iter().map(IslandsReport::of).collect()),
         });
     }
-    let mut out = human(&at, job, &results, &summary, Some(&archs[0]));
+    let mut out = human(&at, job, &results, wall, &summary, Some(&archs[0]));
     out.push_str(&islands::summary(&arch_results));
     Ok(out)
 }
@@ -301,6 +311,8 @@ pub(crate) struct Done {
     /// many runs do not hold all their populations.
     pub entries: Vec<Entry>,
     pub interrupted: bool,
+    /// Wall time of the runs.
+    pub wall: Duration,
 }
 
 /// Runs (or goes on with) `entries` on the CPU engine, one after the other, stopping
@@ -336,6 +348,7 @@ pub(crate) fn on_cpu(entries: Vec<Entry>, save: &SaveArgs, progress: bool) -> Re
     let mut results = Vec::with_capacity(n);
     let mut before = 0u64;
     let mut save_error: Option<CliError> = None;
+    let start = Instant::now();
     while let Some(entry) = rest.pop_front() {
         if stop.load(Ordering::Relaxed) {
             rest.push_front(entry);
@@ -407,6 +420,7 @@ pub(crate) fn on_cpu(entries: Vec<Entry>, save: &SaveArgs, progress: bool) -> Re
         results,
         entries: done,
         interrupted,
+        wall: start.elapsed(),
     })
 }
 
@@ -489,7 +503,9 @@ pub(crate) fn on_cuda(
         keep: save.checkpoint.is_some(),
         ..Default::default()
     };
+    let start = Instant::now();
     let ran = solver.run_entries(entries, &mut watch)?;
+    let wall = start.elapsed();
     if let Some(e) = save_error.take() {
         return Err(e);
     }
@@ -508,6 +524,7 @@ pub(crate) fn on_cuda(
         results,
         entries: ran.into_iter().map(|r| r.entry).collect(),
         interrupted,
+        wall,
     })
 }
 
@@ -581,12 +598,13 @@ pub(crate) fn finish(
             backend: at.backend,
             fallback_reason: at.fallback_reason,
             job: JobSpec::resolved(job, done.runs as u32, budget),
+            wall_s: done.wall.as_secs_f64(),
             results: &done.results,
             summary,
             islands: None,
         })?
     } else {
-        human(at, job, &done.results, &summary, None)
+        human(at, job, &done.results, done.wall, &summary, None)
     };
     if !done.interrupted {
         return Ok(out);
@@ -647,6 +665,7 @@ fn human(
     at: &Where,
     job: &Job,
     results: &[RunResult],
+    wall: Duration,
     summary: &Summary,
     arch: Option<&Archipelago>,
 ) -> String {
@@ -694,12 +713,15 @@ fn human(
         line("generations", r.generations.to_string());
         line("evaluations", r.evaluations.to_string());
         line("termination", r.termination.describe().to_string());
+        line("layout", common::describe_layouts(results));
         line("elapsed", common::duration(r.elapsed));
         line("best x", components(r));
         s.push_str(common::verified_legend(results));
         return s;
     }
     line("runs", results.len().to_string());
+    line("layout", common::describe_layouts(results));
+    line("wall time", common::duration(wall));
     s.push('\n');
     let mut rows = vec![
         [

@@ -101,7 +101,8 @@ pub(crate) struct Values<T> {
 
 /// Where a batch block's rows live and how its trials are made: what differs between
 /// the batch kernels. [`batch`] calls the methods in this order: [`Rows::new`],
-/// [`Rows::init`] (a fresh run only), then per generation [`Rows::trials`], the block
+/// [`Rows::init`] (a fresh run) or [`Rows::resume`] (a run that goes on), then per
+/// generation [`Rows::trials`], the block
 /// barrier, [`Rows::accept`] and the selection, and at the end [`Rows::finish`] and
 /// [`Rows::best_row`].
 pub(crate) trait Rows<T: LaneReal, O>: Sized {
@@ -131,6 +132,15 @@ pub(crate) trait Rows<T: LaneReal, O>: Sized {
     /// # Safety
     /// As [`Rows::new`].
     unsafe fn init(&mut self, b: &Block<T, O>);
+
+    /// A run that goes on from the population in the global buffers (rows as `flags`
+    /// say, values in `fit`): brings it where [`Rows::trials`] reads it. Nothing by
+    /// default (the rows are read from there). A block barrier follows.
+    ///
+    /// # Safety
+    /// As [`Rows::new`].
+    #[inline(always)]
+    unsafe fn resume(&mut self, _b: &Block<T, O>) {}
 
     /// Builds and evaluates generation `gn`'s trials, the best individual being `bi`:
     /// every trial's value into `trial_fit`, and where [`Rows::FLAGS`] holds its row into
@@ -308,6 +318,8 @@ pub(crate) unsafe fn batch<T: LaneReal, O, R: Rows<T, O>, C: Steering>(
         };
         if gen0 == 0 {
             rows.init(&b);
+        } else {
+            rows.resume(&b);
         }
         _syncthreads();
         let mut lf = T::NAN;

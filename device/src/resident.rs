@@ -32,9 +32,11 @@
 //! selection and best reduction: the results are the batch kernel's bits.
 //!
 //! At the end the block writes its population back to `pop_a` (flags 0) and its values
-//! to `fit`, so that the final population reads back as from the batch kernel. The
-//! control block is not served: the host launches these kernels for plain runs only
-//! (`ctl` null), and a run always starts from generation 0.
+//! to `fit`, so that the final population reads back as from the batch kernel. A run
+//! that goes on (generations done in `gens_done`) starts by reading its population from
+//! there into shared memory (the rows as their flags say). The control block is served
+//! when the launch maps one (`ctl` not null): one entry point for plain and controlled
+//! runs.
 
 /// Dynamic shared memory (bytes) of a resident block: `np` rows of `stride(dim)` values
 /// of `real_bytes` bytes, `spare` spare rows, two values per individual and the
@@ -71,10 +73,10 @@ mod gpu {
     use core::intrinsics::gpu::gpu_launch_sized_workgroup_mem;
 
     use crate::abi::BatchParams;
-    use crate::batch::{Block, Plain, Rows, Values, batch};
+    use crate::batch::{Block, Rows, Values, WhenMapped, batch};
     use crate::de::Draws;
     use crate::functions::BuiltinObjective;
-    use crate::kernels::{Group, LaneReal, RowPointers, Setup, init_one, trial_rows};
+    use crate::kernels::{Group, LaneReal, RowPointers, Setup, init_one, row, trial_rows};
     use crate::lanes::LaneObjective;
     use crate::lanes::{chunk, rounds};
 
@@ -153,9 +155,8 @@ mod gpu {
         }
     }
 
-    /// The plain resident entry points' code: the one batch body ([`crate::batch`])
-    /// with [`Resident`] rows. Plain runs only: `ctl` and `gens_done` on entry are not
-    /// read.
+    /// The resident entry points' code: the one batch body ([`crate::batch`]) with
+    /// [`Resident`] rows, serving the control block when the launch maps one.
     ///
     /// # Safety
     /// The host sizes the buffers as for the batch kernel and launches with
@@ -164,7 +165,7 @@ mod gpu {
     #[inline(always)]
     pub(crate) unsafe fn batch_resident<T: LaneReal>(s: Setup<T>, p: BatchParams<T>) {
         // SAFETY: forwarded.
-        unsafe { batch::<T, _, Resident<T>, Plain>(s, p) }
+        unsafe { batch::<T, _, Resident<T>, WhenMapped>(s, p) }
     }
 
     /// The batch layout's rows resident in the block's shared memory (see the module's
@@ -263,6 +264,35 @@ mod gpu {
                     }
                 }
                 pass += 1;
+            }
+        }
+
+        #[inline(always)]
+        unsafe fn resume(&mut self, b: &Block<T, BuiltinObjective>) {
+            // The population in: each row from the buffer its flag names, the values
+            // from `fit` (what `finish` writes, or the batch kernel's buffers).
+            let st = b.st;
+            // SAFETY: the caller's contract; every index is < np.
+            unsafe {
+                let mut pass = 0;
+                while pass < self.passes {
+                    let i = pass * b.groups + b.my_group;
+                    if i < b.np {
+                        copy_row(
+                            &b.gr,
+                            b.dim,
+                            self.nr,
+                            row(b.a, b.b, *b.flags.add(i as usize), i, st),
+                            self.cur.add((i * st) as usize),
+                        );
+                    }
+                    pass += 1;
+                }
+                let mut i = b.tid;
+                while i < b.np {
+                    *self.fit_s.add(i as usize) = *b.fit.add(i as usize);
+                    i += b.nthreads;
+                }
             }
         }
 

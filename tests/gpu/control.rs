@@ -6,7 +6,10 @@ use crate::common::{cpu_population, result_bits, state_bits};
 use gpude::checkpoint::{Checkpoint, Entry};
 use gpude::host::cpu::{self, Control, Flow};
 use gpude::run::control::{Reporting, Watch};
-use gpude::{BoundPolicy, CudaEngine, Function, Job, Mode, Precision, Strategy, Termination};
+use gpude::{
+    BatchKernel, BoundPolicy, CudaEngine, Function, Job, Mode, Precision, RunLayout, Strategy,
+    Termination,
+};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -18,7 +21,9 @@ pub fn tests() -> Vec<Test> {
         checkpoint_resume_bit_identity,
         checkpoints_every_n_match_the_cpu,
         cpu_checkpoint_resumes_on_gpu,
-        controlled_runs_equal_plain_runs
+        controlled_runs_equal_plain_runs,
+        controlled_shared_row_kernels_match_the_cpu,
+        auto_takes_a_list_of_large_populations_to_blocks
     ]
 }
 
@@ -409,4 +414,168 @@ fn controlled_runs_equal_plain_runs(e: &CudaEngine) {
         // Times are printed, not asserted: what the control block costs is measured by
         // the benchmarks (docs/PERFORMANCE.md), not by a test.
     }
+}
+
+/// The resident and pipelined batch kernels under control: runs saved every 25
+/// generations (a launch per segment, each going on from the generations done) and
+/// stopped by a saver at 75 hold the CPU engine's population at every checkpoint, bit
+/// for bit; a run of the whole limit gives the plain launch's result; and each result
+/// names the kernel's layout.
+fn controlled_shared_row_kernels_match_the_cpu(e: &CudaEngine) {
+    let (major, minor) = e.compute_capability();
+    let saved_kernel = e.batch_kernel();
+    let mut kernels = vec![(BatchKernel::Shared, RunLayout::BatchResident)];
+    if major >= 8 {
+        kernels.push((BatchKernel::Pipelined, RunLayout::BatchPipelined));
+    } else {
+        println!(
+            "  SKIPPED (pipelined part): it needs sm_80 or later; this GPU is {major}.{minor}"
+        );
+    }
+    for (kernel, layout) in kernels {
+        e.set_batch_kernel(kernel);
+        for p in [Precision::F32, Precision::F64] {
+            // Griewank, D = 64: one round per row (the pipelined kernels' condition);
+            // 3 populations in one launch.
+            let jobs: Vec<Job> = (0..3)
+                .map(|k| {
+                    Job::builder(Function::Griewank, 64)
+                        .pop(160)
+                        .generations(110)
+                        .seed(5)
+                        .stream(k)
+                        .precision(p)
+                        .history(true)
+                        .build()
+                        .expect("valid job")
+                })
+                .collect();
+            let what = format!("{kernel:?} {p:?}");
+            let mut saved: Vec<Vec<Checkpoint>> = Vec::new();
+            let mut save = |parts: &[gpude::checkpoint::Part]| {
+                let cs: Vec<Checkpoint> = parts
+                    .iter()
+                    .map(|part| match part {
+                        gpude::checkpoint::Part::Started(c) => (*c).clone(),
+                        gpude::checkpoint::Part::Pending(_) => panic!("a run not started"),
+                    })
+                    .collect();
+                let at = cs[0].generation;
+                saved.push(cs);
+                if at >= 75 { Flow::Stop } else { Flow::Continue }
+            };
+            let mut watch = Watch {
+                every: 25,
+                save: Some(&mut save),
+                keep: true,
+                ..Watch::default()
+            };
+            let ran = e
+                .run_entries(
+                    jobs.iter().cloned().map(Entry::Pending).collect(),
+                    Mode::Batch,
+                    &mut watch,
+                )
+                .expect("controlled runs");
+            let gens: Vec<u32> = saved.iter().map(|cs| cs[0].generation).collect();
+            assert_eq!(gens, [25, 50, 75], "{what}");
+            for cs in &saved {
+                for (k, c) in cs.iter().enumerate() {
+                    let at = limited(&jobs[k], c.generation);
+                    assert_eq!(
+                        state_bits(c),
+                        cpu_bits(&at),
+                        "{what} run {k} at {}",
+                        c.generation
+                    );
+                }
+            }
+            for r in &ran {
+                let r = r.result.as_ref().expect("a result");
+                assert_eq!(r.generations, 75, "{what}");
+                assert_eq!(r.termination, Termination::Stopped, "{what}");
+                assert_eq!((r.layout, r.launch_runs), (layout, 3), "{what}");
+            }
+            // The whole limit under control, reports every 8 generations, equals the
+            // plain launch.
+            let observe = |_: usize, _: u32, _: f64| Flow::Continue;
+            let mut watch = Watch {
+                observer: Some(&observe),
+                reporting: Reporting {
+                    every: 8,
+                    exact: false,
+                },
+                ..Watch::default()
+            };
+            let ctl = e
+                .run_entries(
+                    jobs.iter().cloned().map(Entry::Pending).collect(),
+                    Mode::Batch,
+                    &mut watch,
+                )
+                .expect("controlled");
+            let plain = e.run_batch(&jobs).expect("plain");
+            for (k, (a, b)) in plain.iter().zip(&ctl).enumerate() {
+                let b = b.result.as_ref().expect("a result");
+                assert_eq!(result_bits(a), result_bits(b), "{what} run {k}");
+                assert_eq!(a.layout, layout, "{what}");
+            }
+        }
+    }
+    e.set_batch_kernel(saved_kernel);
+}
+
+/// `auto` on a list: one population of 2 048 (D = 128) goes over the whole GPU, 132 of
+/// them go to blocks (the cost model's choice, `Costs`), and the results say so.
+fn auto_takes_a_list_of_large_populations_to_blocks(e: &CudaEngine) {
+    let jobs: Vec<Job> = (0..132)
+        .map(|k| {
+            Job::builder(Function::Griewank, 128)
+                .pop(2048)
+                .generations(3)
+                .seed(1)
+                .stream(k)
+                .build()
+                .expect("valid job")
+        })
+        .collect();
+    let refs: Vec<&Job> = jobs.iter().collect();
+    let modes = e.auto_modes(&refs);
+    let sms = e.multiprocessors();
+    let expect = gpude::host::cuda::Costs::H200
+        .scaled(sms)
+        .prefers_batch(&jobs[0], 132);
+    assert_eq!(modes[0], if expect { Mode::Batch } else { Mode::Grid });
+    assert_eq!(e.auto_modes(&refs[..1]), [Mode::Grid]);
+    let mut watch = Watch::default();
+    let ran = e
+        .run_entries(
+            jobs.iter().cloned().map(Entry::Pending).collect(),
+            Mode::Auto,
+            &mut watch,
+        )
+        .expect("auto runs");
+    let r = ran[0].result.as_ref().expect("a result");
+    if expect {
+        assert!(
+            matches!(
+                r.layout,
+                RunLayout::Batch | RunLayout::BatchPipelined | RunLayout::BatchResident
+            ),
+            "{:?}",
+            r.layout
+        );
+        assert_eq!(r.launch_runs, 132);
+    } else {
+        assert_eq!((r.layout, r.launch_runs), (RunLayout::Grid, 1));
+    }
+    let one = e
+        .run_entries(
+            vec![Entry::Pending(jobs[0].clone())],
+            Mode::Auto,
+            &mut watch,
+        )
+        .expect("one run");
+    let r = one[0].result.as_ref().expect("a result");
+    assert_eq!((r.layout, r.launch_runs), (RunLayout::Grid, 1));
 }

@@ -9,6 +9,11 @@
 //! form (the separable one left out of the module), the `ptx sep` cases the separable
 //! form, which the GPU evaluates in registers as it does the built-ins.
 //!
+//! The cases named `cli` time the command line's own path instead of the kernels
+//! alone: the job list goes to `CudaEngine::run_entries` in the `auto` mode, under a
+//! watch as `gpude run` sets it (an observer, the stop flag), so that the layout
+//! `auto` picks and the control block's cost are in the time.
+//!
 //! Each case is timed at two generation counts, G/5 and G, median of `repeats` runs
 //! each; the marginal cost per generation `(t(G) − t(G/5)) / (0.8 G)` leaves out the
 //! fixed costs (allocation, upload, initial population, read-back), which are reported
@@ -71,6 +76,9 @@ pub struct Record {
     /// Median of the same runs' verified errors (the best point re-evaluated in f64
     /// with the exact formulas).
     pub final_verified_error: f64,
+    /// The layout that ran the first population, and how many runs shared its launch.
+    pub layout: &'static str,
+    pub launch_runs: u32,
 }
 
 /// The standard cases of `gpude bench` (GPU cases only when `gpu` is given).
@@ -114,7 +122,7 @@ pub fn standard_cases(gpu: bool, quick: bool) -> Vec<Case> {
     use Precision::{F32, F64};
     // (name, backend, mode, Np, populations, generations, precision)
     #[rustfmt::skip]
-    let table: [(&str, &'static str, &'static str, u32, u32, u32, Precision); 38] = [
+    let table: &[(&str, &'static str, &'static str, u32, u32, u32, Precision)] = &[
         ("one pop Np=2048 (grid)",                    "cuda", "grid",  2048,  1,   g(2000),     F32),
         ("one pop Np=2048 (block)",                   "cuda", "batch", 2048,  1,   g(500),      F32),
         ("one pop Np=2048 (block) pipelined",         "cuda", "batch", 2048,  1,   g(500),      F32),
@@ -147,6 +155,19 @@ pub fn standard_cases(gpu: bool, quick: bool) -> Vec<Case> {
         ("batch 132 x 2048 f64",                      "cuda", "batch", 2048,  132, g(100),      F64),
         ("batch 132 x 2048 f64 pipelined",            "cuda", "batch", 2048,  132, g(100),      F64),
         ("batch 132 x 2048 f64 expr",                 "cuda", "batch", 2048,  132, g(100),      F64),
+        ("one pop Np=2048 (grid) f64",                "cuda", "grid",  2048,  1,   g(1000),     F64),
+        ("batch 528 x 2048",                          "cuda", "batch", 2048,  528, g(100),      F32),
+        ("batch 528 x 2048 pipelined",                "cuda", "batch", 2048,  528, g(100),      F32),
+        ("batch 528 x 2048 f64",                      "cuda", "batch", 2048,  528, g(50),       F64),
+        ("cli 1 x 2048",                              "cuda", "cli",   2048,  1,   g(2000),     F32),
+        ("cli 132 x 2048",                            "cuda", "cli",   2048,  132, g(200),      F32),
+        ("cli 528 x 2048",                            "cuda", "cli",   2048,  528, g(100),      F32),
+        ("cli 1 x 8192",                              "cuda", "cli",   8192,  1,   g(2000),     F32),
+        ("cli 528 x 256",                             "cuda", "cli",   256,   528, g(500),      F32),
+        ("cli 1 x 2048 f64",                          "cuda", "cli",   2048,  1,   g(1000),     F64),
+        ("cli 132 x 2048 f64",                        "cuda", "cli",   2048,  132, g(100),      F64),
+        ("cli 528 x 2048 f64",                        "cuda", "cli",   2048,  528, g(50),       F64),
+        ("cli 1 x 8192 f64",                          "cuda", "cli",   8192,  1,   g(1000),     F64),
         ("jso batch 132 x 256 D=30",                  "cuda", "batch", 256,   132, g(200),      F32),
         ("jso batch 132 x 256 D=30 expr",             "cuda", "batch", 256,   132, g(200),      F32),
         ("cpu Np=2048",                               "cpu",  "cpu",   2048,  1,   cpu(50, 10), F32),
@@ -155,7 +176,7 @@ pub fn standard_cases(gpu: bool, quick: bool) -> Vec<Case> {
         ("cpu expr Np=2048",                          "cpu",  "cpu",   2048,  1,   cpu(50, 10), F32),
     ];
     let mut v = Vec::new();
-    for (name, backend, mode, pop, pops, gens, prec) in table {
+    for &(name, backend, mode, pop, pops, gens, prec) in table {
         if backend == "cuda" && !gpu || name.contains("ptx") && example_ptx().is_none() {
             continue;
         }
@@ -229,6 +250,11 @@ fn time_once(c: &Case, gens: u32, engine: Option<&gpude::CudaEngine>) -> Result<
     let jobs = jobs_for(c, gens)?;
     let start = Instant::now();
     let first = match (c.backend, engine) {
+        ("cuda", Some(e)) if c.mode == "cli" => {
+            e.set_batch_kernel(BatchKernel::Auto);
+            e.set_spare_rows_cap(None);
+            cli_path(e, jobs)?
+        }
         ("cuda", Some(e)) => {
             let mode = Mode::parse(c.mode)?;
             if mode == Mode::Batch {
@@ -247,6 +273,31 @@ fn time_once(c: &Case, gens: u32, engine: Option<&gpude::CudaEngine>) -> Result<
     Ok((start.elapsed().as_secs_f64() * 1e3, first))
 }
 
+/// The command line's path on the GPU (as `gpude run` takes it without `--checkpoint`):
+/// the jobs in the `auto` mode under a watch with an observer and the stop flag.
+fn cli_path(e: &gpude::CudaEngine, jobs: Vec<Job>) -> Result<RunResult> {
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let seen = std::sync::atomic::AtomicU32::new(0);
+    let observe = |_: usize, g: u32, _: f64| {
+        seen.fetch_max(g, std::sync::atomic::Ordering::Relaxed);
+        gpude::run::control::Flow::Continue
+    };
+    let mut watch = gpude::run::control::Watch {
+        observer: Some(&observe),
+        stop: Some(&stop),
+        ..Default::default()
+    };
+    let entries = jobs
+        .into_iter()
+        .map(gpude::checkpoint::Entry::Pending)
+        .collect();
+    let mut ran = e.run_entries(entries, Mode::Auto, &mut watch)?;
+    ran.swap_remove(0).result.ok_or_else(|| gpude::Error::Cuda {
+        context: "bench".into(),
+        message: "the first run has no result".into(),
+    })
+}
+
 /// Measures one case.
 pub fn measure(c: &Case, engine: Option<&gpude::CudaEngine>, repeats: usize) -> Result<Record> {
     let long = c.generations.max(5);
@@ -256,12 +307,14 @@ pub fn measure(c: &Case, engine: Option<&gpude::CudaEngine>, repeats: usize) -> 
     let mut tl = Vec::new();
     let mut errs = Vec::new();
     let mut verified = Vec::new();
+    let mut placed = (gpude::RunLayout::Cpu, 1);
     for _ in 0..repeats.max(1) {
         ts.push(time_once(c, short, engine)?.0);
         let (t, r) = time_once(c, long, engine)?;
         tl.push(t);
         errs.push(r.error);
         verified.push(r.verified_error);
+        placed = (r.layout, r.launch_runs);
     }
     let (t_short, t_long) = (median(&ts), median(&tl));
     let per_gen_ms = ((t_long - t_short) / (long - short) as f64).max(1e-9);
@@ -276,18 +329,20 @@ pub fn measure(c: &Case, engine: Option<&gpude::CudaEngine>, repeats: usize) -> 
         repeats: repeats.max(1),
         final_error: median(&errs),
         final_verified_error: median(&verified),
+        layout: placed.0.name(),
+        launch_runs: placed.1,
     })
 }
 
 /// A short human table of records.
 pub fn table(records: &[Record]) -> String {
     let mut s = format!(
-        "{:<30} {:>8} {:>10} {:>12} {:>14} {:>10} {:>12} {:>12}\n",
-        "case", "prec", "gens", "us/gen", "elem-gens/s", "fixed ms", "error", "verified"
+        "{:<30} {:>8} {:>10} {:>12} {:>14} {:>10} {:>12} {:>12}  {}\n",
+        "case", "prec", "gens", "us/gen", "elem-gens/s", "fixed ms", "error", "verified", "layout"
     );
     for r in records {
         s += &format!(
-            "{:<30} {:>8} {:>10} {:>12.2} {:>14.3e} {:>10.1} {:>12.3e} {:>12.3e}\n",
+            "{:<30} {:>8} {:>10} {:>12.2} {:>14.3e} {:>10.1} {:>12.3e} {:>12.3e}  {} ×{}\n",
             r.case.name,
             r.case.precision,
             r.case.generations,
@@ -295,7 +350,9 @@ pub fn table(records: &[Record]) -> String {
             r.element_gens_per_s,
             r.fixed_ms,
             r.final_error,
-            r.final_verified_error
+            r.final_verified_error,
+            r.layout,
+            r.launch_runs
         );
     }
     s

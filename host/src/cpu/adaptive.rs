@@ -307,7 +307,7 @@ pub fn run_until<T: Real>(
             termination,
             elapsed: start.elapsed(),
             history: end.history,
-            backend: "cpu",
+            layout: crate::run::result::RunLayout::Cpu,
             stream: job.stream(),
         },
     );

@@ -550,7 +550,7 @@ pub fn run<T: Real>(a: &Archipelago, observer: Option<Observer>) -> ArchipelagoR
                 termination: termination(&i.job, g, overall_f),
                 elapsed,
                 history,
-                backend: "cpu",
+                layout: crate::run::result::RunLayout::CpuIslands,
                 stream,
             },
         )

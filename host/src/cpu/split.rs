@@ -636,7 +636,7 @@ pub fn run_observed<T: Real>(
             },
             elapsed: start.elapsed(),
             history,
-            backend: "cpu",
+            layout: crate::run::result::RunLayout::CpuSplit,
             stream: job.stream(),
         },
     ))

@@ -27,7 +27,7 @@ use crate::error::{Error, Result};
 use crate::job::config::Job;
 use crate::run::checkpoint::{Checkpoint, Stored};
 use crate::run::control::{Control, Flow, Outcome};
-use crate::run::result::{Ending, RunResult, Termination};
+use crate::run::result::{Ending, RunLayout, RunResult, Termination};
 use cudarc::driver::{CudaFunction, CudaSlice, CudaStream, LaunchConfig};
 use gpude_device::abi::{
     ADAPTIVE_BEST, ADAPTIVE_COUNT, ADAPTIVE_DONE, ADAPTIVE_GENS, ADAPTIVE_PHASE_INIT_BEST,
@@ -662,10 +662,18 @@ impl<T: GpuReal> AdaptiveLaunch<T> {
                             .map(|v| v.to_f64())
                             .collect()
                     }),
-                    backend: "cuda",
+                    layout: if self.grid {
+                        RunLayout::Grid
+                    } else {
+                        RunLayout::Batch
+                    },
                     stream: job.stream(),
                 },
             );
+            let result = RunResult {
+                launch_runs: self.p as u32,
+                ..result
+            };
             let population = FinalPopulation {
                 x: rows.iter().map(|v| v.to_f64()).collect(),
                 fit: values.iter().map(|v| v.to_f64()).collect(),
@@ -707,7 +715,8 @@ impl CudaEngine {
                 stopped = control.observer.is_some_and(|o| o(g, bf) == Flow::Stop);
             }
         }
-        let (result, population) = l.finish(&[job])?.remove(0);
+        let (mut result, population) = l.finish(&[job])?.remove(0);
+        result.layout = RunLayout::HostCallback;
         let checkpoint = Checkpoint {
             job: job.clone(),
             generation: result.generations,

@@ -9,7 +9,7 @@ use crate::error::Result;
 use crate::job::config::Job;
 use crate::run::checkpoint::State;
 use crate::run::result::ending;
-use crate::run::result::{Ending, RunResult};
+use crate::run::result::{Ending, RunLayout, RunResult};
 use cudarc::driver::{CudaFunction, CudaSlice, CudaStream, LaunchConfig};
 use gpude_device::abi::BatchParams;
 use gpude_device::lanes::{group_width, stride};
@@ -32,9 +32,10 @@ impl CudaEngine {
     /// The buffers and parameters of a batch launch of `jobs` (compatible: equal but
     /// for seed and stream), after checking that they fit, with the seeds, streams and
     /// bounds uploaded and every population's generations done at 0 (a fresh run); with
-    /// `controlled`, for the entry points that take a control block. A plain launch (no
-    /// control block, from generation 0) may run the resident kernel, as the engine's
-    /// [`BatchKernel`] says; the others run the global-memory one.
+    /// `controlled`, for launches that map a control block. The kernel is the engine's
+    /// [`BatchKernel`]'s choice: the resident or pipelined kernel (one entry point for
+    /// plain and controlled launches), else the global-memory one (its `_ctl` entry
+    /// point when controlled).
     pub(crate) fn alloc_batch<T: GpuReal>(
         &self,
         jobs: &[&Job],
@@ -58,13 +59,9 @@ impl CudaEngine {
             + 4 * (p * np + 32 * p + 2 * p) as u64
             + 12 * p as u64;
         self.check_memory(needed)?;
-        let resident = if controlled {
-            None
-        } else {
-            self.batch_plan::<T>(job)?
-        };
-        let (name, func, threads, shared_mem_bytes) = match resident {
-            Some(r) => (r.name, r.func, r.threads, r.bytes),
+        let resident = self.batch_plan::<T>(job)?;
+        let (name, func, threads, shared_mem_bytes, layout) = match resident {
+            Some(r) => (r.name, r.func, r.threads, r.bytes, r.layout),
             None => {
                 let layout = if controlled {
                     Layout::BatchControlled
@@ -78,7 +75,7 @@ impl CudaEngine {
                 let threads = self
                     .max_threads(&func, &name)?
                     .min(((np as u32 * g).div_ceil(32) * 32).max(32));
-                (name, func, threads, 0)
+                (name, func, threads, 0, RunLayout::Batch)
             }
         };
         let ctx = |what: &str| format!("{name}: {what}");
@@ -153,6 +150,7 @@ impl CudaEngine {
                 shared_mem_bytes,
             },
             start: Instant::now(),
+            layout,
             p,
             st,
             params,
@@ -193,6 +191,8 @@ pub(crate) struct BatchLaunch<T: GpuReal> {
     func: CudaFunction,
     cfg: LaunchConfig,
     pub(crate) start: Instant,
+    /// The layout its kernel runs.
+    pub(crate) layout: RunLayout,
     pub(crate) p: usize,
     pub(crate) st: usize,
     params: BatchParams<T>,
@@ -316,7 +316,7 @@ impl<T: GpuReal> BatchLaunch<T> {
         Ok(jobs
             .iter()
             .zip(out)
-            .map(|(job, o)| o.result(job, elapsed))
+            .map(|(job, o)| o.result(job, elapsed, self.layout, self.p as u32))
             .collect())
     }
 }
@@ -332,7 +332,19 @@ pub(crate) struct Launched {
 
 impl Launched {
     /// The result of a run that started with this launch (generation 0).
-    pub(crate) fn result(self, job: &Job, elapsed: Duration) -> RunResult {
+    pub(crate) fn result(
+        self,
+        job: &Job,
+        elapsed: Duration,
+        layout: RunLayout,
+        launch_runs: u32,
+    ) -> RunResult {
+        let mut r = self.ended(job, elapsed, layout);
+        r.launch_runs = launch_runs;
+        r
+    }
+
+    fn ended(self, job: &Job, elapsed: Duration, layout: RunLayout) -> RunResult {
         RunResult::ended(
             job,
             Ending {
@@ -343,7 +355,7 @@ impl Launched {
                 termination: ending(job, self.generations, self.best_f),
                 elapsed,
                 history: self.history,
-                backend: "cuda",
+                layout,
                 stream: job.stream(),
             },
         )

@@ -1,10 +1,10 @@
-//! Which kernel a plain batch launch uses (global memory, resident in shared memory, or
+//! Which kernel a batch launch uses (global memory, resident in shared memory, or
 //! pipelined), as the engine's settings choose it, and the device's shared-memory
 //! limits that the last two live within.
 
 use crate::error::{Error, Result};
 
-/// Which kernel a plain batch launch uses.
+/// Which kernel a batch launch uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BatchKernel {
     /// The resident kernel when the population fits in a block's shared memory (and its

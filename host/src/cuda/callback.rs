@@ -38,6 +38,7 @@ use crate::job::config::Job;
 use crate::job::objective::Objective;
 use crate::run::checkpoint::{Checkpoint, Stored};
 use crate::run::control::{Control, Flow, Outcome};
+use crate::run::result::RunLayout;
 use cudarc::driver::{CudaSlice, CudaStream, LaunchConfig};
 use gpude_device::abi::StepParams;
 use gpude_device::lanes::stride;
@@ -282,7 +283,7 @@ impl CudaEngine {
 /// The outcome of a run that ended with `checkpoint`, as the CUDA engine reports it.
 fn outcome(checkpoint: Checkpoint) -> Outcome {
     Outcome {
-        result: super::state::result_of(&checkpoint),
+        result: super::state::result_of(&checkpoint, RunLayout::HostCallback, 1),
         checkpoint,
     }
 }

@@ -94,7 +94,7 @@ pub struct CudaEngine {
     pub(super) sm_count: u32,
     pub(super) name: String,
     pub(super) capability: (i32, i32),
-    /// The kernel plain batch launches use (see [`BatchKernel`]).
+    /// The kernel batch launches use (see [`BatchKernel`]).
     pub(super) batch_kernel: Mutex<BatchKernel>,
     /// The most spare rows a resident block gets (`None`: as many as fit).
     pub(super) spare_cap: Mutex<Option<u32>>,

@@ -9,7 +9,8 @@ use super::control::{MappedBlock, Monitor, pause};
 use super::engine::{CudaEngine, Mode, cuda_err};
 use super::external::check_objective;
 use super::grid::{
-    GridBuffers, ReadBack, STATE_DONE, STATE_GEN, grid_best, grid_history, grid_state, upload_grid,
+    GridBuffers, ReadBack, STATE_DONE, STATE_GEN, Took, grid_best, grid_history, grid_state,
+    upload_grid,
 };
 use super::kernels::GpuReal;
 use super::state::{Controlled, Start, checkpoint_of, join_history, padded_state, result_of};
@@ -17,7 +18,7 @@ use crate::error::{Error, Result};
 use crate::job::config::{Job, Precision};
 use crate::run::checkpoint::{Checkpoint, Entry, Part};
 use crate::run::control::{Control, Flow, Outcome, Ran, Reporting, Watch, check_watch};
-use crate::run::result::{RunResult, Termination, ending};
+use crate::run::result::{RunLayout, RunResult, Termination, ending};
 use cudarc::driver::CudaStream;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -172,13 +173,10 @@ impl CudaEngine {
             job.check()?;
         }
         check_watch(&entries, watch)?;
-        let modes: Vec<Mode> = entries
-            .iter()
-            .map(|e| match mode {
-                Mode::Auto => self.auto_mode(e.job()),
-                m => m,
-            })
-            .collect();
+        let modes: Vec<Mode> = match mode {
+            Mode::Auto => self.auto_modes(&entries.iter().map(Entry::job).collect::<Vec<_>>()),
+            m => vec![m; entries.len()],
+        };
         let mut groups: Vec<Vec<usize>> = Vec::new();
         for k in 0..entries.len() {
             let joins = groups.iter_mut().find(|g| {
@@ -510,14 +508,14 @@ impl CudaEngine {
                     history[k].take(),
                     total,
                 );
-                runs.results[e] = Some(result_of(&c));
+                runs.results[e] = Some(result_of(&c, l.layout, p as u32));
                 runs.entries[e] = Entry::Started(c);
             } else {
                 let o = Launched {
                     history: history[k].take(),
                     ..o
                 };
-                runs.results[e] = Some(o.result(job, total));
+                runs.results[e] = Some(o.result(job, total, l.layout, p as u32));
                 runs.entries[e] = Entry::Pending(job.clone());
             }
         }
@@ -594,6 +592,7 @@ impl CudaEngine {
                 stopped: stand == Standing::Stopped,
                 history,
                 elapsed: before + start.elapsed(),
+                layout: RunLayout::Grid,
             },
         )
     }
@@ -687,6 +686,7 @@ impl CudaEngine {
                 stopped,
                 history,
                 elapsed: before + start.elapsed(),
+                layout: RunLayout::Steps,
             },
         )
     }
@@ -715,15 +715,19 @@ impl CudaEngine {
                 w.history,
                 w.elapsed,
             );
-            runs.results[e] = Some(result_of(&c));
+            runs.results[e] = Some(result_of(&c, w.layout, 1));
             runs.entries[e] = Entry::Started(c);
         } else {
             let nothing = ReadBack {
                 history: false,
                 population: false,
             };
+            let took = Took {
+                elapsed: w.elapsed,
+                layout: w.layout,
+            };
             let (mut r, _) =
-                w.bu.outcome(w.stream, w.job, w.name, w.state, w.elapsed, nothing)?;
+                w.bu.outcome(w.stream, w.job, w.name, w.state, took, nothing)?;
             r.history = w.history;
             runs.results[e] = Some(r);
             runs.entries[e] = Entry::Pending(w.job.clone());
@@ -744,6 +748,7 @@ struct Whole<'a, T: GpuReal> {
     stopped: bool,
     history: Option<Vec<f64>>,
     elapsed: Duration,
+    layout: RunLayout,
 }
 
 #[cfg(test)]

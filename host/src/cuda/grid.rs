@@ -10,7 +10,7 @@ use crate::error::{Error, Result};
 use crate::job::config::Job;
 use crate::run::checkpoint::State;
 use crate::run::result::ending;
-use crate::run::result::{Ending, RunResult};
+use crate::run::result::{Ending, RunLayout, RunResult};
 use cudarc::driver::{CudaFunction, CudaSlice, CudaStream, LaunchConfig};
 use gpude_device::abi::{GridParams, StepParams};
 use gpude_device::lanes::{group_width, stride};
@@ -190,7 +190,10 @@ impl CudaEngine {
             job,
             &run.name,
             &s,
-            elapsed,
+            Took {
+                elapsed,
+                layout: RunLayout::Steps,
+            },
             ReadBack {
                 history: true,
                 population: keep,
@@ -246,7 +249,10 @@ impl CudaEngine {
             job,
             &run.name,
             &s,
-            elapsed,
+            Took {
+                elapsed,
+                layout: RunLayout::Grid,
+            },
             ReadBack {
                 history: true,
                 population: keep,
@@ -405,6 +411,13 @@ impl<T: GpuReal> GridBuffers<T> {
     }
 }
 
+/// How a whole-GPU run ran: its wall time and layout (grid or steps).
+#[derive(Clone, Copy)]
+pub(crate) struct Took {
+    pub(crate) elapsed: Duration,
+    pub(crate) layout: RunLayout,
+}
+
 /// What to read back of a whole-GPU run besides its best: its history (from generation
 /// 0) and its final population.
 #[derive(Clone, Copy)]
@@ -422,9 +435,10 @@ impl<T: GpuReal> GridBuffers<T> {
         job: &Job,
         name: &str,
         state: &[u32],
-        elapsed: Duration,
+        took: Took,
         read: ReadBack,
     ) -> Result<(RunResult, Option<FinalPopulation>)> {
+        let Took { elapsed, layout } = took;
         let err = |e| cuda_err(format!("{name}: reading back"))(e);
         let dim = job.dim() as usize;
         let st = stride(job.dim()) as usize;
@@ -465,7 +479,7 @@ impl<T: GpuReal> GridBuffers<T> {
                 termination: ending(job, gn, bf),
                 elapsed,
                 history,
-                backend: "cuda",
+                layout,
                 stream: job.stream(),
             },
         );

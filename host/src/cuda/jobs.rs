@@ -8,6 +8,109 @@ use crate::job::config::Job;
 use crate::run::result::RunResult;
 use gpude_device::lanes::group_width;
 
+/// The layout `auto` picks for one run alone (see [`CudaEngine::auto_mode`]).
+fn auto_alone(job: &Job) -> Mode {
+    let groups_per_block = 1024 / group_width(job.dim());
+    if job.pop() > 8 * groups_per_block {
+        Mode::Grid
+    } else {
+        Mode::Batch
+    }
+}
+
+/// What a generation costs in the batch and grid layouts, for `auto`'s choice between
+/// them. Measured on an H200 (132 multiprocessors; `gpude bench`, Griewank, D = 128,
+/// docs/PERFORMANCE.md): a full block (1 024 threads, one per multiprocessor) takes
+/// `batch_us` µs per element (individual × component) of its population and
+/// generation; the grid layout takes `grid_us` µs per element divided among the
+/// multiprocessors, plus `grid_fixed_us` per generation (its grid barriers and their
+/// idle tails). The batch layout runs a wave of one block per multiprocessor at a time.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Costs {
+    pub multiprocessors: u32,
+    /// Batch layout: µs per element of one block's population, f32 and f64.
+    pub batch_us: [f64; 2],
+    /// Grid layout: µs per element on one multiprocessor, f32 and f64.
+    pub grid_us: [f64; 2],
+    /// Grid layout: fixed µs per generation.
+    pub grid_fixed_us: f64,
+}
+
+impl Costs {
+    /// The H200's: batch 132 × 2048 took 147.7 µs (f32) and 692 µs (f64) a generation,
+    /// one population of 8 192 in the grid layout 7.89 µs and 17.64 µs.
+    pub const H200: Costs = Costs {
+        multiprocessors: 132,
+        batch_us: [147.7 / 262_144.0, 692.0 / 262_144.0],
+        grid_us: [
+            (7.89 - 3.4) * 132.0 / 1_048_576.0,
+            (17.64 - 3.4) * 132.0 / 1_048_576.0,
+        ],
+        grid_fixed_us: 3.4,
+    };
+
+    /// The same costs on a GPU of `multiprocessors` multiprocessors (the per-block and
+    /// per-multiprocessor costs alike).
+    pub fn scaled(self, multiprocessors: u32) -> Costs {
+        Costs {
+            multiprocessors: multiprocessors.max(1),
+            ..self
+        }
+    }
+
+    /// µs per generation of `runs` runs like `job` in the batch layout.
+    pub fn batch(&self, job: &Job, runs: usize) -> f64 {
+        let waves = runs.div_ceil(self.multiprocessors as usize).max(1);
+        waves as f64 * self.batch_us[precision_index(job)] * elements(job)
+    }
+
+    /// µs per generation of `runs` runs like `job` in the grid layout, one after the
+    /// other.
+    pub fn grid(&self, job: &Job, runs: usize) -> f64 {
+        let one = self.grid_fixed_us
+            + self.grid_us[precision_index(job)] * elements(job) / self.multiprocessors as f64;
+        runs as f64 * one
+    }
+
+    /// `auto`'s layout for each of `jobs` (see [`CudaEngine::auto_modes`]).
+    pub fn modes(&self, jobs: &[&Job]) -> Vec<Mode> {
+        let mut modes: Vec<Mode> = jobs.iter().map(|j| auto_alone(j)).collect();
+        let mut seen = vec![false; jobs.len()];
+        for k in 0..jobs.len() {
+            if seen[k] || modes[k] != Mode::Grid {
+                continue;
+            }
+            let group: Vec<usize> = (k..jobs.len())
+                .filter(|&i| !seen[i] && modes[i] == Mode::Grid && compatible(jobs[k], jobs[i]))
+                .collect();
+            let batch = self.prefers_batch(jobs[k], group.len());
+            for &i in &group {
+                seen[i] = true;
+                if batch {
+                    modes[i] = Mode::Batch;
+                }
+            }
+        }
+        modes
+    }
+
+    /// Whether `runs` runs like `job` take less time in the batch layout.
+    pub fn prefers_batch(&self, job: &Job, runs: usize) -> bool {
+        self.batch(job, runs) <= self.grid(job, runs)
+    }
+}
+
+fn elements(job: &Job) -> f64 {
+    job.pop() as f64 * job.dim() as f64
+}
+
+fn precision_index(job: &Job) -> usize {
+    match job.precision() {
+        crate::job::precision::Precision::F32 => 0,
+        crate::job::precision::Precision::F64 => 1,
+    }
+}
+
 impl CudaEngine {
     /// Runs one job; `mode` picks the layout.
     pub fn run(&self, job: &Job, mode: Mode) -> Result<RunResult> {
@@ -91,15 +194,20 @@ impl CudaEngine {
         }
     }
 
-    /// The layout `auto` picks: a single population that one block cannot serve well
-    /// (more individuals than a few warps' worth per thread group) spreads over the GPU.
+    /// The layout `auto` picks for one run alone: a population that one block cannot
+    /// serve well (more individuals than a few warps' worth per thread group) spreads
+    /// over the GPU.
     pub fn auto_mode(&self, job: &Job) -> Mode {
-        let groups_per_block = 1024 / group_width(job.dim());
-        if job.pop() > 8 * groups_per_block {
-            Mode::Grid
-        } else {
-            Mode::Batch
-        }
+        auto_alone(job)
+    }
+
+    /// The layouts `auto` picks for a list of runs, one per job: the batch layout for
+    /// runs that one block serves well; for the others, compatible runs (equal but for
+    /// seed and stream) are taken together and go to the batch layout when their blocks
+    /// fill the GPU better than the grid layout taking them one after the other does
+    /// ([`Costs::prefers_batch`]).
+    pub fn auto_modes(&self, jobs: &[&Job]) -> Vec<Mode> {
+        Costs::H200.scaled(self.multiprocessors()).modes(jobs)
     }
 
     /// Runs many jobs: compatible ones (equal but for seed and stream) share a launch,
@@ -179,5 +287,76 @@ impl CudaEngine {
             .into_iter()
             .map(|r| r.expect("every job ran"))
             .collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::job::precision::Precision;
+    use gpude_device::Function;
+
+    fn job(np: u32, precision: Precision, stream: u32) -> Job {
+        Job::builder(Function::Griewank, 128)
+            .pop(np)
+            .precision(precision)
+            .stream(stream)
+            .build()
+            .unwrap()
+    }
+
+    fn modes(np: u32, precision: Precision, runs: u32) -> Vec<Mode> {
+        let jobs: Vec<Job> = (0..runs).map(|k| job(np, precision, k)).collect();
+        Costs::H200.modes(&jobs.iter().collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn auto_takes_the_bench_cases_to_their_fastest_layouts() {
+        // Measured on an H200 (docs/PERFORMANCE.md): one population of 2 048 or 8 192
+        // runs faster over the whole GPU, batches of 132 and 528 in blocks.
+        for p in [Precision::F32, Precision::F64] {
+            assert_eq!(modes(2048, p, 1), [Mode::Grid], "{p:?}");
+            assert_eq!(modes(8192, p, 1), [Mode::Grid], "{p:?}");
+            assert!(
+                modes(2048, p, 132).iter().all(|&m| m == Mode::Batch),
+                "{p:?}"
+            );
+            assert!(
+                modes(2048, p, 528).iter().all(|&m| m == Mode::Batch),
+                "{p:?}"
+            );
+            assert!(
+                modes(256, p, 528).iter().all(|&m| m == Mode::Batch),
+                "{p:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_batch_layout_takes_over_where_its_blocks_cost_less_than_the_grid_runs() {
+        // f32, Np = 2 048, D = 128: a block's generation costs 147.7 µs, a grid run's
+        // 3.4 + 5.65 · 10⁻⁴ · 262 144 / 132 ≈ 4.52 µs: 33 runs and more go to blocks.
+        let c = Costs::H200;
+        let j = job(2048, Precision::F32, 0);
+        assert!((c.grid(&j, 1) - 4.52).abs() < 0.01, "{}", c.grid(&j, 1));
+        assert!(!c.prefers_batch(&j, 32));
+        assert!(c.prefers_batch(&j, 33));
+        assert_eq!(modes(2048, Precision::F32, 32)[0], Mode::Grid);
+        assert_eq!(modes(2048, Precision::F32, 33)[0], Mode::Batch);
+        // A GPU with half the multiprocessors: each grid run costs more, the crossover
+        // comes earlier.
+        let half = c.scaled(66);
+        assert!(half.prefers_batch(&j, 27) && !c.prefers_batch(&j, 27));
+    }
+
+    #[test]
+    fn only_compatible_runs_are_counted_together() {
+        // 40 runs of two kinds (20 each): neither kind alone fills the GPU enough.
+        let mut jobs: Vec<Job> = (0..20).map(|k| job(2048, Precision::F32, k)).collect();
+        jobs.extend((0..20).map(|k| job(2048, Precision::F64, k)));
+        let m = Costs::H200.modes(&jobs.iter().collect::<Vec<_>>());
+        assert!(m.iter().all(|&m| m == Mode::Grid));
+        // Small populations go to blocks whatever their number.
+        assert_eq!(modes(64, Precision::F32, 1), [Mode::Batch]);
     }
 }

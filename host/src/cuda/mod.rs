@@ -37,4 +37,5 @@ pub use batch_kernel::BatchKernel;
 pub use ceilings::Ceilings;
 pub use engine::{CudaEngine, FinalPopulation, MAX_STREAMS, Mode, driver_present};
 pub use external::{check_objective, objective_symbol};
+pub use jobs::Costs;
 pub use kernels::{GpuReal, Kernel};

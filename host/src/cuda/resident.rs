@@ -9,6 +9,7 @@ use super::external::check_objective;
 use super::kernels::{GpuReal, de_kernel};
 use crate::error::{Error, Result};
 use crate::job::config::Job;
+use crate::run::result::RunLayout;
 use cudarc::driver::CudaFunction;
 use cudarc::driver::sys::CUfunction_attribute_enum;
 use gpude_device::lanes::{group_width, rounds};
@@ -38,6 +39,8 @@ pub(crate) struct ResidentPlan {
     pub(crate) threads: u32,
     /// Dynamic shared memory of each block (bytes).
     pub(crate) bytes: u32,
+    /// [`RunLayout::BatchResident`] or [`RunLayout::BatchPipelined`].
+    pub(crate) layout: RunLayout,
 }
 
 impl CudaEngine {
@@ -88,7 +91,7 @@ impl CudaEngine {
         *self.spare_cap.lock().expect("spare cap lock") = cap;
     }
 
-    /// The kernel a plain batch launch of `job` runs under the engine's choice, and its
+    /// The kernel a batch launch of `job` runs under the engine's choice, and its
     /// dynamic shared memory in bytes (0 for the global-memory kernel). Loads the
     /// kernel's module.
     pub fn batch_kernel_for(&self, job: &Job) -> Result<(String, u32)> {
@@ -118,7 +121,7 @@ impl CudaEngine {
         })
     }
 
-    /// The resident or pipelined kernel for a plain batch launch of `job` under the
+    /// The resident or pipelined kernel for a batch launch of `job` under the
     /// engine's choice, or `None` for the global-memory kernel: auto takes the resident
     /// one where it can serve the job ([`CudaEngine::resident_plan`]), else in single
     /// precision the pipelined one where it can ([`CudaEngine::pipelined_plan`]); shared
@@ -141,7 +144,7 @@ impl CudaEngine {
         }
     }
 
-    /// The resident kernel for a plain batch launch of `job`, or `None` for the
+    /// The resident kernel for a batch launch of `job`, or `None` for the
     /// global-memory kernel: it serves the job when the family has one, the population
     /// fits in a block's shared memory (the device's opt-in limit, read at run time)
     /// and a thread group serves at most [`MAX_PASSES`] individuals; with `forced`, a
@@ -225,10 +228,11 @@ impl CudaEngine {
             func,
             threads,
             bytes,
+            layout: RunLayout::BatchResident,
         }))
     }
 
-    /// The pipelined kernel for a plain batch launch of `job` (see
+    /// The pipelined kernel for a batch launch of `job` (see
     /// [`BatchKernel::Pipelined`]), or `None` for the global-memory kernel when it cannot
     /// serve the job: a family without one, rows of more than one round (D > 128), a GPU
     /// older than sm_80, or a strategy's staging that does not fit in a block's shared
@@ -291,6 +295,7 @@ impl CudaEngine {
             func,
             threads,
             bytes,
+            layout: RunLayout::BatchPipelined,
         }))
     }
 }

@@ -8,7 +8,7 @@ use super::kernels::GpuReal;
 use crate::error::{Error, Result};
 use crate::job::config::Job;
 use crate::run::checkpoint::{Checkpoint, Entry, State, Stored};
-use crate::run::result::RunResult;
+use crate::run::result::{RunLayout, RunResult};
 use std::time::Duration;
 
 /// Rows of a double-buffered population (`np` rows of stride `st`, `dim` used), each
@@ -110,10 +110,13 @@ pub fn checkpoint_of(
     }
 }
 
-/// The result of a checkpoint as the CUDA engine reports it.
-pub fn result_of(c: &Checkpoint) -> RunResult {
+/// The result of a checkpoint as the CUDA engine reports it: run in `layout`, its
+/// launch shared by `launch_runs` runs.
+pub fn result_of(c: &Checkpoint, layout: RunLayout, launch_runs: u32) -> RunResult {
     let mut r = c.result();
-    r.backend = "cuda";
+    r.backend = layout.backend();
+    r.layout = layout;
+    r.launch_runs = launch_runs;
     r
 }
 

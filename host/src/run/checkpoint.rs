@@ -178,7 +178,7 @@ impl Checkpoint {
                 },
                 elapsed: self.elapsed,
                 history: self.history.clone(),
-                backend: "cpu",
+                layout: crate::run::result::RunLayout::Cpu,
                 stream: self.job.stream(),
             },
         )

@@ -61,15 +61,70 @@ pub struct RunResult {
     pub generations: u32,
     pub evaluations: u64,
     pub termination: Termination,
-    /// Wall time of the run (for a batch: of the launch that ran it).
+    /// Wall time of the launch that ran it: the run's own on the CPU and in the grid
+    /// and step layouts; in a batch, the whole launch's, which `launch_runs` runs shared.
     #[serde(serialize_with = "ser_secs")]
     pub elapsed: Duration,
     /// Best value after the initialisation and after each generation, when asked for.
     pub history: Option<Vec<f64>>,
     /// `cpu` or `cuda`.
     pub backend: &'static str,
+    /// The layout that ran it.
+    pub layout: RunLayout,
+    /// How many runs shared the launch that `elapsed` times (1 but in a batch).
+    pub launch_runs: u32,
     pub seed: u64,
     pub stream: u32,
+}
+
+/// Where and how a run ran: the engine and its layout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunLayout {
+    /// The CPU engine, one run after the other.
+    Cpu,
+    /// The CPU engine's islands (one run, several populations).
+    CpuIslands,
+    /// The CPU engine's dimension split.
+    CpuSplit,
+    /// One block per run, the rows in global memory.
+    Batch,
+    /// One block per run, the population resident in shared memory.
+    BatchResident,
+    /// One block per run, the rows in global memory, staged into shared memory a pass
+    /// ahead.
+    BatchPipelined,
+    /// One run over the whole GPU, one cooperative launch.
+    Grid,
+    /// One run over the whole GPU, one launch per generation.
+    Steps,
+    /// The host evaluates the objective between the GPU's phases.
+    HostCallback,
+}
+
+impl RunLayout {
+    /// `cpu` or `cuda`.
+    pub fn backend(self) -> &'static str {
+        match self {
+            RunLayout::Cpu | RunLayout::CpuIslands | RunLayout::CpuSplit => "cpu",
+            _ => "cuda",
+        }
+    }
+
+    /// Its name in the JSON and the text output.
+    pub fn name(self) -> &'static str {
+        match self {
+            RunLayout::Cpu => "cpu",
+            RunLayout::CpuIslands => "cpu_islands",
+            RunLayout::CpuSplit => "cpu_split",
+            RunLayout::Batch => "batch",
+            RunLayout::BatchResident => "batch_resident",
+            RunLayout::BatchPipelined => "batch_pipelined",
+            RunLayout::Grid => "grid",
+            RunLayout::Steps => "steps",
+            RunLayout::HostCallback => "host_callback",
+        }
+    }
 }
 
 /// How a run ended, as an engine knows it: what [`RunResult::ended`] completes.
@@ -83,7 +138,7 @@ pub(crate) struct Ending {
     pub termination: Termination,
     pub elapsed: Duration,
     pub history: Option<Vec<f64>>,
-    pub backend: &'static str,
+    pub layout: RunLayout,
     pub stream: u32,
 }
 
@@ -111,7 +166,9 @@ impl RunResult {
             termination,
             elapsed: e.elapsed,
             history: e.history,
-            backend: e.backend,
+            backend: e.layout.backend(),
+            layout: e.layout,
+            launch_runs: 1,
             seed: job.seed(),
             stream: e.stream,
         }

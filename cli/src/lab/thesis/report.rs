@@ -658,6 +658,8 @@ mod tests {
             elapsed: std::time::Duration::ZERO,
             history: Some(history),
             backend: "cpu",
+            layout: gpude::RunLayout::Cpu,
+            launch_runs: 1,
             seed: 1,
             stream: 0,
         }
