@@ -21,8 +21,8 @@ pub use gpude_host::run;
 pub use gpude_host::{
     Adaptive, Backend, BatchKernel, BatchObjective, BoundPolicy, Ceilings, Crossover, CudaEngine,
     Error, FUNCTIONS, Formula, Function, FunctionInfo, Job, JobBuilder, Mode, Objective, Precision,
-    Problem, Result, RunLayout, RunResult, SeparableCpu, SolverOptions, Strategy, Termination,
-    ThesisVariant,
+    Problem, Result, RunLayout, RunResult, SeparableCpu, SolverOptions, Stops, Strategy,
+    Termination, ThesisVariant,
 };
 pub use gpude_host::{
     Algorithm, Archipelago, ArchipelagoBuilder, ArchipelagoResult, Emigrants, Pso, Replacement,

@@ -243,7 +243,7 @@ pub(crate) fn parse(text: &str, path: &Path) -> Result<Vec<JobSpec>> {
 }
 
 /// What each key of a job means, in the order of [`KEYS`].
-const MEANINGS: [(&str, &str); 34] = [
+const MEANINGS: [(&str, &str); 38] = [
     (
         "function",
         "a built-in or cec2017-f1 … cec2017-f30 (see `gpude functions`)",
@@ -277,6 +277,21 @@ const MEANINGS: [(&str, &str); 34] = [
     (
         "target",
         "stop once the error (best f − minimum) is at most this",
+    ),
+    (
+        "tol",
+        "stop once the standard deviation of the population's values\n\
+         is at most atol + tol·|mean| (SciPy's tol)",
+    ),
+    ("atol", "the absolute part of the tol test (SciPy's atol)"),
+    (
+        "stagnation",
+        "stop once the best has not improved in this many generations",
+    ),
+    (
+        "check_every",
+        "generations between looks at tol, atol and stagnation,\n\
+         the same on the CPU and the GPU [default: 32]",
     ),
     (
         "strategy",
@@ -381,7 +396,7 @@ Example:
 }
 
 /// The keys of a job and the type each needs.
-const KEYS: [(&str, &str); 34] = [
+const KEYS: [(&str, &str); 38] = [
     ("function", "a function name"),
     ("expr", "an expression (a string)"),
     ("objective_ptx", "the path of a PTX file (a string)"),
@@ -395,6 +410,10 @@ const KEYS: [(&str, &str); 34] = [
     ("max_evals", WHOLE64),
     ("max_evaluations", WHOLE64),
     ("target", "a number"),
+    ("tol", "a number"),
+    ("atol", "a number"),
+    ("stagnation", WHOLE32),
+    ("check_every", WHOLE32),
     ("strategy", "a strategy name"),
     ("crossover", "a crossover name"),
     ("bounds", "a bound policy name"),

@@ -6,6 +6,7 @@ use gpude::host::config::{
     bounds_name, crossover_name, formula_name, parse_bounds, parse_crossover, parse_formula,
     parse_strategy, parse_variant, strategy_name, variant_name,
 };
+use gpude::run::stops::DEFAULT_EVERY;
 use gpude::{
     Backend, FunctionInfo, Job, Mode, Objective, Precision, RunResult, Solver, SolverOptions,
 };
@@ -78,6 +79,26 @@ pub struct JobArgs {
     /// Stop once the error (best f − minimum) is at most this.
     #[arg(long, value_name = "ERR", allow_hyphen_values = true)]
     pub target: Option<f64>,
+
+    /// Stop once the population has converged, in SciPy's sense: the standard deviation
+    /// of its values is at most atol + tol·|mean| (tol a finite number ≥ 0).
+    #[arg(long, value_name = "X", allow_hyphen_values = true)]
+    pub tol: Option<f64>,
+
+    /// The absolute part of the --tol test: stop once the standard deviation of the
+    /// population's values is at most atol + tol·|mean| (a finite number ≥ 0).
+    #[arg(long, value_name = "X", allow_hyphen_values = true)]
+    pub atol: Option<f64>,
+
+    /// Stop once the best value has not improved in G generations (1 or more; the run
+    /// then records its history).
+    #[arg(long, value_name = "G", allow_negative_numbers = true)]
+    pub stagnation: Option<u32>,
+
+    /// Look at --tol, --atol and --stagnation every K generations, the same generations
+    /// on the CPU and the GPU [default: 32].
+    #[arg(long, value_name = "K", allow_negative_numbers = true)]
+    pub check_every: Option<u32>,
 
     /// Mutation strategy: thesis, rand1, best1, current-to-best1, rand2, best2 (a
     /// crossover suffix is allowed: rand1bin, rand/1/exp), or the adaptive jde, jade,
@@ -157,6 +178,10 @@ impl JobArgs {
             generations: self.gens,
             max_evals: self.max_evals,
             target: self.target,
+            tol: self.tol,
+            atol: self.atol,
+            stagnation: self.stagnation,
+            check_every: self.check_every,
             strategy: self.strategy.clone(),
             crossover: self.crossover.clone(),
             bounds: self.bounds.clone(),
@@ -371,6 +396,18 @@ pub struct JobSpec {
     pub max_evals: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target: Option<f64>,
+    /// SciPy's relative tolerance of the values' spread.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tol: Option<f64>,
+    /// SciPy's absolute tolerance of the values' spread.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub atol: Option<f64>,
+    /// Generations without an improvement of the best that end a run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stagnation: Option<u32>,
+    /// Generations between two looks at the stops.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub check_every: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub strategy: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -520,6 +557,18 @@ impl JobSpec {
         if let Some(v) = self.target {
             b = b.target(v);
         }
+        if let Some(v) = self.tol {
+            b = b.tol(v);
+        }
+        if let Some(v) = self.atol {
+            b = b.atol(v);
+        }
+        if let Some(v) = self.stagnation {
+            b = b.stagnation(v);
+        }
+        if let Some(v) = self.check_every {
+            b = b.check_every(v);
+        }
         if let Some(v) = self.f {
             b = b.f(v);
         }
@@ -632,6 +681,11 @@ impl JobSpec {
                     .then(|| budget.unwrap_or_else(|| job.evaluations(job.generations()))),
             },
             target: job.target(),
+            tol: job.stops().tol,
+            atol: job.stops().atol,
+            stagnation: job.stops().stagnation,
+            check_every: (job.stops().any() || job.stops().every != DEFAULT_EVERY)
+                .then_some(job.stops().every),
             strategy: Some(strategy_name(job.strategy()).to_string()),
             crossover: Some(crossover_name(job.crossover()).to_string()),
             bounds: Some(bounds_name(job.bounds()).to_string()),
@@ -680,6 +734,25 @@ pub fn describe_strategy(job: &Job) -> String {
             variant_name(job.thesis_variant())
         )
     }
+}
+
+/// The convergence stops of a job, when it has any: `tol 0.01, atol 0, stagnation 200,
+/// looked at every 32 generations`.
+pub fn describe_stops(job: &Job) -> Option<String> {
+    let s = job.stops();
+    if !s.any() {
+        return None;
+    }
+    let mut parts = Vec::new();
+    if s.spread() {
+        parts.push(format!("tol {}", num(s.tol.unwrap_or(0.0))));
+        parts.push(format!("atol {}", num(s.atol.unwrap_or(0.0))));
+    }
+    if let Some(g) = s.stagnation {
+        parts.push(format!("stagnation {g}"));
+    }
+    parts.push(format!("looked at every {} generations", s.every));
+    Some(parts.join(", "))
 }
 
 /// The domain of a job: `[-600, 600]^30` or the first components.

@@ -706,6 +706,9 @@ fn human(
     if let Some(t) = job.target() {
         line("target", format!("error ≤ {}", num(t)));
     }
+    if let Some(stops) = common::describe_stops(job) {
+        line("stops", stops);
+    }
     if let [r] = results {
         line("best f", num(r.best_f));
         line("error", num(r.error));

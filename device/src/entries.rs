@@ -442,6 +442,12 @@ macro_rules! all_shared_rows_kernels {
             shared_rows_kernels!(crate::resident::batch_resident, f64, Function::$variant,
                 ${concat(de_batch_f64_, $key, _shared)},
                 ${concat(de_batch_f64_, $key, _thesis_shared)});
+            shared_rows_kernels!(crate::resident::batch_resident_ctl, f32, Function::$variant,
+                ${concat(de_batch_f32_, $key, _shared_ctl)},
+                ${concat(de_batch_f32_, $key, _thesis_shared_ctl)});
+            shared_rows_kernels!(crate::resident::batch_resident_ctl, f64, Function::$variant,
+                ${concat(de_batch_f64_, $key, _shared_ctl)},
+                ${concat(de_batch_f64_, $key, _thesis_shared_ctl)});
             shared_rows_kernels!(crate::pipelined::batch_pipelined, f32, Function::$variant,
                 ${concat(de_batch_f32_, $key, _pipelined)},
                 ${concat(de_batch_f32_, $key, _thesis_pipelined)});

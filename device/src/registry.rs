@@ -60,6 +60,9 @@ pub enum Layout {
     /// whose rows fit, and for the families of [`SHARED_FAMILIES`] only (not in
     /// [`Layout::ALL`]). Its kernels take the batch kernels' parameters.
     BatchShared,
+    /// [`Layout::BatchShared`] under a control block: its own entry points
+    /// (`…_shared_ctl`), so that the plain ones carry no control code.
+    BatchSharedControlled,
     /// One block per population as [`Layout::Batch`], each pass's rows staged in shared
     /// memory with `cp.async` one pass ahead (`pipelined.rs`): for rows of one round
     /// (D ≤ 128), sm_80 or later, and for the families of [`PIPELINED_FAMILIES`] only
@@ -125,6 +128,7 @@ impl Layout {
             Layout::Batch
             | Layout::BatchControlled
             | Layout::BatchShared
+            | Layout::BatchSharedControlled
             | Layout::BatchPipelined => "batch",
             Layout::Step => "step",
             Layout::Grid => "grid",
@@ -136,6 +140,7 @@ impl Layout {
         match self {
             Layout::BatchControlled => "_ctl",
             Layout::BatchShared => "_shared",
+            Layout::BatchSharedControlled => "_shared_ctl",
             Layout::BatchPipelined => PIPELINED_SUFFIX,
             _ => "",
         }
@@ -227,7 +232,7 @@ impl KernelKey {
         let f32 = self.precision == KernelPrecision::F32;
         match self.layout {
             Layout::Grid => Some(128),
-            Layout::BatchShared => {
+            Layout::BatchShared | Layout::BatchSharedControlled => {
                 if f32 {
                     Some(80)
                 } else {
@@ -270,12 +275,14 @@ pub fn for_each_kernel_key(mut f: impl FnMut(KernelKey)) {
                 }
             }
             for family in SHARED_FAMILIES {
-                f(KernelKey {
-                    layout: Layout::BatchShared,
-                    family,
-                    function,
-                    precision,
-                });
+                for layout in [Layout::BatchShared, Layout::BatchSharedControlled] {
+                    f(KernelKey {
+                        layout,
+                        family,
+                        function,
+                        precision,
+                    });
+                }
             }
             for family in PIPELINED_FAMILIES {
                 f(KernelKey {

@@ -32,11 +32,11 @@
 //! selection and best reduction: the results are the batch kernel's bits.
 //!
 //! At the end the block writes its population back to `pop_a` (flags 0) and its values
-//! to `fit`, so that the final population reads back as from the batch kernel. A run
-//! that goes on (generations done in `gens_done`) starts by reading its population from
-//! there into shared memory (the rows as their flags say). The control block is served
-//! when the launch maps one (`ctl` not null): one entry point for plain and controlled
-//! runs.
+//! to `fit`, so that the final population reads back as from the batch kernel. The
+//! controlled entry points (`…_shared_ctl`) serve the control block and go on from the
+//! generations done in `gens_done`, reading the population from the global buffers into
+//! shared memory first (the rows as their flags say); the plain ones start from
+//! generation 0 and carry no control code.
 
 /// Dynamic shared memory (bytes) of a resident block: `np` rows of `stride(dim)` values
 /// of `real_bytes` bytes, `spare` spare rows, two values per individual and the
@@ -73,7 +73,7 @@ mod gpu {
     use core::intrinsics::gpu::gpu_launch_sized_workgroup_mem;
 
     use crate::abi::BatchParams;
-    use crate::batch::{Block, Rows, Values, WhenMapped, batch};
+    use crate::batch::{Block, Controlled, Plain, Rows, Values, batch};
     use crate::de::Draws;
     use crate::functions::BuiltinObjective;
     use crate::kernels::{Group, LaneReal, RowPointers, Setup, init_one, row, trial_rows};
@@ -155,8 +155,8 @@ mod gpu {
         }
     }
 
-    /// The resident entry points' code: the one batch body ([`crate::batch`]) with
-    /// [`Resident`] rows, serving the control block when the launch maps one.
+    /// The plain resident entry points' code: the one batch body ([`crate::batch`])
+    /// with [`Resident`] rows. `ctl` and `gens_done` on entry are not read.
     ///
     /// # Safety
     /// The host sizes the buffers as for the batch kernel and launches with
@@ -165,7 +165,18 @@ mod gpu {
     #[inline(always)]
     pub(crate) unsafe fn batch_resident<T: LaneReal>(s: Setup<T>, p: BatchParams<T>) {
         // SAFETY: forwarded.
-        unsafe { batch::<T, _, Resident<T>, WhenMapped>(s, p) }
+        unsafe { batch::<T, _, Resident<T>, Plain>(s, p) }
+    }
+
+    /// The controlled resident entry points' code: as [`batch_resident`], serving the
+    /// control block and going on from the generations done in `gens_done`.
+    ///
+    /// # Safety
+    /// As [`batch_resident`]'s, and `ctl` is a mapped control block of gridDim slots.
+    #[inline(always)]
+    pub(crate) unsafe fn batch_resident_ctl<T: LaneReal>(s: Setup<T>, p: BatchParams<T>) {
+        // SAFETY: forwarded.
+        unsafe { batch::<T, _, Resident<T>, Controlled>(s, p) }
     }
 
     /// The batch layout's rows resident in the block's shared memory (see the module's

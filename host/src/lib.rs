@@ -28,6 +28,7 @@ pub use job::objective::{BatchObjective, Objective, SeparableCpu};
 pub use job::precision::Precision;
 pub use job::problem::{FUNCTIONS, FunctionInfo, Problem};
 pub use run::result::{RunLayout, RunResult, Termination};
+pub use run::stops::Stops;
 pub use solver::{Backend, Solver, SolverOptions};
 // The checkpoints and results, where callers found them before `run` held them.
 pub use run::{checkpoint, result};

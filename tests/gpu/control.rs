@@ -23,7 +23,8 @@ pub fn tests() -> Vec<Test> {
         cpu_checkpoint_resumes_on_gpu,
         controlled_runs_equal_plain_runs,
         controlled_shared_row_kernels_match_the_cpu,
-        auto_takes_a_list_of_large_populations_to_blocks
+        auto_takes_a_list_of_large_populations_to_blocks,
+        convergence_stops_match_the_cpu
     ]
 }
 
@@ -578,4 +579,57 @@ fn auto_takes_a_list_of_large_populations_to_blocks(e: &CudaEngine) {
         .expect("one run");
     let r = one[0].result.as_ref().expect("a result");
     assert_eq!((r.layout, r.launch_runs), (RunLayout::Grid, 1));
+}
+
+/// Convergence stops on the GPU end each run where the CPU engine's does, with the same
+/// bits and reason: a spread stop (`atol`) and a stagnation stop, in the batch (three
+/// runs in one launch, through `run_batch`, the resident kernel and the global-memory
+/// one), grid and step layouts, in both precisions.
+fn convergence_stops_match_the_cpu(e: &CudaEngine) {
+    let saved_kernel = e.batch_kernel();
+    for p in [Precision::F32, Precision::F64] {
+        for (function, atol, stagnation, expect) in [
+            (Function::Sphere, Some(1e-9), None, Termination::Converged),
+            (Function::Rastrigin, None, Some(40), Termination::Stagnated),
+        ] {
+            let jobs: Vec<Job> = (0..3)
+                .map(|k| {
+                    let mut b = Job::builder(function, 8)
+                        .pop(64)
+                        .generations(3000)
+                        .seed(9)
+                        .stream(k)
+                        .precision(p);
+                    if let Some(a) = atol {
+                        b = b.atol(a);
+                    }
+                    if let Some(s) = stagnation {
+                        b = b.stagnation(s);
+                    }
+                    b.build().expect("valid job")
+                })
+                .collect();
+            let cpu: Vec<_> = jobs
+                .iter()
+                .map(|j| cpu::run_controlled(j, &mut Control::default()).result)
+                .collect();
+            for r in &cpu {
+                assert_eq!(r.termination, expect, "{p:?} {function:?} on the CPU");
+                assert!(r.generations < 3000 && r.generations % 32 == 0);
+            }
+            let what = format!("{p:?} {function:?}");
+            for kernel in [BatchKernel::Auto, BatchKernel::Global] {
+                e.set_batch_kernel(kernel);
+                let gpu = e.run_batch(&jobs).expect("batch");
+                for (k, (a, b)) in cpu.iter().zip(&gpu).enumerate() {
+                    assert_eq!(result_bits(a), result_bits(b), "{what} {kernel:?} run {k}");
+                }
+            }
+            e.set_batch_kernel(saved_kernel);
+            for mode in [Mode::Grid, Mode::Steps] {
+                let r = e.run(&jobs[1], mode).expect("whole-GPU run");
+                assert_eq!(result_bits(&cpu[1]), result_bits(&r), "{what} {mode:?}");
+            }
+        }
+    }
 }

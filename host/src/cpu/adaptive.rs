@@ -14,6 +14,7 @@ use crate::run::checkpoint::{Checkpoint, Stored};
 use crate::run::control::{Control, Observer, Outcome};
 use crate::run::generations::{self, Generations};
 use crate::run::result::{Ending, RunResult, Termination};
+use crate::run::stops::stop_of;
 use gpude_device::adaptive as rules;
 use gpude_device::adaptive_gen as step;
 use gpude_device::philox::key_of;
@@ -254,11 +255,15 @@ impl<T: Real> Generations for Adaptive<'_, T> {
         self.best = self.st.pop.best();
         true
     }
+    fn values(&self) -> Vec<f64> {
+        self.st.pop.fit.iter().map(|v| v.to_f64()).collect()
+    }
 }
 
-/// Runs an adaptive `job` on the CPU until its end, or until `stop` is set or the
-/// observer says [`Flow::Stop`](crate::run::control::Flow::Stop) (the run then ends with [`Termination::Stopped`]), in
-/// the host's generation loop.
+/// Runs an adaptive `job` on the CPU until its end (its limit, budget, target or one of
+/// its convergence stops), or until `stop` is set or the observer says
+/// [`Flow::Stop`](crate::run::control::Flow::Stop) (the run then ends with
+/// [`Termination::Stopped`]), in the host's generation loop.
 pub fn run_until<T: Real>(
     job: &Job,
     observer: Option<Observer>,
@@ -295,7 +300,8 @@ pub fn run_until<T: Real>(
     } else if g >= job.generations() {
         Termination::MaxGenerations
     } else {
-        Termination::Stopped
+        let values: Vec<f64> = st.pop.fit.iter().map(|v| v.to_f64()).collect();
+        stop_of(job, g, &values, end.history.as_deref()).unwrap_or(Termination::Stopped)
     };
     let result = RunResult::ended(
         job,

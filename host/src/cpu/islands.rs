@@ -226,6 +226,7 @@ impl ArchipelagoBuilder {
                 "thesis or a classic strategy (an adaptive run's memory, archive and shrinking population do not migrate)",
             ));
         }
+        a.template.stops().unsupported("islands or PSO")?;
         let n = a.islands;
         if n == 0 || n > MAX_ISLANDS {
             return Err(Error::invalid(

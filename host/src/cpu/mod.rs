@@ -483,6 +483,9 @@ impl<T: Stored> Generations for Classic<'_, T> {
     fn state(&self) -> Option<State> {
         Some(T::state(self.pop.x.clone(), self.pop.fit.clone()))
     }
+    fn values(&self) -> Vec<f64> {
+        self.pop.fit.iter().map(|v| v.to_f64()).collect()
+    }
 }
 
 /// The run from `pop` after `g0` generations, in the host's generation loop.

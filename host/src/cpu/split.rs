@@ -197,6 +197,7 @@ impl Setup {
                 ));
             }
         };
+        job.stops().unsupported("the split by dimension")?;
         Ok(Setup {
             f,
             key: key_of(job.seed()),

@@ -157,6 +157,11 @@ impl CudaEngine {
         jobs: &[&Job],
         mode: Mode,
     ) -> Result<Vec<(RunResult, FinalPopulation)>> {
+        for job in jobs {
+            job.stops().unsupported(
+                "the GPU's adaptive kernels (and the classic strategies on CEC 2017 functions there); the CPU engine runs them with stops",
+            )?;
+        }
         if jobs.iter().any(|j| j.objective().is_host_callback()) {
             // Host callbacks one at a time (`callback_run`), the others together.
             let (cb, rest): (Vec<usize>, Vec<usize>) =

@@ -33,9 +33,9 @@ impl CudaEngine {
     /// for seed and stream), after checking that they fit, with the seeds, streams and
     /// bounds uploaded and every population's generations done at 0 (a fresh run); with
     /// `controlled`, for launches that map a control block. The kernel is the engine's
-    /// [`BatchKernel`]'s choice: the resident or pipelined kernel (one entry point for
-    /// plain and controlled launches), else the global-memory one (its `_ctl` entry
-    /// point when controlled).
+    /// [`BatchKernel`]'s choice: the resident kernel (its `_shared_ctl` entry point when
+    /// controlled), the pipelined one (one entry point for both) or the global-memory
+    /// one (its `_ctl` entry point when controlled).
     pub(crate) fn alloc_batch<T: GpuReal>(
         &self,
         jobs: &[&Job],
@@ -59,7 +59,7 @@ impl CudaEngine {
             + 4 * (p * np + 32 * p + 2 * p) as u64
             + 12 * p as u64;
         self.check_memory(needed)?;
-        let resident = self.batch_plan::<T>(job)?;
+        let resident = self.batch_plan::<T>(job, controlled)?;
         let (name, func, threads, shared_mem_bytes, layout) = match resident {
             Some(r) => (r.name, r.func, r.threads, r.bytes, r.layout),
             None => {
@@ -359,6 +359,17 @@ impl Launched {
                 stream: job.stream(),
             },
         )
+    }
+}
+
+impl<T: GpuReal> BatchLaunch<T> {
+    /// Population `k`'s values (np of them), as f64.
+    pub(crate) fn values(&self, k: usize, np: usize) -> Result<Vec<f64>> {
+        let f = self
+            .stream
+            .clone_dtoh(&self.fit.slice(k * np..(k + 1) * np))
+            .map_err(cuda_err(format!("{}: reading the values", self.name)))?;
+        Ok(f.iter().map(|v| v.to_f64()).collect())
     }
 }
 

@@ -178,6 +178,9 @@ impl CudaEngine {
     pub(crate) fn callback_run(&self, job: &Job, control: &mut Control) -> Result<Outcome> {
         crate::cuda::adaptive::gpu_check(job)?;
         job.check()?;
+        if job.adaptive().is_some() {
+            job.stops().unsupported("an adaptive strategy on a host callback on the GPU; the CPU engine runs it with stops")?;
+        }
         check_objective(job)?;
         let objective = job.objective();
         objective.reset_failure();
@@ -263,6 +266,10 @@ impl CudaEngine {
             (g, done) = (gn, d);
             if let Some(o) = control.observer {
                 stopped = o(g, bf) == Flow::Stop;
+            }
+            // A convergence stop (looked at on the host, which has the values).
+            if !done && job.stops().at(g) && run.checkpoint(g, start.elapsed())?.stop().is_some() {
+                break;
             }
             if !stopped
                 && !done

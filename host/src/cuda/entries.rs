@@ -5,7 +5,7 @@
 //! ([`super::control`]) and downloads the state where a run stops or is saved.
 
 use super::batch::{Launched, batch_state, compatible};
-use super::control::{MappedBlock, Monitor, pause};
+use super::control::{MappedBlock, Monitor, Words, pause};
 use super::engine::{CudaEngine, Mode, cuda_err};
 use super::external::check_objective;
 use super::grid::{
@@ -19,7 +19,9 @@ use crate::job::config::{Job, Precision};
 use crate::run::checkpoint::{Checkpoint, Entry, Part};
 use crate::run::control::{Control, Flow, Outcome, Ran, Reporting, Watch, check_watch};
 use crate::run::result::{RunLayout, RunResult, Termination, ending};
+use crate::run::stops::stop_of;
 use cudarc::driver::CudaStream;
+use gpude_device::control::{COMMAND, SLOT_WORDS, STOP};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -32,6 +34,26 @@ pub fn segment_end(g: u32, limit: u32, every: u32) -> u32 {
     }
     let next = (g / every).saturating_add(1).saturating_mul(every);
     next.min(limit)
+}
+
+/// Where the next launch of a run of `job` that has done `g` generations ends: at
+/// [`segment_end`], or earlier where the job's convergence stops are looked at.
+fn launch_end(job: &Job, g: u32, every: u32) -> u32 {
+    let end = segment_end(g, job.generations(), every);
+    job.stops().next_after(g).map_or(end, |s| end.min(s))
+}
+
+/// The values of a whole-GPU run's population (np of them), as f64.
+fn grid_values<T: GpuReal>(
+    stream: &Arc<CudaStream>,
+    name: &str,
+    bu: &GridBuffers<T>,
+    np: usize,
+) -> Result<Vec<f64>> {
+    let f = stream
+        .clone_dtoh(&bu.fit)
+        .map_err(cuda_err(format!("{name}: reading the values")))?;
+    Ok(f[..np].iter().map(|v| v.to_f64()).collect())
 }
 
 /// The runs of a list while the engine goes through them: each one's entry (its state
@@ -402,7 +424,6 @@ impl CudaEngine {
             .collect();
         let refs: Vec<&Job> = jobs.iter().collect();
         let p = jobs.len();
-        let limit = jobs[0].generations();
         let stream = self.first_stream();
         let mut l = self.alloc_batch::<T>(&refs, stream.clone(), true)?;
         let (name, st, np, dim) = (
@@ -435,6 +456,8 @@ impl CudaEngine {
         let block = self.lease_block(p)?;
         let mut seen: Vec<Option<u32>> = vec![None; p];
         let mut stand = vec![Standing::Running; p];
+        // The convergence stop that ended each run, if one did.
+        let mut fired: Vec<Option<Termination>> = vec![None; p];
         let mut last = Vec::new();
         let start = std::time::Instant::now();
         // The runs still running go on to the next checkpoint (or their limit).
@@ -443,7 +466,7 @@ impl CudaEngine {
             .map(|k| gens[k])
             .min()
         {
-            let end = segment_end(g, limit, watch.every);
+            let end = launch_end(&jobs[0], g, watch.every);
             let mut monitor = Monitor::new(
                 jobs[0].precision(),
                 watch.reporting,
@@ -466,6 +489,15 @@ impl CudaEngine {
                     history[k] = Some(join_history(history[k].take(), &h));
                 }
                 stand[k] = standing(&jobs[k], o.generations, o.best_f, end, monitor.stopped(k));
+                if stand[k] == Standing::Running && jobs[k].stops().at(gens[k]) {
+                    let values = l.values(k, np)?;
+                    fired[k] = stop_of(&jobs[k], gens[k], &values, history[k].as_deref());
+                    if fired[k].is_some() {
+                        // Ended: its block stops at once in the launches that follow.
+                        stand[k] = Standing::Ended;
+                        block.store(k * SLOT_WORDS + COMMAND, STOP);
+                    }
+                }
             }
             let halt = flagged(watch);
             let more = stand.contains(&Standing::Running);
@@ -515,7 +547,13 @@ impl CudaEngine {
                     history: history[k].take(),
                     ..o
                 };
-                runs.results[e] = Some(o.result(job, total, l.layout, p as u32));
+                let mut r = o.result(job, total, l.layout, p as u32);
+                if let Some(t) = fired[k]
+                    && r.termination == Termination::Stopped
+                {
+                    r.termination = t;
+                }
+                runs.results[e] = Some(r);
                 runs.entries[e] = Entry::Pending(job.clone());
             }
         }
@@ -525,7 +563,6 @@ impl CudaEngine {
     /// One run over the whole GPU in cooperative launches (one per segment).
     fn grid_one<T: Controlled>(&self, e: usize, runs: &mut Runs, watch: &mut Watch) -> Result<()> {
         let job = runs.entries[e].job().clone();
-        let limit = job.generations();
         let mut run = self.grid_run::<T>(&job)?;
         let (stream, name) = (run.stream.clone(), run.name.clone());
         let s = Start::of(&runs.entries[e]);
@@ -539,9 +576,10 @@ impl CudaEngine {
         let block = self.lease_block(1)?;
         let mut seen = vec![None];
         let start = std::time::Instant::now();
+        let mut fired = None;
         let (stand, state) = loop {
             let from = g;
-            let end = segment_end(g, limit, watch.every);
+            let end = launch_end(&job, g, watch.every);
             let mut monitor = Monitor::new(job.precision(), watch.reporting, vec![e], seen);
             monitor.adopt(&*block);
             run.launch(end, block.device_ptr(), watch.reporting.arg())?;
@@ -554,6 +592,13 @@ impl CudaEngine {
                 history = Some(join_history(history.take(), &h));
             }
             let mut stand = standing(&job, g, bf, end, monitor.stopped(0));
+            if stand == Standing::Running && job.stops().at(g) {
+                let values = grid_values(&stream, &name, &run.bu, job.pop() as usize)?;
+                fired = stop_of(&job, g, &values, history.as_deref());
+                if fired.is_some() {
+                    stand = Standing::Ended;
+                }
+            }
             if stand != Standing::Running {
                 break (stand, state);
             }
@@ -593,6 +638,7 @@ impl CudaEngine {
                 history,
                 elapsed: before + start.elapsed(),
                 layout: RunLayout::Grid,
+                fired,
             },
         )
     }
@@ -619,12 +665,22 @@ impl CudaEngine {
         let mut g = from;
         let mut seen = None;
         let mut stopped = false;
+        let mut fired = None;
         let mut state;
         loop {
             state = run.state()?;
             g = state[STATE_GEN].max(g);
             if state[STATE_DONE] != 0 || g >= limit {
                 break;
+            }
+            if g > from && job.stops().at(g) {
+                let values = grid_values(&stream, &name, &run.bu, job.pop() as usize)?;
+                let h = grid_history(&stream, &name, &run.bu, from, g)?
+                    .map(|h| join_history(history.clone(), &h));
+                fired = stop_of(&job, g, &values, h.as_deref());
+                if fired.is_some() {
+                    break;
+                }
             }
             if seen != Some(g) {
                 seen = Some(g);
@@ -659,9 +715,9 @@ impl CudaEngine {
                 }
             }
             // Up to the next report or checkpoint: launches queue without a wait.
-            let next = ((g / every).saturating_add(1).saturating_mul(every)).min(segment_end(
+            let next = ((g / every).saturating_add(1).saturating_mul(every)).min(launch_end(
+                &job,
                 g,
-                limit,
                 watch.every,
             ));
             for _ in g..next {
@@ -687,6 +743,7 @@ impl CudaEngine {
                 history,
                 elapsed: before + start.elapsed(),
                 layout: RunLayout::Steps,
+                fired,
             },
         )
     }
@@ -729,6 +786,11 @@ impl CudaEngine {
             let (mut r, _) =
                 w.bu.outcome(w.stream, w.job, w.name, w.state, took, nothing)?;
             r.history = w.history;
+            if let Some(t) = w.fired
+                && r.termination == Termination::Stopped
+            {
+                r.termination = t;
+            }
             runs.results[e] = Some(r);
             runs.entries[e] = Entry::Pending(w.job.clone());
         }
@@ -749,6 +811,8 @@ struct Whole<'a, T: GpuReal> {
     history: Option<Vec<f64>>,
     elapsed: Duration,
     layout: RunLayout,
+    /// The convergence stop that ended it, if one did.
+    fired: Option<Termination>,
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@ use super::engine::{CudaEngine, FinalPopulation, Mode};
 use super::external::check_objective;
 use crate::error::Result;
 use crate::job::config::Job;
+use crate::run::checkpoint::Entry;
 use crate::run::result::RunResult;
 use gpude_device::lanes::group_width;
 
@@ -124,6 +125,13 @@ impl CudaEngine {
         if crate::cuda::adaptive::in_adaptive_kernels(job) {
             return Ok(self.run_adaptive(&[job], mode)?.remove(0).0);
         }
+        if job.stops().any() {
+            // Launches that end where the stops are looked at.
+            let mut control = crate::run::control::Control::default();
+            return self
+                .run_controlled(job, mode, &mut control, Default::default())
+                .map(|o| o.result);
+        }
         let mode = match mode {
             Mode::Auto => self.auto_mode(job),
             m => m,
@@ -162,6 +170,18 @@ impl CudaEngine {
         job.check()?;
         if crate::cuda::adaptive::in_adaptive_kernels(job) {
             return Ok(self.run_adaptive(&[job], mode)?.remove(0));
+        }
+        if job.stops().any() {
+            let mut control = crate::run::control::Control::default();
+            let o = self.run_controlled(job, mode, &mut control, Default::default())?;
+            let (x, fit) = match o.checkpoint.state {
+                crate::run::checkpoint::State::F32 { x, fit } => (
+                    x.iter().map(|&v| v as f64).collect(),
+                    fit.iter().map(|&v| v as f64).collect(),
+                ),
+                crate::run::checkpoint::State::F64 { x, fit } => (x, fit),
+            };
+            return Ok((o.result, FinalPopulation { x, fit }));
         }
         let mode = match mode {
             Mode::Auto => self.auto_mode(job),
@@ -250,6 +270,20 @@ impl CudaEngine {
             check_objective(job)?;
         }
         Job::check_all(jobs)?;
+        if jobs.iter().any(|j| j.stops().any()) {
+            // Launches that end where the stops are looked at.
+            let entries = jobs.iter().cloned().map(Entry::Pending).collect();
+            let ran = self.run_entries(entries, Mode::Batch, &mut Default::default())?;
+            return ran
+                .into_iter()
+                .map(|r| {
+                    r.result.ok_or_else(|| crate::error::Error::Cuda {
+                        context: "a batch with convergence stops".into(),
+                        message: "a run left no result".into(),
+                    })
+                })
+                .collect();
+        }
         let mut groups: Vec<Vec<usize>> = Vec::new();
         for (k, job) in jobs.iter().enumerate() {
             match groups.iter_mut().find(|g| compatible(&jobs[g[0]], job)) {

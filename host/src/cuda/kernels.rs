@@ -165,6 +165,10 @@ mod tests {
         assert_eq!(cap(de(Layout::Grid, F64, EXTERNAL)), Some(128));
         assert_eq!(cap(de(Layout::BatchShared, F32, "griewank")), Some(80));
         assert_eq!(cap(de(Layout::BatchShared, F64, "griewank")), None);
+        assert_eq!(
+            cap(de(Layout::BatchSharedControlled, F32, "griewank")),
+            Some(80)
+        );
         assert_eq!(cap(de(Layout::BatchPipelined, F64, "griewank")), Some(96));
         assert_eq!(cap(de(Layout::Batch, F32, "griewank")), Some(72));
         assert_eq!(cap(de(Layout::Batch, F64, "griewank")), Some(72));
@@ -197,6 +201,15 @@ mod tests {
         assert_eq!(
             de(Layout::BatchShared, KernelPrecision::F32, "griewank").name(),
             "de_batch_f32_griewank_thesis_shared"
+        );
+        assert_eq!(
+            de(
+                Layout::BatchSharedControlled,
+                KernelPrecision::F64,
+                "griewank"
+            )
+            .name(),
+            "de_batch_f64_griewank_thesis_shared_ctl"
         );
         assert_eq!(
             Kernel::Evaluate(KernelPrecision::F64).to_string(),

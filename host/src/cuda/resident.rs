@@ -105,8 +105,8 @@ impl CudaEngine {
         job.check()?;
         check_objective(job)?;
         let plan = match job.precision() {
-            crate::job::precision::Precision::F32 => self.batch_plan::<f32>(job)?,
-            crate::job::precision::Precision::F64 => self.batch_plan::<f64>(job)?,
+            crate::job::precision::Precision::F32 => self.batch_plan::<f32>(job, false)?,
+            crate::job::precision::Precision::F64 => self.batch_plan::<f64>(job, false)?,
         };
         Ok(match plan {
             Some(p) => (p.name, p.bytes),
@@ -130,16 +130,22 @@ impl CudaEngine {
     /// Auto's choice follows the measurements of docs/PERFORMANCE.md (version 17, H100):
     /// the pipelined kernel took 0.83–0.95 of the global-memory kernel's time on every
     /// single-precision batch of many populations, 1.02 on one population of 2 048 in
-    /// one block, and 1.05 in double precision, where auto leaves it.
-    pub(crate) fn batch_plan<T: GpuReal>(&self, job: &Job) -> Result<Option<ResidentPlan>> {
+    /// one block, and 1.05 in double precision, where auto leaves it. With `controlled`,
+    /// for a launch under a control block: the resident kernel's controlled entry point
+    /// (the pipelined kernel has one for both).
+    pub(crate) fn batch_plan<T: GpuReal>(
+        &self,
+        job: &Job,
+        controlled: bool,
+    ) -> Result<Option<ResidentPlan>> {
         match self.batch_kernel() {
             BatchKernel::Global => Ok(None),
-            BatchKernel::Auto => match self.resident_plan::<T>(job, false)? {
+            BatchKernel::Auto => match self.resident_plan::<T>(job, false, controlled)? {
                 Some(plan) => Ok(Some(plan)),
                 None if std::mem::size_of::<T>() == 4 => self.pipelined_plan::<T>(job, false),
                 None => Ok(None),
             },
-            BatchKernel::Shared => self.resident_plan::<T>(job, true),
+            BatchKernel::Shared => self.resident_plan::<T>(job, true, controlled),
             BatchKernel::Pipelined => self.pipelined_plan::<T>(job, true),
         }
     }
@@ -157,9 +163,15 @@ impl CudaEngine {
         &self,
         job: &Job,
         forced: bool,
+        controlled: bool,
     ) -> Result<Option<ResidentPlan>> {
         let refuse = refusal(forced, "shared");
-        let kernel = de_kernel::<T>(Layout::BatchShared, job);
+        let layout = if controlled {
+            Layout::BatchSharedControlled
+        } else {
+            Layout::BatchShared
+        };
+        let kernel = de_kernel::<T>(layout, job);
         let name = kernel.name();
         if !self.kernels.contains_key(name.as_str()) {
             return refuse(format!(

@@ -5,6 +5,7 @@ use crate::job::adaptive::Adaptive;
 use crate::job::limits::MAX_DIM;
 use crate::job::objective::Objective;
 use crate::job::problem::{FunctionInfo, Problem, check_dim_of};
+use crate::run::stops::Stops;
 use gpude_device::abi::AdaptiveRun;
 use gpude_device::variant::ThesisVariant;
 use gpude_device::{BoundPolicy, Crossover, Formula, Function, Strategy};
@@ -50,6 +51,7 @@ pub struct Job {
     history: bool,
     adaptive: Option<crate::job::adaptive::Adaptive>,
     thesis_variant: ThesisVariant,
+    stops: Stops,
 }
 
 impl Job {
@@ -84,6 +86,7 @@ impl Job {
             history: false,
             adaptive: Default::default(),
             thesis_variant: ThesisVariant::DEFAULT,
+            stops: Stops::default(),
         }
     }
 
@@ -198,9 +201,16 @@ impl Job {
         self.precision
     }
 
-    /// Record the best value after every generation.
+    /// Record the best value after every generation (always, with a stagnation stop:
+    /// it is read from the history).
     pub fn history(&self) -> bool {
         self.history
+    }
+
+    /// When the run ends before its limit: convergence of the values, stagnation of the
+    /// best (none unless set).
+    pub fn stops(&self) -> &Stops {
+        &self.stops
     }
 
     /// How the objective is computed (exact, the default, or as printed).
@@ -231,9 +241,10 @@ impl Job {
         self
     }
 
-    /// The same job, recording the best value after every generation or not.
+    /// The same job, recording the best value after every generation or not; a job
+    /// with a stagnation stop records it either way.
     pub fn with_history(mut self, history: bool) -> Job {
-        self.history = history;
+        self.history = history || self.stops.stagnation.is_some();
         self
     }
 
@@ -369,6 +380,7 @@ impl Job {
                 format!("at most {}", u32::MAX - 1),
             ));
         }
+        self.stops.check()?;
         self.check_variant()
     }
 
@@ -452,6 +464,7 @@ pub struct JobBuilder {
     history: bool,
     pub(crate) adaptive: crate::job::adaptive::AdaptiveOptions,
     thesis_variant: ThesisVariant,
+    stops: Stops,
 }
 
 impl JobBuilder {
@@ -526,8 +539,39 @@ impl JobBuilder {
         self.formula = f;
         self
     }
+    /// Record the best value after every generation; a job with a stagnation stop
+    /// records it whatever this says (the stop reads it).
     pub fn history(mut self, h: bool) -> Self {
         self.history = h;
+        self
+    }
+    /// SciPy's `tol`: stop once the standard deviation of the population's values is at
+    /// most `atol + tol·|mean|` (a finite number ≥ 0).
+    pub fn tol(mut self, tol: f64) -> Self {
+        self.stops.tol = Some(tol);
+        self
+    }
+    /// SciPy's `atol`: the absolute part of the spread test of [`JobBuilder::tol`] (a
+    /// finite number ≥ 0).
+    pub fn atol(mut self, atol: f64) -> Self {
+        self.stops.atol = Some(atol);
+        self
+    }
+    /// Stop once the best value has not improved in this many generations (1 or more).
+    pub fn stagnation(mut self, generations: u32) -> Self {
+        self.stops.stagnation = Some(generations);
+        self
+    }
+    /// Look at the stops after every generation that is a multiple of this (1 ..= 2³¹;
+    /// [`crate::run::stops::DEFAULT_EVERY`] unless set): the same generations on every
+    /// engine.
+    pub fn check_every(mut self, every: u32) -> Self {
+        self.stops.every = every;
+        self
+    }
+    /// Every stop at once.
+    pub fn stops(mut self, stops: Stops) -> Self {
+        self.stops = stops;
         self
     }
     /// How the thesis strategy computes its trials (see [`ThesisVariant`]); anything
@@ -626,9 +670,11 @@ impl JobBuilder {
             stream: self.stream,
             precision: self.precision,
             formula: self.formula,
-            history: self.history,
+            // The stagnation stop reads the history.
+            history: self.history || self.stops.stagnation.is_some(),
             adaptive,
             thesis_variant: self.thesis_variant,
+            stops: self.stops,
         };
         job.check()?;
         Ok(job)

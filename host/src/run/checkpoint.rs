@@ -8,7 +8,7 @@
 //! the whole state: the best individual is found again from the values (lowest value,
 //! then lowest index, as the engines do).
 //!
-//! # File format (version 3)
+//! # File format (version 4)
 //! | bytes | content |
 //! | --- | --- |
 //! | 8 | `GPUDECKP` |
@@ -25,6 +25,7 @@
 use crate::error::{Error, Result};
 use crate::job::config::{Job, Precision};
 use crate::run::result::{Ending, RunResult, Termination, termination};
+use crate::run::stops::{Stops, stop_of};
 use gpude_device::de::better;
 use gpude_device::{BoundPolicy, Crossover, Formula, Function, Real, Strategy, ThesisVariant};
 use nalgebra::DVector;
@@ -35,9 +36,10 @@ use std::time::Duration;
 pub const MAGIC: [u8; 8] = *b"GPUDECKP";
 /// The format version this build writes and reads.
 /// Version 2 added the objective (an expression or a CEC 2017 function), version 3 the
-/// thesis variant; files of versions 1 (built-in functions only) and 2 are still read
-/// (their jobs have the default variant).
-pub const VERSION: u32 = 3;
+/// thesis variant, version 4 the convergence stops; files of versions 1 (built-in
+/// functions only) to 3 are still read (their jobs have the default variant where it is
+/// missing, and no stops).
+pub const VERSION: u32 = 4;
 /// Header bytes: magic, version, length, CRC.
 const HEADER: usize = 8 + 4 + 8 + 4;
 
@@ -145,11 +147,26 @@ impl Checkpoint {
         self.job.evaluations(self.generation)
     }
 
-    /// Has the run ended (generation limit or target reached)?
+    /// Has the run ended (generation limit or target reached, or a convergence stop
+    /// fired)?
     pub fn finished(&self) -> bool {
         let (_, best_f) = self.best();
         self.generation >= self.job.generations()
             || self.job.target_value().is_some_and(|t| best_f <= t)
+            || self.stop().is_some()
+    }
+
+    /// The convergence stop that ended the run here, if one did (see
+    /// [`stop_of`]: never where the run is at its limit or target).
+    pub fn stop(&self) -> Option<Termination> {
+        if !self.job.stops().at(self.generation) {
+            return None;
+        }
+        let values: Vec<f64> = match &self.state {
+            State::F32 { fit, .. } => fit.iter().map(|&v| v as f64).collect(),
+            State::F64 { fit, .. } => fit.clone(),
+        };
+        stop_of(&self.job, self.generation, &values, self.history.as_deref())
     }
 
     /// Raises or lowers the generation limit (a resumed run then goes on to it); an
@@ -159,11 +176,14 @@ impl Checkpoint {
         set_limit(&mut self.job, generations)
     }
 
-    /// The result so far: what a run stopped here reports. Its termination is
-    /// [`Termination::Stopped`] when the run has not ended.
+    /// The result so far: what a run stopped here reports. Its termination is the
+    /// target, the limit or budget, else the convergence stop that fired here, else
+    /// [`Termination::Stopped`] (the run has not ended).
     pub fn result(&self) -> RunResult {
         let (x, best_f) = self.best();
-        let ended = self.finished();
+        let stop = self.stop();
+        let ended = self.generation >= self.job.generations()
+            || self.job.target_value().is_some_and(|t| best_f <= t);
         RunResult::ended(
             &self.job,
             Ending {
@@ -171,10 +191,10 @@ impl Checkpoint {
                 best_f,
                 generations: self.generation,
                 evaluations: self.evaluations(),
-                termination: if ended {
-                    termination(&self.job, self.generation, best_f)
-                } else {
-                    Termination::Stopped
+                termination: match stop {
+                    _ if ended => termination(&self.job, self.generation, best_f),
+                    Some(t) => t,
+                    None => Termination::Stopped,
                 },
                 elapsed: self.elapsed,
                 history: self.history.clone(),
@@ -351,11 +371,11 @@ impl JobRecordV2 {
     }
 
     fn job(self) -> Result<Job> {
-        self.job_with(ThesisVariant::DEFAULT)
+        self.job_with(ThesisVariant::DEFAULT, Stops::default())
     }
 
-    /// The job, with thesis variant `variant`.
-    fn job_with(self, variant: ThesisVariant) -> Result<Job> {
+    /// The job, with thesis variant `variant` and `stops`.
+    fn job_with(self, variant: ThesisVariant, stops: Stops) -> Result<Job> {
         use crate::job::objective::Objective;
         let objective = match self.objective {
             ObjectiveRecord::Builtin => None,
@@ -367,7 +387,7 @@ impl JobRecordV2 {
                 Some(Objective::cec2017(&source, id, dim)?)
             }
         };
-        self.base.job_of(objective, variant)
+        self.base.job_of(objective, variant, stops)
     }
 }
 
@@ -388,12 +408,37 @@ impl JobRecordV3 {
     }
 
     fn job(self) -> Result<Job> {
+        self.job_with(Stops::default())
+    }
+
+    /// The job, with `stops`.
+    fn job_with(self, stops: Stops) -> Result<Job> {
         let variant =
             ThesisVariant::from_bits(self.thesis_variant).ok_or_else(|| Error::Input {
                 what: "checkpoint".into(),
                 message: format!("unknown thesis variant bits {:#x}", self.thesis_variant),
             })?;
-        self.v2.job_with(variant)
+        self.v2.job_with(variant, stops)
+    }
+}
+
+/// A job as version 4 stores it: version 3's record, then the convergence stops.
+#[derive(Serialize, Deserialize)]
+struct JobRecordV4 {
+    v3: JobRecordV3,
+    stops: Stops,
+}
+
+impl JobRecordV4 {
+    fn of(job: &Job) -> JobRecordV4 {
+        JobRecordV4 {
+            v3: JobRecordV3::of(job),
+            stops: *job.stops(),
+        }
+    }
+
+    fn job(self) -> Result<Job> {
+        self.v3.job_with(self.stops)
     }
 }
 
@@ -422,15 +467,16 @@ impl JobRecord {
 
     /// The job, built (and so checked) as any other.
     fn job(self) -> Result<Job> {
-        self.job_of(None, ThesisVariant::DEFAULT)
+        self.job_of(None, ThesisVariant::DEFAULT, Stops::default())
     }
 
-    /// The job with `objective`, or with the built-in function of the record, and
-    /// thesis variant `variant`.
+    /// The job with `objective`, or with the built-in function of the record, thesis
+    /// variant `variant` and `stops`.
     fn job_of(
         self,
         objective: Option<crate::job::objective::Objective>,
         variant: ThesisVariant,
+        stops: Stops,
     ) -> Result<Job> {
         let unknown = |what: &str, v: u32| Error::Input {
             what: "checkpoint".into(),
@@ -465,7 +511,8 @@ impl JobRecord {
             })
             .formula(formula)
             .history(self.history)
-            .thesis_variant(variant);
+            .thesis_variant(variant)
+            .stops(stops);
         b = if self.budget_from_evaluations {
             b.max_evaluations(self.pop as u64 * (1 + self.generations as u64))
         } else {
@@ -503,7 +550,7 @@ struct RunRecord {
 
 #[derive(Serialize)]
 struct EntryRef<'a> {
-    job: JobRecordV3,
+    job: JobRecordV4,
     run: Option<RunRef<'a>>,
 }
 
@@ -532,6 +579,11 @@ impl Stored2 for JobRecordV3 {
         self.job()
     }
 }
+impl Stored2 for JobRecordV4 {
+    fn into_job(self) -> Result<Job> {
+        self.job()
+    }
+}
 
 /// The bytes of a checkpoint file holding `entries`.
 pub fn encode(entries: &[Entry]) -> Result<Vec<u8>> {
@@ -550,7 +602,7 @@ pub fn encode_parts<'a>(parts: impl IntoIterator<Item = Part<'a>>) -> Result<Vec
     let records: Vec<EntryRef> = parts
         .into_iter()
         .map(|e| EntryRef {
-            job: JobRecordV3::of(match e {
+            job: JobRecordV4::of(match e {
                 Part::Pending(j) => j,
                 Part::Started(c) => &c.job,
             }),
@@ -624,7 +676,8 @@ pub fn decode(bytes: &[u8]) -> Result<Vec<Entry>> {
     match version {
         1 => entries::<JobRecord>(payload, bad),
         2 => entries::<JobRecordV2>(payload, bad),
-        _ => entries::<JobRecordV3>(payload, bad),
+        3 => entries::<JobRecordV3>(payload, bad),
+        _ => entries::<JobRecordV4>(payload, bad),
     }
 }
 
@@ -672,17 +725,21 @@ fn entries<J: Stored2 + serde::de::DeserializeOwned>(
 mod tests {
     use super::*;
 
-    /// A file as version 2 wrote it: its job records have no variant.
-    fn version2(entries: &[Entry]) -> Vec<u8> {
+    /// A file as version `version` wrote it, its job records made by `record`.
+    fn written_as<J: Serialize>(
+        entries: &[Entry],
+        version: u32,
+        record: impl Fn(&Job) -> J,
+    ) -> Vec<u8> {
         #[derive(Serialize)]
-        struct EntryV2<'a> {
-            job: JobRecordV2,
+        struct Old<'a, J> {
+            job: J,
             run: Option<RunRef<'a>>,
         }
-        let records: Vec<EntryV2> = entries
+        let records: Vec<Old<J>> = entries
             .iter()
-            .map(|e| EntryV2 {
-                job: JobRecordV2::of(e.job()),
+            .map(|e| Old {
+                job: record(e.job()),
                 run: match e {
                     Entry::Pending(_) => None,
                     Entry::Started(c) => Some(RunRef {
@@ -696,11 +753,26 @@ mod tests {
             .collect();
         let payload = postcard::to_allocvec(&records).unwrap();
         let mut out = MAGIC.to_vec();
-        out.extend_from_slice(&2u32.to_le_bytes());
+        out.extend_from_slice(&version.to_le_bytes());
         out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
         out.extend_from_slice(&crc32fast::hash(&payload).to_le_bytes());
         out.extend_from_slice(&payload);
         out
+    }
+
+    /// A file as version 2 wrote it: its job records have no variant.
+    fn version2(entries: &[Entry]) -> Vec<u8> {
+        written_as(entries, 2, JobRecordV2::of)
+    }
+
+    /// A file as version 3 wrote it: its job records have no stops.
+    fn version3(entries: &[Entry]) -> Vec<u8> {
+        written_as(entries, 3, JobRecordV3::of)
+    }
+
+    /// The version of a file's bytes.
+    fn version_of(bytes: &[u8]) -> u32 {
+        u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]])
     }
 
     #[test]
@@ -731,10 +803,99 @@ mod tests {
         let old = decode(&version2(&entries)).unwrap();
         assert_eq!(old, entries);
         assert!(old.iter().all(|e| e.job().thesis_variant().is_default()));
-        // This build writes version 3, which reads back the same.
+        // This build writes version 4, which reads back the same.
         let new = encode(&entries).unwrap();
-        assert_eq!(u32::from_le_bytes([new[8], new[9], new[10], new[11]]), 3);
+        assert_eq!(version_of(&new), 4);
         assert_eq!(decode(&new).unwrap(), entries);
+    }
+
+    #[test]
+    fn version_3_files_are_read_without_stops_and_version_4_keeps_them() {
+        let job = Job::builder(Function::Rastrigin, 5)
+            .pop(10)
+            .generations(64)
+            .seed(8)
+            .thesis_variant(crate::job::config::parse_variant("indices=rejection").unwrap())
+            .build()
+            .unwrap();
+        let entries = vec![Entry::Pending(job.clone())];
+        let old = decode(&version3(&entries)).unwrap();
+        assert_eq!(old, entries);
+        assert_eq!(*old[0].job().stops(), Stops::default());
+        assert!(!old[0].job().thesis_variant().is_default());
+        // Every stop round-trips, the interval included; the stagnation keeps the history.
+        let stopped = Job::builder(Function::Rastrigin, 5)
+            .pop(10)
+            .generations(64)
+            .tol(0.25)
+            .atol(1e-9)
+            .stagnation(7)
+            .check_every(4)
+            .build()
+            .unwrap();
+        assert!(stopped.history());
+        let (np, d) = (stopped.pop() as usize, stopped.dim() as usize);
+        let started = Checkpoint {
+            job: stopped.clone(),
+            generation: 3,
+            state: State::F32 {
+                x: vec![0.5; np * d],
+                fit: (0..np).map(|v| v as f32).collect(),
+            },
+            history: Some(vec![4.0, 3.0, 2.0, 1.0]),
+            elapsed: Duration::from_millis(1),
+        };
+        let entries = vec![Entry::Started(started), Entry::Pending(stopped.clone())];
+        let bytes = encode(&entries).unwrap();
+        assert_eq!(version_of(&bytes), VERSION);
+        let back = decode(&bytes).unwrap();
+        assert_eq!(back, entries);
+        assert_eq!(back[1].job().stops(), stopped.stops());
+        assert_eq!(back[1].job().stops().every, 4);
+    }
+
+    #[test]
+    fn a_checkpoint_where_a_stop_fires_is_finished_with_that_stop() {
+        let job = |b: crate::job::config::JobBuilder| {
+            b.pop(8).generations(100).check_every(4).build().unwrap()
+        };
+        let at = |job: Job, generation: u32, fit: Vec<f32>, history: Option<Vec<f64>>| {
+            let d = job.dim() as usize;
+            Checkpoint {
+                state: State::F32 {
+                    x: vec![0.0; fit.len() * d],
+                    fit,
+                },
+                job,
+                generation,
+                history,
+                elapsed: Duration::ZERO,
+            }
+        };
+        let spread = job(Job::builder(Function::Sphere, 2).atol(0.5).target(1.0));
+        let flat = vec![3.0f32; 8];
+        // Converged at a generation looked at; not in between; the target first.
+        let c = at(spread.clone(), 8, flat.clone(), None);
+        assert!(c.finished());
+        assert_eq!(c.result().termination, Termination::Converged);
+        let c = at(spread.clone(), 9, flat.clone(), None);
+        assert!(!c.finished());
+        assert_eq!(c.result().termination, Termination::Stopped);
+        let c = at(spread.clone(), 8, vec![0.5; 8], None);
+        assert_eq!(c.result().termination, Termination::TargetReached);
+        // The limit before the stop.
+        let c = at(spread, 100, flat.clone(), None);
+        assert_eq!(c.result().termination, Termination::MaxGenerations);
+        // Stagnation from the history: no improvement since generation 2.
+        let still = job(Job::builder(Function::Sphere, 2).stagnation(6));
+        let mut h = vec![9.0, 8.0, 3.0];
+        h.resize(9, 3.0);
+        let c = at(still.clone(), 8, flat.clone(), Some(h.clone()));
+        assert_eq!(c.result().termination, Termination::Stagnated);
+        h[8] = 2.0;
+        let c = at(still, 8, flat, Some(h));
+        assert!(!c.finished());
+        assert_eq!(c.result().termination, Termination::Stopped);
     }
 
     #[test]

@@ -1,11 +1,13 @@
 //! The generation loop of a run that the host steps a generation at a time: every
 //! strategy of the CPU engine (the classic ones, the adaptive ones, the split by
 //! dimension) runs in this one loop, which watches, stops and saves it as its
-//! [`Control`] says.
+//! [`Control`] says, and ends it where the job's convergence stops fire
+//! ([`crate::run::stops`]).
 
 use crate::job::config::Job;
 use crate::run::checkpoint::{Checkpoint, State};
 use crate::run::control::{Control, Flow};
+use crate::run::stops::stop_of;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
@@ -21,6 +23,16 @@ pub trait Generations {
     fn state(&self) -> Option<State> {
         None
     }
+    /// The population's values now, in f64 and in the population's order (what the
+    /// convergence stops read); empty (the default) for a run that does not give them.
+    fn values(&self) -> Vec<f64> {
+        Vec::new()
+    }
+}
+
+/// Does a convergence stop of `job` end `run` after generation `g`?
+fn stops_at<G: Generations>(job: &Job, run: &G, g: u32, history: Option<&[f64]>) -> bool {
+    job.stops().at(g) && stop_of(job, g, &run.values(), history).is_some()
 }
 
 /// Where the loop left a run: the generations done and the history.
@@ -32,8 +44,11 @@ pub struct Stepped {
 /// Runs `run` of `job` from generation `g0` (its history so far in `history`, `before`
 /// spent before `start`) until the job's generation limit or target, a failure of its
 /// objective, or a stop: the observer's (shown generation `g0` and every generation
-/// after it), the stop flag's (polled before every generation) or the saver's (given
-/// the state every [`Control::every`] generations, while the run has more to go).
+/// after it), the stop flag's (polled before every generation), the saver's (given
+/// the state every [`Control::every`] generations, while the run has more to go) or
+/// one of the job's convergence stops (looked at after the observer, before the saver:
+/// a run that stops there is not saved there; a run resumed where one fired does not
+/// go on).
 pub fn drive<G: Generations>(
     job: &Job,
     run: &mut G,
@@ -47,7 +62,8 @@ pub fn drive<G: Generations>(
     let reached = |f: f64| target.is_some_and(|t| f <= t);
     let mut stopped = control
         .observer
-        .is_some_and(|o| o(g0, run.best()) == Flow::Stop);
+        .is_some_and(|o| o(g0, run.best()) == Flow::Stop)
+        || stops_at(job, run, g0, history.as_deref());
     let mut g = g0;
     while !stopped && g < job.generations() && !reached(run.best()) {
         if control.stop.is_some_and(|s| s.load(Ordering::Relaxed)) || !run.step(g + 1) {
@@ -65,6 +81,9 @@ pub fn drive<G: Generations>(
             stopped = o(g, bf) == Flow::Stop;
         }
         let more = g < job.generations() && !reached(bf);
+        if stops_at(job, run, g, history.as_deref()) {
+            break;
+        }
         if !stopped
             && more
             && control.every > 0

@@ -17,6 +17,12 @@ pub enum Termination {
     MaxEvaluations,
     /// Stopped before its end: by a stop flag (an interrupt) or an observer.
     Stopped,
+    /// The population converged: the standard deviation of its values was at most
+    /// `atol + tol·|mean|` (see [`crate::run::stops`]).
+    Converged,
+    /// The best value did not improve in the job's stagnation window (see
+    /// [`crate::run::stops`]).
+    Stagnated,
     /// The run failed: its best value (or a component of its best point) is not a finite
     /// number, so the result means nothing. Every individual overflowed or became NaN:
     /// the domain is too wide for the function in this precision. The run still
@@ -31,6 +37,8 @@ impl Termination {
             Termination::MaxGenerations => "generation limit reached",
             Termination::MaxEvaluations => "evaluation budget spent",
             Termination::Stopped => "stopped before the end",
+            Termination::Converged => "population converged: spread ≤ atol + tol·|mean|",
+            Termination::Stagnated => "best stagnated",
             Termination::NonFinite => "failed: the best value is not finite",
         }
     }
