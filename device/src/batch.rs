@@ -187,6 +187,10 @@ pub(crate) trait Steering {
     /// Whether a run may go on from the generations done that `gens_done` holds (else
     /// it starts at generation 0).
     const RESUMES: bool;
+    /// Whether the generations run in stretches from one report to the next, the
+    /// control block looked at only between them (so that a stretch's loop is the plain
+    /// one, and the control's values live outside it); else every generation looks.
+    const STRETCHES: bool = false;
 }
 
 /// No control block: the plain entry points.
@@ -211,6 +215,7 @@ impl Steering for Controlled {
         true
     }
     const RESUMES: bool = true;
+    const STRETCHES: bool = true;
 }
 
 /// A control block when the launch maps one (`ctl` not null): one entry point for both
@@ -340,27 +345,9 @@ pub(crate) unsafe fn batch<T: LaneReal, O, R: Rows<T, O>, C: Steering>(
             *hist.add(gen0 as usize) = bf;
         }
 
-        let mut gn = gen0;
-        // Not `bf > target`: a NaN best never counts as having reached the target.
-        #[allow(clippy::neg_cmp_op_on_partial_ord)]
-        while gn < gens && !(bf <= target) {
-            // Under control, thread 0 reports a reported generation gn and reads the
-            // host's command, which the barrier after the trials hands to every thread.
-            let mut stop = false;
-            if C::on(ctl) && tid == 0 && control::reports(report, gen0, gn) {
-                let slot = ctl.add(p as usize * SLOT_WORDS);
-                write_progress(slot, gn, bf);
-                stop = command(slot, gn, report) == STOP;
-            }
-            gn += 1;
-            let accepted = rows.trials(&b, gn, bi);
-            if !C::on(ctl) {
-                _syncthreads();
-            } else if barrier_or(stop) {
-                // Stopped after generation gn − 1: its trials are dropped unselected.
-                gn -= 1;
-                break;
-            }
+        // The selection after generation gn's trials (and the barrier that ends them):
+        // the accepted trials replace their parents, and the new best.
+        let select = |rows: &mut R, accepted: u64, gn: u32| {
             rows.accept(&b, accepted);
             let mut lf = T::NAN;
             let mut li = u32::MAX;
@@ -382,10 +369,61 @@ pub(crate) unsafe fn batch<T: LaneReal, O, R: Rows<T, O>, C: Steering>(
                 i += nthreads;
             }
             let r = best(lf, li);
-            bf = r.0;
-            bi = r.1;
             if tid == 0 && !hist.is_null() {
-                *hist.add(gn as usize) = bf;
+                *hist.add(gn as usize) = r.0;
+            }
+            r
+        };
+
+        let mut gn = gen0;
+        // Not `bf > target`: a NaN best never counts as having reached the target.
+        #[allow(clippy::neg_cmp_op_on_partial_ord)]
+        if C::STRETCHES {
+            // From one report to the next: thread 0 reports generation gn and reads the
+            // host's command, which a barrier hands to every thread; then the plain
+            // loop up to the next reported generation.
+            let every = control::every(report);
+            while gn < gens && !(bf <= target) {
+                let mut stop = false;
+                if tid == 0 && control::reports(report, gen0, gn) {
+                    let slot = ctl.add(p as usize * SLOT_WORDS);
+                    write_progress(slot, gn, bf);
+                    stop = command(slot, gn, report) == STOP;
+                }
+                if barrier_or(stop) {
+                    break;
+                }
+                let end = gn
+                    .checked_div(every)
+                    .map_or(gens, |q| (q + 1).saturating_mul(every).min(gens));
+                while gn < end && !(bf <= target) {
+                    gn += 1;
+                    let accepted = rows.trials(&b, gn, bi);
+                    _syncthreads();
+                    (bf, bi) = select(&mut rows, accepted, gn);
+                }
+            }
+        } else {
+            while gn < gens && !(bf <= target) {
+                // Under control, thread 0 reports a reported generation gn and reads the
+                // host's command, which the barrier after the trials hands to every
+                // thread.
+                let mut stop = false;
+                if C::on(ctl) && tid == 0 && control::reports(report, gen0, gn) {
+                    let slot = ctl.add(p as usize * SLOT_WORDS);
+                    write_progress(slot, gn, bf);
+                    stop = command(slot, gn, report) == STOP;
+                }
+                gn += 1;
+                let accepted = rows.trials(&b, gn, bi);
+                if !C::on(ctl) {
+                    _syncthreads();
+                } else if barrier_or(stop) {
+                    // Stopped after generation gn − 1: its trials are dropped unselected.
+                    gn -= 1;
+                    break;
+                }
+                (bf, bi) = select(&mut rows, accepted, gn);
             }
         }
 
