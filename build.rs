@@ -401,14 +401,13 @@ fn raise_pipelined(modules: &mut [(String, String)], arch: &str) -> Result<()> {
     if cc >= registry::PIPELINED_CC {
         return Ok(());
     }
-    let suffix = registry::PIPELINED_SUFFIX;
     let (from, to) = (
         format!(".target {arch}"),
         format!(".target sm_{}", registry::PIPELINED_CC),
     );
     let mut raised = 0;
     for (name, module) in modules.iter_mut() {
-        if name.ends_with(suffix) {
+        if registry::is_pipelined(name) {
             if !module.contains(&from) {
                 return Err(format!("{name}: no `{from}` line to raise"));
             }
@@ -417,9 +416,7 @@ fn raise_pipelined(modules: &mut [(String, String)], arch: &str) -> Result<()> {
         }
     }
     if raised == 0 {
-        return Err(format!(
-            "no kernel ends with {suffix}: nothing raised to sm_80"
-        ));
+        return Err("no pipelined kernel: nothing raised to sm_80".to_string());
     }
     Ok(())
 }

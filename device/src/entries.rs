@@ -454,6 +454,12 @@ macro_rules! all_shared_rows_kernels {
             shared_rows_kernels!(crate::pipelined::batch_pipelined, f64, Function::$variant,
                 ${concat(de_batch_f64_, $key, _pipelined)},
                 ${concat(de_batch_f64_, $key, _thesis_pipelined)});
+            shared_rows_kernels!(crate::pipelined::batch_pipelined_ctl, f32, Function::$variant,
+                ${concat(de_batch_f32_, $key, _pipelined_ctl)},
+                ${concat(de_batch_f32_, $key, _thesis_pipelined_ctl)});
+            shared_rows_kernels!(crate::pipelined::batch_pipelined_ctl, f64, Function::$variant,
+                ${concat(de_batch_f64_, $key, _pipelined_ctl)},
+                ${concat(de_batch_f64_, $key, _thesis_pipelined_ctl)});
         )*
     };
 }

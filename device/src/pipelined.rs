@@ -27,8 +27,9 @@
 //! # One round
 //! A thread holds one chunk of a row only when the row fits in one round of its group
 //! (`rounds(dim) == 1`: D ≤ 128); the host launches these kernels for such jobs only.
-//! They serve the control block when the launch maps one, and go on from the
-//! generations done in `gens_done` (the rows are in the global buffers either way).
+//! The controlled entry points (`…_pipelined_ctl`) serve the control block and go on
+//! from the generations done in `gens_done` (the rows are in the global buffers either
+//! way); the plain ones start from generation 0 and carry no control code.
 //!
 //! # The same bits
 //! The trial is built by `kernels::trial_rows` from the same values in the same order,
@@ -64,7 +65,7 @@ mod gpu {
     use core::intrinsics::gpu::gpu_launch_sized_workgroup_mem;
 
     use crate::abi::BatchParams;
-    use crate::batch::{Block, Lanes, Rows, WhenMapped, batch};
+    use crate::batch::{Block, Controlled, Lanes, Plain, Rows, batch};
     use crate::de::Draws;
     use crate::functions::BuiltinObjective;
     use crate::kernels::{DrawCache, Group, LaneReal, RowSource, Setup, Sweep, row, trial_rows};
@@ -290,8 +291,8 @@ mod gpu {
         fit: T,
     }
 
-    /// The pipelined entry points' code: the one batch body ([`crate::batch`]) with
-    /// [`Pipelined`] rows, serving the control block when the launch maps one.
+    /// The plain pipelined entry points' code: the one batch body ([`crate::batch`])
+    /// with [`Pipelined`] rows. `ctl` and `gens_done` on entry are not read.
     ///
     /// # Safety
     /// The host sizes the buffers as for the batch kernel, launches on an sm_80 or later
@@ -300,7 +301,18 @@ mod gpu {
     #[inline(always)]
     pub(crate) unsafe fn batch_pipelined<T: LaneReal>(s: Setup<T>, p: BatchParams<T>) {
         // SAFETY: forwarded.
-        unsafe { batch::<T, _, Pipelined<T>, WhenMapped>(s, p) }
+        unsafe { batch::<T, _, Pipelined<T>, Plain>(s, p) }
+    }
+
+    /// The controlled pipelined entry points' code: as [`batch_pipelined`], serving the
+    /// control block and going on from the generations done in `gens_done`.
+    ///
+    /// # Safety
+    /// As [`batch_pipelined`]'s, and `ctl` is a mapped control block of gridDim slots.
+    #[inline(always)]
+    pub(crate) unsafe fn batch_pipelined_ctl<T: LaneReal>(s: Setup<T>, p: BatchParams<T>) {
+        // SAFETY: forwarded.
+        unsafe { batch::<T, _, Pipelined<T>, Controlled>(s, p) }
     }
 
     /// The batch layout's rows in global memory as [`Lanes`] keeps them, each pass's

@@ -68,6 +68,9 @@ pub enum Layout {
     /// (D ≤ 128), sm_80 or later, and for the families of [`PIPELINED_FAMILIES`] only
     /// (not in [`Layout::ALL`]). Its kernels take the batch kernels' parameters.
     BatchPipelined,
+    /// [`Layout::BatchPipelined`] under a control block: its own entry points
+    /// (`…_pipelined_ctl`), so that the plain ones carry no control code.
+    BatchPipelinedControlled,
 }
 
 /// The families that have a [`Layout::BatchShared`] kernel (per built-in function and
@@ -80,6 +83,15 @@ pub const PIPELINED_FAMILIES: [Family; 2] = [Family::Classic, Family::Thesis];
 
 /// How the names of the [`Layout::BatchPipelined`] kernels end.
 pub const PIPELINED_SUFFIX: &str = "_pipelined";
+
+/// How the names of the [`Layout::BatchPipelinedControlled`] kernels end.
+pub const PIPELINED_CTL_SUFFIX: &str = "_pipelined_ctl";
+
+/// Is the kernel of this name a pipelined one (plain or controlled), whose module needs
+/// [`PIPELINED_CC`]?
+pub fn is_pipelined(name: &str) -> bool {
+    name.ends_with(PIPELINED_SUFFIX) || name.ends_with(PIPELINED_CTL_SUFFIX)
+}
 
 /// The least architecture of the [`Layout::BatchPipelined`] kernels (`cp.async`), as the
 /// compute capability's number (major · 10 + minor): the build script writes their
@@ -129,7 +141,8 @@ impl Layout {
             | Layout::BatchControlled
             | Layout::BatchShared
             | Layout::BatchSharedControlled
-            | Layout::BatchPipelined => "batch",
+            | Layout::BatchPipelined
+            | Layout::BatchPipelinedControlled => "batch",
             Layout::Step => "step",
             Layout::Grid => "grid",
         }
@@ -142,6 +155,7 @@ impl Layout {
             Layout::BatchShared => "_shared",
             Layout::BatchSharedControlled => "_shared_ctl",
             Layout::BatchPipelined => PIPELINED_SUFFIX,
+            Layout::BatchPipelinedControlled => PIPELINED_CTL_SUFFIX,
             _ => "",
         }
     }
@@ -239,7 +253,7 @@ impl KernelKey {
                     None
                 }
             }
-            Layout::BatchPipelined => Some(96),
+            Layout::BatchPipelined | Layout::BatchPipelinedControlled => Some(96),
             Layout::Batch | Layout::BatchControlled => {
                 Some(if f32 && self.is_linked() { 64 } else { 72 })
             }
@@ -285,12 +299,14 @@ pub fn for_each_kernel_key(mut f: impl FnMut(KernelKey)) {
                 }
             }
             for family in PIPELINED_FAMILIES {
-                f(KernelKey {
-                    layout: Layout::BatchPipelined,
-                    family,
-                    function,
-                    precision,
-                });
+                for layout in [Layout::BatchPipelined, Layout::BatchPipelinedControlled] {
+                    f(KernelKey {
+                        layout,
+                        family,
+                        function,
+                        precision,
+                    });
+                }
             }
         }
     }

@@ -33,9 +33,8 @@ impl CudaEngine {
     /// for seed and stream), after checking that they fit, with the seeds, streams and
     /// bounds uploaded and every population's generations done at 0 (a fresh run); with
     /// `controlled`, for launches that map a control block. The kernel is the engine's
-    /// [`BatchKernel`]'s choice: the resident kernel (its `_shared_ctl` entry point when
-    /// controlled), the pipelined one (one entry point for both) or the global-memory
-    /// one (its `_ctl` entry point when controlled).
+    /// [`BatchKernel`]'s choice: the resident, pipelined or global-memory kernel (their
+    /// `…_ctl` entry points when controlled).
     pub(crate) fn alloc_batch<T: GpuReal>(
         &self,
         jobs: &[&Job],

@@ -170,6 +170,10 @@ mod tests {
             Some(80)
         );
         assert_eq!(cap(de(Layout::BatchPipelined, F64, "griewank")), Some(96));
+        assert_eq!(
+            cap(de(Layout::BatchPipelinedControlled, F32, "griewank")),
+            Some(96)
+        );
         assert_eq!(cap(de(Layout::Batch, F32, "griewank")), Some(72));
         assert_eq!(cap(de(Layout::Batch, F64, "griewank")), Some(72));
         assert_eq!(cap(de(Layout::BatchControlled, F32, "griewank")), Some(72));

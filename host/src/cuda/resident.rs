@@ -131,8 +131,7 @@ impl CudaEngine {
     /// the pipelined kernel took 0.83–0.95 of the global-memory kernel's time on every
     /// single-precision batch of many populations, 1.02 on one population of 2 048 in
     /// one block, and 1.05 in double precision, where auto leaves it. With `controlled`,
-    /// for a launch under a control block: the resident kernel's controlled entry point
-    /// (the pipelined kernel has one for both).
+    /// for a launch under a control block: the kernels' controlled entry points.
     pub(crate) fn batch_plan<T: GpuReal>(
         &self,
         job: &Job,
@@ -142,11 +141,13 @@ impl CudaEngine {
             BatchKernel::Global => Ok(None),
             BatchKernel::Auto => match self.resident_plan::<T>(job, false, controlled)? {
                 Some(plan) => Ok(Some(plan)),
-                None if std::mem::size_of::<T>() == 4 => self.pipelined_plan::<T>(job, false),
+                None if std::mem::size_of::<T>() == 4 => {
+                    self.pipelined_plan::<T>(job, false, controlled)
+                }
                 None => Ok(None),
             },
             BatchKernel::Shared => self.resident_plan::<T>(job, true, controlled),
-            BatchKernel::Pipelined => self.pipelined_plan::<T>(job, true),
+            BatchKernel::Pipelined => self.pipelined_plan::<T>(job, true, controlled),
         }
     }
 
@@ -257,9 +258,15 @@ impl CudaEngine {
         &self,
         job: &Job,
         forced: bool,
+        controlled: bool,
     ) -> Result<Option<ResidentPlan>> {
         let refuse = refusal(forced, "pipelined");
-        let kernel = de_kernel::<T>(Layout::BatchPipelined, job);
+        let layout = if controlled {
+            Layout::BatchPipelinedControlled
+        } else {
+            Layout::BatchPipelined
+        };
+        let kernel = de_kernel::<T>(layout, job);
         let name = kernel.name();
         if !self.kernels.contains_key(name.as_str()) {
             return refuse(format!(
