@@ -163,14 +163,16 @@ pub fn run(args: Args) -> Result<String> {
                 r.stream.to_string(),
                 num(r.best_f),
                 num(r.error),
-                common::verified(r),
+                common::verified(r, rep.summary.threshold),
                 r.generations.to_string(),
                 common::duration(r.elapsed),
             ]);
         }
     }
     s.push_str(&common::table(&rows, &[1]));
-    s.push_str(common::verified_legend(&results));
+    s.push_str(&common::verified_legend(reports.iter().flat_map(|rep| {
+        rep.results.iter().map(|r| (r, rep.summary.threshold))
+    })));
     let repeated: Vec<&JobReport> = reports.iter().filter(|r| r.results.len() > 1).collect();
     if !repeated.is_empty() {
         s.push('\n');

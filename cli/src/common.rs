@@ -816,26 +816,50 @@ impl Summary {
     }
 }
 
-/// A number in at most 7 significant digits, in scientific notation when very small
-/// or large.
-/// A run's verified error, with `*` when the search's own error disagrees with it.
-pub fn verified(r: &gpude::RunResult) -> String {
+/// Does the search's own error lead to another conclusion than the verified one: one
+/// meets the success threshold (error ≤ `threshold`) and the other does not? Errors
+/// that differ by more than rounding ([`gpude::RunResult::errors_disagree`]) but fall
+/// on the same side of it change nothing that is reported.
+pub fn misleading(r: &gpude::RunResult, threshold: f64) -> bool {
+    r.errors_disagree && ((r.error <= threshold) != (r.verified_error <= threshold))
+}
+
+/// A run's verified error, with `*` when the search's own error is [`misleading`] at
+/// `threshold`.
+pub fn verified(r: &gpude::RunResult, threshold: f64) -> String {
     format!(
         "{}{}",
         num(r.verified_error),
-        if r.errors_disagree { " *" } else { "" }
+        if misleading(r, threshold) { " *" } else { "" }
     )
 }
 
-/// The legend of the `*` of [`verified`], when any result carries one.
-pub fn verified_legend(results: &[gpude::RunResult]) -> &'static str {
-    if results.iter().any(|r| r.errors_disagree) {
-        "* the search's error disagrees with the verified one (f64, exact formulas) by more than rounding\n"
+/// The legend of the `*` of [`verified`], when any result carries one: each result with
+/// its success threshold.
+pub fn verified_legend<'a>(
+    results: impl IntoIterator<Item = (&'a gpude::RunResult, f64)>,
+) -> String {
+    let marked: Vec<f64> = results
+        .into_iter()
+        .filter(|(r, t)| misleading(r, *t))
+        .map(|(_, t)| t)
+        .collect();
+    let Some(&first) = marked.first() else {
+        return String::new();
+    };
+    let threshold = if marked.iter().all(|&t| t == first) {
+        num(first)
     } else {
-        ""
-    }
+        "its job's threshold".to_string()
+    };
+    format!(
+        "* the search's error and the verified one (f64, exact formulas) disagree about \
+         success (error ≤ {threshold}): the verified one counts\n"
+    )
 }
 
+/// A number in at most 7 significant digits, in scientific notation when very small
+/// or large.
 pub fn num(v: f64) -> String {
     if v == 0.0 || !v.is_finite() {
         return format!("{v}");

@@ -53,7 +53,7 @@ pub struct Args {
     pub formula: String,
 
     /// The dimension every point must have (by default: the first point's). A CEC
-    /// 2017 function takes 10, 30, 50 or 100.
+    /// 2017 function takes 10, 30, 50 or 100, most also 2 and 20 (see `gpude functions`).
     #[arg(long, value_name = "D")]
     pub dim: Option<u32>,
 
@@ -124,14 +124,12 @@ pub fn run(args: Args) -> Result<String> {
     let cec = match &target {
         Target::Cec(id) => {
             // The dimension first: a wrong one is refused without looking for the data.
-            if !gpude::cec2017::DIMENSIONS.contains(&dim) {
+            if let Err(e) = id.check_dim(dim) {
                 let shown = match args.dim {
                     Some(_) => "--dim".to_string(),
                     None => format!("{source}: {}", points[0].place),
                 };
-                return Err(CliError::usage(format!(
-                    "{shown}: CEC 2017 dimension = {dim} is not allowed: 10, 30, 50 or 100 (the dimensions of the official data)"
-                )));
+                return Err(CliError::from(e).context(shown));
             }
             let data_source = gpude::cec2017::DataSource::locate(None)?;
             Some(gpude::cec2017::FunctionData::load(&data_source, *id, dim)?)

@@ -54,13 +54,16 @@ pub fn run(args: Args) -> Result<String> {
     }
     let mut out = common::table(&rows, &[0, 1, 2, 4]);
     out.push_str(
-        "\nCEC 2017 (--function cec2017-f1 … cec2017-f30, D = 10, 30, 50 or 100; domain [-100, 100]^D; \
-         f(x*) = 100·n; data from $GPUDE_CEC2017_DATA or ../shared/reference/cec2017/):\n",
+        "\nCEC 2017 (--function cec2017-f1 … cec2017-f30, D = 10, 30, 50 or 100, most also 2 and 20 \
+         (the dimensions after each name); domain [-100, 100]^D; f(x*) = 100·n; data from \
+         $GPUDE_CEC2017_DATA (the zip, or a folder of its files) or ../shared/reference/cec2017/):\n",
     );
     for id in gpude::cec2017::FunctionId::all() {
+        let dims: Vec<String> = id.dimensions().iter().map(|d| d.to_string()).collect();
         out.push_str(&format!(
-            "  {:<13} {}{}\n",
+            "  {:<13} {:<22} {}{}\n",
             id.name(),
+            format!("D = {}", dims.join(",")),
             id.title(),
             if id.in_competition() {
                 ""

@@ -23,6 +23,7 @@ const PROGRESS_WORK: f64 = 2e7;
 const SHOWN_COMPONENTS: usize = 5;
 
 #[derive(Debug, clap::Args)]
+#[command(after_help = notes())]
 pub struct Args {
     #[command(flatten)]
     pub job: JobArgs,
@@ -63,12 +64,38 @@ pub struct Args {
     pub slices: Option<u32>,
 }
 
+/// What `gpude run --help` says after the flags: the progress bar, the CPU engine's
+/// threads and interrupts.
+fn notes() -> String {
+    format!(
+        "Progress: while the runs go, a bar on stderr shows the generations done, the best \
+value and the time left. It is drawn when stdout and stderr are both terminals, --json \
+is not given and the work (Np·D·generations, summed over the runs) exceeds {work:e}; \
+it is cleared when the runs end.
+
+CPU threads: the CPU engine spreads each run's work (the individuals of a population, \
+the islands of an archipelago) over every logical core, in rayon's thread pool; \
+RAYON_NUM_THREADS=N sets the number of threads. The results do not depend on it: every \
+random number is keyed by the seed, the run's stream and the individual.
+
+Interrupts: SIGINT or SIGTERM (Ctrl-C) stops the runs at the next generation, prints \
+the partial result and exits with code 130. The runs are saved to --checkpoint FILE, \
+else to ./{DEFAULT_CHECKPOINT} when that file takes at most {limit} MiB; `gpude resume` \
+goes on with them. A second signal more than a second later ends gpude at once.",
+        work = PROGRESS_WORK,
+        limit = DEFAULT_CHECKPOINT_LIMIT / input::MIB,
+    )
+}
+
 /// Where and how often the runs are saved (either engine).
 #[derive(Debug, clap::Args)]
 pub struct SaveArgs {
     /// Save the state of the runs to FILE at the end, on SIGINT/SIGTERM and every
     /// --checkpoint-every generations; `gpude resume FILE` goes on with the same bits
-    /// (on either engine). Without it an interrupted run is saved to ./gpude.ckpt.
+    /// (on either engine). Without it an interrupted run is saved to ./gpude.ckpt when
+    /// that file takes at most 256 MiB (else nothing is saved, and the message gives its
+    /// size). FILE has no size limit; a save is refused when the file does not fit in
+    /// the free memory.
     #[arg(long, value_name = "FILE")]
     pub checkpoint: Option<PathBuf>,
 
@@ -79,6 +106,11 @@ pub struct SaveArgs {
 
 /// Where an interrupted run is saved when no --checkpoint is given.
 pub const DEFAULT_CHECKPOINT: &str = "gpude.ckpt";
+
+/// The largest file saved to [`DEFAULT_CHECKPOINT`] (256 MiB): an interrupt that nobody
+/// asked to save should not fill the disk or the memory. A larger state is saved only
+/// to a file named with --checkpoint.
+pub const DEFAULT_CHECKPOINT_LIMIT: u64 = 256 * input::MIB;
 
 #[derive(Serialize)]
 struct Report<'a> {
@@ -528,18 +560,49 @@ pub(crate) fn on_cuda(
     })
 }
 
-/// Writes a checkpoint file whole.
+/// Writes a checkpoint file whole. A file larger than the free memory is refused
+/// before it is made.
 fn write_checkpoint<'a>(
     path: &std::path::Path,
     parts: impl IntoIterator<Item = Part<'a>>,
 ) -> Result<()> {
-    let bytes = checkpoint::encode_parts(parts)?;
+    let bytes = checkpoint::encode_parts(parts).map_err(|e| match e {
+        gpude::Error::OutOfMemory { needed, free, .. } => CliError::runtime(format!(
+            "cannot save the checkpoint file {}: it takes {} and only {} of host memory is available",
+            input::name(path),
+            bytes(needed),
+            bytes(free)
+        )),
+        e => CliError::from(e),
+    })?;
     output::write(path, &bytes).map_err(|e| {
         CliError::runtime(format!(
             "writing the checkpoint file {}: {e}",
             input::name(path)
         ))
     })
+}
+
+/// Saves an interrupted run that has no --checkpoint to [`DEFAULT_CHECKPOINT`], when
+/// the file takes at most [`DEFAULT_CHECKPOINT_LIMIT`]; else says how large it would be
+/// and how to save such a run.
+fn save_by_default(path: &std::path::Path, entries: &[Entry]) -> Result<()> {
+    let size = checkpoint::encoded_size(entries.iter().map(Entry::part))?;
+    if size > DEFAULT_CHECKPOINT_LIMIT {
+        return Err(CliError::runtime(format!(
+            "the checkpoint would take {}, more than the {} MiB that {} may take without \
+             --checkpoint; to save such a run, give --checkpoint FILE (no size limit)",
+            bytes(size),
+            DEFAULT_CHECKPOINT_LIMIT / input::MIB,
+            input::name(path)
+        )));
+    }
+    write_checkpoint(path, entries.iter().map(Entry::part))
+}
+
+/// `n` bytes for people: `1.5 GiB (1610612736 bytes)`.
+fn bytes(n: u64) -> String {
+    gpude::host::error::bytes(n)
 }
 
 /// Writes the history and the checkpoint, and reports; an interrupted run reports as
@@ -570,12 +633,17 @@ pub(crate) fn finish(
         (None, false) => None,
     };
     let mut saved = None;
+    let mut not_saved = None;
     if let Some(path) = &saved_to
         && !done.entries.is_empty()
     {
-        match write_checkpoint(path, done.entries.iter().map(Entry::part)) {
+        let written = match &save.checkpoint {
+            Some(_) => write_checkpoint(path, done.entries.iter().map(Entry::part)),
+            None => save_by_default(path, &done.entries),
+        };
+        match written {
             Ok(()) => saved = Some(path),
-            Err(e) if done.interrupted => eprintln!("warning: {}", e.message),
+            Err(e) if done.interrupted => not_saved = Some(e.message),
             Err(e) => return Err(e),
         }
     }
@@ -617,12 +685,13 @@ pub(crate) fn finish(
             done.results.len().max(1)
         ),
     };
-    let message = match saved {
-        Some(p) => {
+    let message = match (saved, not_saved) {
+        (Some(p), _) => {
             let p = input::name(p);
             format!("{at_run}; saved to {p}: go on with `gpude resume {p}`")
         }
-        None => format!("{at_run}; nothing saved"),
+        (None, Some(why)) => format!("{at_run}; nothing saved: {why}"),
+        (None, None) => format!("{at_run}; nothing saved"),
     };
     Err(CliError::interrupted(message, out))
 }
@@ -712,14 +781,14 @@ fn human(
     if let [r] = results {
         line("best f", num(r.best_f));
         line("error", num(r.error));
-        line("verified", common::verified(r));
+        line("verified", common::verified(r, summary.threshold));
         line("generations", r.generations.to_string());
         line("evaluations", r.evaluations.to_string());
         line("termination", r.termination.describe().to_string());
         line("layout", common::describe_layouts(results));
         line("elapsed", common::duration(r.elapsed));
         line("best x", components(r));
-        s.push_str(common::verified_legend(results));
+        s.push_str(&common::verified_legend([(r, summary.threshold)]));
         return s;
     }
     line("runs", results.len().to_string());
@@ -745,7 +814,7 @@ fn human(
             r.stream.to_string(),
             num(r.best_f),
             num(r.error),
-            common::verified(r),
+            common::verified(r, summary.threshold),
             r.generations.to_string(),
             r.evaluations.to_string(),
             r.termination.describe().to_string(),
@@ -753,7 +822,9 @@ fn human(
         ]);
     }
     s.push_str(&common::table(&rows, &[6]));
-    s.push_str(common::verified_legend(results));
+    s.push_str(&common::verified_legend(
+        results.iter().map(|r| (r, summary.threshold)),
+    ));
     s.push('\n');
     s.push_str(&summary.describe());
     if let Some(best) = results.iter().min_by(|a, b| a.best_f.total_cmp(&b.best_f)) {

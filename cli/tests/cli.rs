@@ -786,6 +786,86 @@ fn griewank_textbook_runs(formula: &str, json: bool) -> Output {
     gpude(&args)
 }
 
+/// A run of `function` (D = 4, f32, 3 runs) with `extra` flags.
+fn f32_runs(function: &str, extra: &[&str], json: bool) -> Output {
+    let mut args = vec![
+        "run",
+        "--backend",
+        "cpu",
+        "--function",
+        function,
+        "--dim",
+        "4",
+        "--pop",
+        "32",
+        "--precision",
+        "f32",
+        "--runs",
+        "3",
+        "--seed",
+        "1",
+    ];
+    args.extend_from_slice(extra);
+    if json {
+        args.push("--json");
+    }
+    gpude(&args)
+}
+
+#[test]
+fn disagreements_that_change_no_success_are_not_noted() {
+    // Ackley in f32 reaches 0 where f64 finds about 1e-28: the two disagree by more than
+    // rounding, but both are successes (error ≤ 1e-10).
+    let v = ok_json(f32_runs("ackley", &["--gens", "2000"], true));
+    let results = v["results"].as_array().expect("results");
+    assert!(results.iter().any(|r| r["errors_disagree"] == true), "{v}");
+    for r in results {
+        let (e, ve) = (
+            r["error"].as_f64().unwrap(),
+            r["verified_error"].as_f64().unwrap(),
+        );
+        assert!(e <= 1e-10 && ve <= 1e-10, "{r}");
+    }
+    assert_eq!(v["summary"]["successes"], 3, "{}", v["summary"]);
+    let s = ok(f32_runs("ackley", &["--gens", "2000"], false));
+    assert!(
+        !s.contains(" *") && !s.contains("disagree"),
+        "nothing noted:\n{s}"
+    );
+
+    // The textbook Griewank with a target of 1e-3: the errors differ in their fourth
+    // digit, both below the target.
+    let extra = [
+        "--formula",
+        "textbook",
+        "--gens",
+        "150",
+        "--lower",
+        "-2",
+        "--upper",
+        "2",
+        "--target",
+        "1e-3",
+    ];
+    let v = ok_json(f32_runs("griewank", &extra, true));
+    let results = v["results"].as_array().expect("results");
+    assert!(results.iter().any(|r| r["errors_disagree"] == true), "{v}");
+    assert_eq!(v["summary"]["successes"], 3, "{}", v["summary"]);
+    let s = ok(f32_runs("griewank", &extra, false));
+    assert!(
+        !s.contains(" *") && !s.contains("disagree"),
+        "nothing noted:\n{s}"
+    );
+
+    // Without the target the same search's errors (0) are successes and the verified ones
+    // (about 4e-8) are not: noted, with the threshold.
+    let s = ok(f32_runs("griewank", &extra[..8], false));
+    assert!(
+        s.contains(" *") && s.contains("about success (error ≤ 1e-10)"),
+        "{s}"
+    );
+}
+
 #[test]
 fn run_marks_errors_that_disagree_with_the_verified_one() {
     let v = ok_json(griewank_textbook_runs("textbook", true));
@@ -821,7 +901,9 @@ fn run_marks_errors_that_disagree_with_the_verified_one() {
         .count();
     assert!(marked >= 3, "three runs marked with *:\n{s}");
     assert!(
-        s.contains("* the search's error disagrees with the verified one"),
+        s.contains(
+            "* the search's error and the verified one (f64, exact formulas) disagree about success (error ≤ 1e-10)"
+        ),
         "the legend:\n{s}"
     );
 
@@ -1816,6 +1898,89 @@ fn interrupt_without_checkpoint_saves_to_the_default_file() {
         saved[0].0 + 2,
         "a header and g + 1 rows"
     );
+    // The default file resumes, to the same bits as a run that never stopped.
+    let total = (saved[0].0 + 3).to_string();
+    let resumed = Command::new(BIN)
+        .current_dir(&dir)
+        .args(["resume", "gpude.ckpt", "--gens", &total, "--json"])
+        .output()
+        .expect("the gpude binary runs");
+    let resumed = ok_json(resumed);
+    let whole = ok_json(gpude(&[
+        "run",
+        "--backend",
+        "cpu",
+        "--function",
+        "sphere",
+        "--dim",
+        "16",
+        "--pop",
+        "64",
+        "--gens",
+        &total,
+        "--json",
+    ]));
+    assert_eq!(results_without_time(&whole), results_without_time(&resumed));
+}
+
+#[test]
+fn run_help_documents_the_progress_bar_threads_and_interrupts() {
+    let o = gpude(&["run", "--help"]);
+    assert!(o.status.success());
+    let s = stdout(&o);
+    for needle in [
+        "Progress:",
+        "stdout and stderr are both terminals",
+        "--json is not given",
+        "exceeds 2e7",
+        "RAYON_NUM_THREADS=N",
+        "do not depend on it",
+        "exits with code 130",
+        "./gpude.ckpt when that file takes at most 256 MiB",
+    ] {
+        assert!(s.contains(needle), "{needle:?} not in:\n{s}");
+    }
+    // The --checkpoint flag states the limit of the default file.
+    let flag = s
+        .split("--checkpoint <FILE>")
+        .nth(1)
+        .expect("--checkpoint documented");
+    assert!(
+        flag.contains("256 MiB") && flag.contains("no size limit"),
+        "{flag}"
+    );
+}
+
+#[test]
+fn cpu_results_do_not_depend_on_the_number_of_threads() {
+    let run = |threads: &str| {
+        let o = Command::new(BIN)
+            .env("RAYON_NUM_THREADS", threads)
+            .args([
+                "run",
+                "--backend",
+                "cpu",
+                "--function",
+                "rastrigin",
+                "--dim",
+                "8",
+                "--pop",
+                "64",
+                "--gens",
+                "60",
+                "--runs",
+                "2",
+                "--seed",
+                "5",
+                "--json",
+            ])
+            .output()
+            .expect("the gpude binary runs");
+        results_without_time(&ok_json(o))
+    };
+    let one = run("1");
+    assert_eq!(one, run("2"));
+    assert_eq!(one, run("3"));
 }
 
 // ---- flags that do not apply ----
@@ -2092,7 +2257,7 @@ fn run_cec2017_function() {
     // The error is measured from F* = 100.
     let (f, e) = (r["best_f"].as_f64().unwrap(), r["error"].as_f64().unwrap());
     assert_eq!(f - 100.0, e);
-    // Only the dimensions of the official data.
+    // Only the dimensions of the official data, each function's own.
     fails(
         gpude(&[
             "run",
@@ -2104,8 +2269,40 @@ fn run_cec2017_function() {
             "cpu",
         ]),
         2,
-        "10, 30, 50 or 100",
+        "2, 10, 20, 30, 50 or 100 for cec2017-f1",
     );
+    fails(
+        gpude(&[
+            "run",
+            "--function",
+            "cec2017-f15",
+            "--dim",
+            "20",
+            "--backend",
+            "cpu",
+        ]),
+        2,
+        "10, 30, 50 or 100 for cec2017-f15",
+    );
+    // D = 2 and 20 where the official code computes them.
+    for (f, d) in [("cec2017-f5", "2"), ("cec2017-f24", "20")] {
+        let v = ok_json(gpude(&[
+            "run",
+            "--function",
+            f,
+            "--dim",
+            d,
+            "--pop",
+            "16",
+            "--gens",
+            "20",
+            "--backend",
+            "cpu",
+            "--json",
+        ]));
+        assert_eq!(v["job"]["dim"], d.parse::<u32>().unwrap(), "{v}");
+        assert!(v["results"][0]["error"].as_f64().unwrap() >= 0.0, "{v}");
+    }
 }
 
 /// PTX objectives: checked when read (without repeating the file), refused on the CPU

@@ -13,7 +13,12 @@ use std::process::{Command, Output, Stdio};
 
 /// `gpude ARGS` with `input` on stdin.
 fn eval(args: &[&str], input: &str) -> Output {
-    let mut child = Command::new(BIN)
+    eval_in(Command::new(BIN), args, input)
+}
+
+/// `gpude ARGS` with `input` on stdin, through `cmd` (its environment set).
+fn eval_in(mut cmd: Command, args: &[&str], input: &str) -> Output {
+    let mut child = cmd
         .arg("eval")
         .args(args)
         .stdin(Stdio::piped())
@@ -139,10 +144,27 @@ fn eval_evaluates_cec2017_functions() {
 
 #[test]
 fn eval_refuses_cec2017_dimensions_without_data() {
-    // The data exist at D = 10, 30, 50 and 100 only: refused before any data are read.
+    // Each function has its dimensions: refused before any data are read.
     refused(
         eval(&["--function", "cec2017-f3"], "1 2 3 4 5 6 7\n"),
-        &["CEC 2017 dimension", "7", "10, 30, 50 or 100"],
+        &[
+            "CEC 2017 dimension",
+            "7",
+            "2, 10, 20, 30, 50 or 100 for cec2017-f3",
+        ],
+    );
+    // The hybrid functions have no data at D = 20, and the reference refuses F21 at D = 2.
+    refused(
+        eval(&["--function", "cec2017-f11"], &"1 ".repeat(20)),
+        &[
+            "CEC 2017 dimension",
+            "20",
+            "10, 30, 50 or 100 for cec2017-f11",
+        ],
+    );
+    refused(
+        eval(&["--function", "cec2017-f21", "--dim", "2"], "1 2\n"),
+        &["--dim", "10, 20, 30, 50 or 100 for cec2017-f21"],
     );
     refused(
         eval(&["--function", "cec2017-f31"], "1 2\n"),
@@ -293,4 +315,107 @@ fn eval_help_names_cec2017_and_dim() {
     let help = text(&o.stdout);
     assert!(help.contains("cec2017-f1"), "{help}");
     assert!(help.contains("--dim <D>"), "{help}");
+}
+
+#[test]
+fn eval_evaluates_cec2017_functions_at_d2_and_d20() {
+    let Some(source) = cec_data() else { return };
+    for (n, dim) in [
+        (1u32, 2usize),
+        (6, 2),
+        (10, 2),
+        (28, 2),
+        (3, 20),
+        (20, 20),
+        (22, 20),
+    ] {
+        let id = gpude::cec2017::FunctionId::new(n).expect("a function");
+        let data = gpude::cec2017::FunctionData::load(&source, id, dim).expect("the data");
+        let o = data.optimum().to_vec();
+        let b: Vec<f64> = (0..dim).map(|j| (j as f64) * 7.5 - 40.0).collect();
+        let name = format!("cec2017-f{n}");
+        let got = values(eval(&["--function", &name], &rows(&[o, b.clone()])));
+        let star = 100.0 * n as f64;
+        assert!(
+            (got[0] - star).abs() <= 1e-9 * star,
+            "{name} at D = {dim} at its optimum: {} vs {star}",
+            got[0]
+        );
+        let want = data.evaluate(&b);
+        assert!(
+            (got[1] - want).abs() <= 1e-12 * want.abs().max(1.0) && got[1] > star,
+            "{name} at D = {dim}: {} vs {want}",
+            got[1]
+        );
+    }
+}
+
+/// Unpacks the organisers' data under `root` as `unzip` does (`CEC17_fast_pow/input_data/…`):
+/// the whole archive, or from a folder the files of F5 at D = 10.
+fn unpack(source: &gpude::cec2017::DataSource, root: &std::path::Path) {
+    use gpude::cec2017::DataSource;
+    match source {
+        DataSource::Zip(zip) => {
+            let file = std::fs::File::open(zip).expect("the archive opens");
+            zip::ZipArchive::new(file)
+                .expect("a zip archive")
+                .extract(root)
+                .expect("the archive unpacks");
+        }
+        DataSource::Dir(_) => {
+            let dir = root.join("CEC17_fast_pow/input_data");
+            std::fs::create_dir_all(&dir).expect("folder");
+            for name in ["shift_data_5.txt", "M_5_D10.txt"] {
+                let bytes = source.read_file(name).expect("the data");
+                std::fs::write(dir.join(name), bytes).expect("written");
+            }
+        }
+    }
+}
+
+#[test]
+fn the_data_variable_takes_the_archive_or_a_folder_of_its_files() {
+    let Some(source) = cec_data() else { return };
+    let root = common::scratch_dir("eval", "cec2017-unpacked");
+    unpack(&source, &root);
+    let id = gpude::cec2017::FunctionId::new(5).expect("F5");
+    let data = gpude::cec2017::FunctionData::load(&source, id, 10).expect("the data");
+    let x: Vec<f64> = (0..10).map(|j| j as f64 * 3.5 - 17.0).collect();
+    let want = data.evaluate(&x);
+    let top = root.join("CEC17_fast_pow");
+    // The folder unpacked into, the archive's folder, its input_data, and the source
+    // itself (the zip).
+    for place in [
+        root.clone(),
+        top.clone(),
+        top.join("input_data"),
+        source.path().to_path_buf(),
+    ] {
+        let mut cmd = Command::new(BIN);
+        cmd.env("GPUDE_CEC2017_DATA", &place);
+        let got = values(eval_in(
+            cmd,
+            &["--function", "cec2017-f5"],
+            &rows(std::slice::from_ref(&x)),
+        ));
+        assert_eq!(got.len(), 1, "GPUDE_CEC2017_DATA={}", place.display());
+        assert!(
+            (got[0] - want).abs() <= 1e-12 * want.abs(),
+            "GPUDE_CEC2017_DATA={}: {} vs {want}",
+            place.display(),
+            got[0]
+        );
+    }
+    // A folder without the files names every place it looked.
+    let empty = common::scratch_dir("eval", "cec2017-empty");
+    std::fs::create_dir_all(empty.join("CEC17_fast_pow/input_data")).expect("folder");
+    let mut cmd = Command::new(BIN);
+    cmd.env("GPUDE_CEC2017_DATA", &empty);
+    let o = eval_in(cmd, &["--function", "cec2017-f5"], &rows(&[x]));
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("shift_data_5.txt: not found") && err.contains("CEC17_fast_pow/"),
+        "{err}"
+    );
 }

@@ -174,3 +174,118 @@ fn a_signal_after_the_grace_window_ends_the_process_at_once() {
         .expect("stderr");
     assert!(!err.contains("interrupted at generation"), "{err}");
 }
+
+/// Runs `gpude run ARGS` (CPU backend, no --checkpoint) in `dir`, interrupts it with
+/// SIGINT after a wait and returns what it printed. A signal that came before the
+/// handlers were installed ends gpude by the signal: then it tries again, waiting longer.
+fn interrupted_in(dir: &Path, args: &[&str]) -> Output {
+    std::fs::create_dir_all(dir).expect("folder");
+    let mut waited = 300;
+    loop {
+        let child = Command::new(BIN)
+            .current_dir(dir)
+            .args([
+                "run",
+                "--backend",
+                "cpu",
+                "--gens",
+                "100000000",
+                "--seed",
+                "3",
+            ])
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the gpude binary runs");
+        std::thread::sleep(Duration::from_millis(waited));
+        kill(child.id() as i32, libc::SIGINT);
+        let o = child.wait_with_output().expect("gpude finishes");
+        if o.status.code().is_none() && waited < 5000 {
+            waited *= 2;
+            continue;
+        }
+        return o;
+    }
+}
+
+/// The number of bytes in a message's `… (N bytes)`.
+fn bytes_in(message: &str) -> u64 {
+    let (before, _) = message
+        .split_once(" bytes)")
+        .unwrap_or_else(|| panic!("no size in {message}"));
+    let digits = &before[before.rfind('(').expect("(") + 1..];
+    digits.parse().expect("a byte count")
+}
+
+#[test]
+fn an_interrupted_run_too_large_for_the_default_file_saves_nothing() {
+    // Np·D = 8400·4096 values in f64: the population alone takes 262.5 MiB, more than
+    // the 256 MiB that ./gpude.ckpt may take.
+    let dir = scratch_dir("signals", "too-large");
+    let o = interrupted_in(
+        &dir,
+        &[
+            "--function",
+            "sphere",
+            "--dim",
+            "4096",
+            "--pop",
+            "8400",
+            "--precision",
+            "f64",
+            "--json",
+        ],
+    );
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(130), "stderr:\n{err}");
+    assert!(err.contains("interrupted at generation"), "{err}");
+    assert!(err.contains("nothing saved"), "{err}");
+    assert!(err.contains("the checkpoint would take"), "{err}");
+    assert!(err.contains("more than the 256 MiB"), "{err}");
+    assert!(err.contains("--checkpoint FILE"), "{err}");
+    let size = bytes_in(&err);
+    assert!(size > 8400 * 4096 * 8, "{size}");
+    // The partial result is printed; nothing is written, not even a temporary file.
+    let v: Value = serde_json::from_slice(&o.stdout).expect("JSON on stdout");
+    assert_eq!(v["results"][0]["termination"], "stopped", "{v}");
+    let left: Vec<_> = std::fs::read_dir(&dir)
+        .expect("folder")
+        .map(|e| e.expect("entry").file_name())
+        .collect();
+    assert!(left.is_empty(), "files written: {left:?}");
+}
+
+#[test]
+fn many_runs_of_a_large_dimension_save_their_bounds_once() {
+    // 20 runs with 2^20 bounds each: stored once per run, the file would take 320 MiB,
+    // more than ./gpude.ckpt may take; the runs share them, so it holds one copy and the
+    // one started population.
+    let dir = scratch_dir("signals", "many-runs");
+    let o = interrupted_in(
+        &dir,
+        &[
+            "--function",
+            "sphere",
+            "--dim",
+            "1048576",
+            "--pop",
+            "4",
+            "--runs",
+            "20",
+        ],
+    );
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(130), "stderr:\n{err}");
+    assert!(err.contains("saved to gpude.ckpt"), "{err}");
+    let ckpt = dir.join("gpude.ckpt");
+    let size = std::fs::metadata(&ckpt).expect("gpude.ckpt written").len();
+    // Bounds 16 MiB, one population of 4·2^20 f32 (16 MiB), 20 small job records.
+    assert!(size < 40 << 20, "{size} bytes");
+    let entries = gpude::checkpoint::decode(&std::fs::read(&ckpt).expect("read"))
+        .expect("a valid checkpoint");
+    assert_eq!(entries.len(), 20);
+    let streams: Vec<u32> = entries.iter().map(|e| e.job().stream()).collect();
+    assert_eq!(streams, (0..20).collect::<Vec<u32>>());
+    assert!(entries.iter().all(|e| e.job().dim() == 1 << 20));
+}

@@ -290,12 +290,12 @@ fn foreign_truncated_and_corrupt_files_are_refused() {
     let last = flipped.len() - 1;
     flipped[last] ^= 0x40;
     assert!(input_error(&flipped).contains("checksum"));
-    let mut v5 = good.clone();
-    v5[8] = 5;
-    assert!(input_error(&v5).contains("format version 5; this gpude reads versions 1 to 4"));
+    let mut v6 = good.clone();
+    v6[8] = 6;
+    assert!(input_error(&v6).contains("format version 6; this gpude reads versions 1 to 5"));
     let mut v0 = good.clone();
     v0[8] = 0;
-    assert!(input_error(&v0).contains("format version 0; this gpude reads versions 1 to 4"));
+    assert!(input_error(&v0).contains("format version 0; this gpude reads versions 1 to 5"));
 
     // Consistent checksum, inconsistent content: a population of the wrong size.
     let mut short = c.clone();

@@ -5,8 +5,12 @@
 //!
 //! The data (shift vectors, rotation matrices, permutations) are not part of gpude: they
 //! are read from the organisers' distribution, either the zip archive
-//! `CEC17_fast_pow-C++.zip` itself or a folder with its files unpacked. [`DataSource::locate`]
-//! finds it.
+//! `CEC17_fast_pow-C++.zip` itself or a folder with its files unpacked: the folder the
+//! archive was unpacked into, its `CEC17_fast_pow` folder, or the `input_data` folder
+//! itself. [`DataSource::locate`] finds it.
+//!
+//! The official data cover D = 2, 10, 20, 30, 50 and 100, but not every function at
+//! every dimension: [`FunctionId::dimensions`] lists where each one is defined.
 //!
 //! ```no_run
 //! use gpude_host::cec2017::{DataSource, FunctionId, Suite};
@@ -27,6 +31,10 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
 pub use dev::{BOUND, COUNT, DIMENSIONS};
+
+/// Every dimension of the official data: some functions are defined at a part of them
+/// only (see [`FunctionId::dimensions`]); [`DIMENSIONS`] are those of every function.
+pub const ALL_DIMENSIONS: [usize; 6] = [2, 10, 20, 30, 50, 100];
 
 /// The environment variable that names the data (a zip archive or a folder).
 pub const DATA_ENV: &str = "GPUDE_CEC2017_DATA";
@@ -163,6 +171,44 @@ impl FunctionId {
         dev::shuffles(self.0)
     }
 
+    /// The dimensions at which the organisers' code computes F_n with their data:
+    /// 10, 30, 50 and 100 for every function; 20 for all but F11–F19, F29 and F30
+    /// (whose D = 20 files are not in the data); 2 for F1–F10 and F23–F28 (the code
+    /// refuses F17–F22, F29 and F30 at D = 2, and F11–F16 have no D = 2 files).
+    pub fn dimensions(self) -> &'static [usize] {
+        match self.0 {
+            1..=10 | 23..=28 => &ALL_DIMENSIONS,
+            20..=22 => &[10, 20, 30, 50, 100],
+            _ => &DIMENSIONS,
+        }
+    }
+
+    /// [`FunctionId::dimensions`] in words: `2, 10, 20, 30, 50 or 100`.
+    pub fn dimensions_text(self) -> String {
+        let d: Vec<String> = self.dimensions().iter().map(|d| d.to_string()).collect();
+        match d.split_last() {
+            Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+            _ => d.join(""),
+        }
+    }
+
+    /// Refuses a dimension at which F_n is not defined (see
+    /// [`FunctionId::dimensions`]), naming the function and the dimensions it has.
+    pub fn check_dim(self, dim: usize) -> Result<()> {
+        if self.dimensions().contains(&dim) {
+            Ok(())
+        } else {
+            Err(Error::invalid(
+                "CEC 2017 dimension",
+                dim,
+                format!(
+                    "{} for {self} (the dimensions of the official data and code)",
+                    self.dimensions_text()
+                ),
+            ))
+        }
+    }
+
     /// The names of the data files the function needs at dimension `dim`: shift, matrix
     /// and, for the hybrid functions and F29–F30, the permutation.
     pub fn file_names(self, dim: usize) -> Vec<String> {
@@ -195,7 +241,8 @@ pub fn is_cec2017_name(name: &str) -> bool {
 }
 
 /// Where the official data files are: the organisers' zip archive, or a folder with the
-/// files (directly or in an `input_data` subfolder).
+/// files: directly, in an `input_data` subfolder, or in the `input_data` folder of a
+/// subfolder (`CEC17_fast_pow/input_data`, where the archive was unpacked).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum DataSource {
     Zip(PathBuf),
@@ -248,14 +295,15 @@ impl DataSource {
 
     /// The bytes of the file named `name` (a bare file name such as `M_5_D10.txt`):
     /// in a zip, the entry with that name (one under `input_data/` first); in a folder,
-    /// `name`, `input_data/name` or `../name`.
+    /// the first of `name`, `input_data/name`, `S/input_data/name` and `S/name` for each
+    /// subfolder `S` that holds an `input_data` folder (in name order), and `../name`.
     pub fn read_file(&self, name: &str) -> Result<Vec<u8>> {
         self.open_reader()?.read(name)
     }
 
     fn open_reader(&self) -> Result<Reader> {
         match self {
-            DataSource::Dir(p) => Ok(Reader::Dir(p.clone())),
+            DataSource::Dir(p) => Ok(Reader::Dir(folders(p))),
             DataSource::Zip(p) => {
                 let bad = |e: zip::result::ZipError| Error::Input {
                     what: p.display().to_string(),
@@ -315,9 +363,38 @@ fn default_candidates() -> Vec<PathBuf> {
     v
 }
 
+/// The folders where the files of data folder `dir` may lie, in the order they are
+/// looked in: `dir`, `dir/input_data`, then `S/input_data` and `S` for each subfolder
+/// `S` of `dir` that holds an `input_data` folder, in name order (the archive unpacks
+/// into `CEC17_fast_pow/input_data`), then `dir/..` (the reference code lies beside
+/// `input_data`).
+fn folders(dir: &Path) -> Vec<PathBuf> {
+    let mut v = vec![dir.to_path_buf(), dir.join("input_data")];
+    let mut subs: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .filter_map(|e| e.ok())
+                .map(|e| e.path())
+                .filter(|p| {
+                    p.join("input_data").is_dir()
+                        && p.file_name().is_some_and(|n| n != "input_data")
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    subs.sort();
+    for s in subs {
+        v.push(s.join("input_data"));
+        v.push(s);
+    }
+    v.push(dir.join(".."));
+    v
+}
+
 /// An opened source.
 enum Reader {
-    Dir(PathBuf),
+    /// The folders looked in, in order (see [`folders`]).
+    Dir(Vec<PathBuf>),
     Zip {
         path: PathBuf,
         archive: zip::ZipArchive<File>,
@@ -328,12 +405,8 @@ enum Reader {
 impl Reader {
     fn read(&mut self, name: &str) -> Result<Vec<u8>> {
         match self {
-            Reader::Dir(dir) => {
-                let candidates = [
-                    dir.join(name),
-                    dir.join("input_data").join(name),
-                    dir.join("..").join(name),
-                ];
+            Reader::Dir(folders) => {
+                let candidates: Vec<PathBuf> = folders.iter().map(|f| f.join(name)).collect();
                 for c in &candidates {
                     if c.is_file() {
                         return Ok(std::fs::read(c)?);
@@ -372,7 +445,10 @@ impl Reader {
 
     fn describe(&self, name: &str) -> String {
         match self {
-            Reader::Dir(dir) => format!("{name} in {}", dir.display()),
+            Reader::Dir(folders) => match folders.iter().find(|f| f.join(name).is_file()) {
+                Some(f) => format!("{name} in {}", f.display()),
+                None => format!("{name} in {}", folders[0].display()),
+            },
             Reader::Zip { path, .. } => format!("{name} in {}", path.display()),
         }
     }
@@ -494,14 +570,16 @@ fn permutations(text: &str, count: usize, dim: usize, what: &str, why: &str) -> 
     Ok(v)
 }
 
-fn check_dim(dim: usize) -> Result<()> {
+/// Refuses a dimension at which some function is not defined (a whole suite is loaded at
+/// the dimensions of every function only).
+fn check_suite_dim(dim: usize) -> Result<()> {
     if DIMENSIONS.contains(&dim) {
         Ok(())
     } else {
         Err(Error::invalid(
-            "CEC 2017 dimension",
+            "CEC 2017 dimension of the whole suite",
             dim,
-            "10, 30, 50 or 100 (the dimensions of the official data)",
+            "10, 30, 50 or 100 (the dimensions at which the official data hold every function)",
         ))
     }
 }
@@ -517,9 +595,9 @@ pub struct FunctionData {
 }
 
 impl FunctionData {
-    /// Reads F_n's data at dimension `dim` (10, 30, 50 or 100).
+    /// Reads F_n's data at dimension `dim` (one of [`FunctionId::dimensions`]).
     pub fn load(source: &DataSource, id: FunctionId, dim: usize) -> Result<FunctionData> {
-        check_dim(dim)?;
+        id.check_dim(dim)?;
         let mut reader = source.open_reader()?;
         Self::read(&mut reader, id, dim)
     }
@@ -689,9 +767,10 @@ pub struct Suite {
 }
 
 impl Suite {
-    /// Reads every function's data at dimension `dim` (10, 30, 50 or 100).
+    /// Reads every function's data at dimension `dim` (10, 30, 50 or 100: where the
+    /// official data hold all thirty).
     pub fn load(source: &DataSource, dim: usize) -> Result<Suite> {
-        check_dim(dim)?;
+        check_suite_dim(dim)?;
         let mut reader = source.open_reader()?;
         let functions = FunctionId::all()
             .map(|id| FunctionData::read(&mut reader, id, dim))
@@ -795,6 +874,76 @@ mod tests {
     }
 
     #[test]
+    fn reads_the_folder_an_archive_was_unpacked_into() {
+        // root/CEC17_fast_pow/input_data/…, as `unzip` leaves the organisers' archive.
+        let root =
+            std::env::temp_dir().join(format!("gpude-cec2017-unpacked-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let top = root.join("CEC17_fast_pow");
+        std::fs::create_dir_all(top.join("input_data")).unwrap();
+        write_f1(&top);
+        // Another folder first in name order, without the data.
+        std::fs::create_dir_all(root.join("A_notes/input_data")).unwrap();
+        let f1 = FunctionId::new(1).unwrap();
+        for place in [root.clone(), top.clone(), top.join("input_data")] {
+            let src = DataSource::open(&place).unwrap();
+            let f = FunctionData::load(&src, f1, 10).unwrap();
+            assert_eq!(f.evaluate(f.optimum()), 100.0, "{}", place.display());
+        }
+        // A bad file is named where it lies.
+        std::fs::write(top.join("input_data/M_1_D10.txt"), "1 x\n").unwrap();
+        let e = FunctionData::load(&DataSource::open(&root).unwrap(), f1, 10)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("CEC17_fast_pow/input_data") && e.contains("line 1"),
+            "{e}"
+        );
+        // A missing file names every place looked.
+        let e = FunctionData::load(
+            &DataSource::open(&root).unwrap(),
+            FunctionId::new(4).unwrap(),
+            10,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("A_notes/input_data/shift_data_4.txt"), "{e}");
+        assert!(
+            e.contains("CEC17_fast_pow/input_data/shift_data_4.txt"),
+            "{e}"
+        );
+        let _ = std::fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn each_function_has_its_dimensions() {
+        let dims = |n: u32| FunctionId::new(n).unwrap().dimensions().to_vec();
+        for n in (1..=10).chain(23..=28) {
+            assert_eq!(dims(n), [2, 10, 20, 30, 50, 100], "F{n}");
+        }
+        for n in 20..=22 {
+            assert_eq!(dims(n), [10, 20, 30, 50, 100], "F{n}");
+        }
+        for n in (11..=19).chain(29..=30) {
+            assert_eq!(dims(n), [10, 30, 50, 100], "F{n}");
+        }
+        assert_eq!(
+            FunctionId::new(1).unwrap().dimensions_text(),
+            "2, 10, 20, 30, 50 or 100"
+        );
+        assert!(FunctionId::new(20).unwrap().check_dim(20).is_ok());
+        let e = FunctionId::new(29)
+            .unwrap()
+            .check_dim(20)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("20") && e.contains("10, 30, 50 or 100 for cec2017-f29"),
+            "{e}"
+        );
+    }
+
+    #[test]
     fn bad_files_are_named_with_their_line_and_never_echoed() {
         let dir = temp_dir("bad");
         write_f1(&dir);
@@ -840,8 +989,20 @@ mod tests {
             e.contains("shuffle_data_11_D10.txt") && e.contains("line 2") && e.contains("repeats"),
             "{e}"
         );
-        // Unsupported dimensions are refused before any file is read.
-        let e = FunctionData::load(&src, f1, 20).unwrap_err().to_string();
+        // Unsupported dimensions are refused before any file is read, with the
+        // function's own dimensions.
+        let e = FunctionData::load(&src, f1, 7).unwrap_err().to_string();
+        assert!(e.contains("2, 10, 20, 30, 50 or 100 for cec2017-f1"), "{e}");
+        let f11 = FunctionId::new(11).unwrap();
+        let e = FunctionData::load(&src, f11, 20).unwrap_err().to_string();
+        assert!(
+            e.contains("20") && e.contains("10, 30, 50 or 100 for cec2017-f11"),
+            "{e}"
+        );
+        let f21 = FunctionId::new(21).unwrap();
+        let e = FunctionData::load(&src, f21, 2).unwrap_err().to_string();
+        assert!(e.contains("10, 20, 30, 50 or 100 for cec2017-f21"), "{e}");
+        let e = Suite::load(&src, 20).unwrap_err().to_string();
         assert!(e.contains("10, 30, 50 or 100"), "{e}");
         let _ = std::fs::remove_dir_all(&dir);
     }

@@ -9,6 +9,7 @@ use crate::run::stops::Stops;
 use gpude_device::abi::AdaptiveRun;
 use gpude_device::variant::ThesisVariant;
 use gpude_device::{BoundPolicy, Crossover, Formula, Function, Strategy};
+use std::sync::Arc;
 
 // The names, the limits and the precision, where callers found them before they had
 // files of their own.
@@ -241,6 +242,17 @@ impl Job {
         self
     }
 
+    /// Takes `other`'s bounds where they are this job's, bit for bit, so that the two
+    /// jobs hold one copy of them (nothing else changes).
+    pub(crate) fn share_bounds(&mut self, other: &Job) {
+        self.problem.share_bounds(&other.problem);
+    }
+
+    /// The lower and upper bounds, shared (not copied).
+    pub(crate) fn shared_bounds(&self) -> crate::job::problem::SharedBounds {
+        self.problem.shared_bounds()
+    }
+
     /// The same job, recording the best value after every generation or not; a job
     /// with a stagnation stop records it either way.
     pub fn with_history(mut self, history: bool) -> Job {
@@ -445,8 +457,8 @@ fn check_pop(strategy: Strategy, pop: u32) -> Result<()> {
 pub struct JobBuilder {
     objective: Objective,
     dim: u32,
-    lower: Option<Vec<f64>>,
-    upper: Option<Vec<f64>>,
+    lower: Option<Arc<[f64]>>,
+    upper: Option<Arc<[f64]>>,
     strategy: Strategy,
     crossover: Crossover,
     /// `None`: init-only for the classic strategies, midpoint for the adaptive ones.
@@ -476,12 +488,18 @@ impl JobBuilder {
         } else {
             0
         };
-        self.lower = Some(vec![lo; n]);
-        self.upper = Some(vec![hi; n]);
+        self.lower = Some(vec![lo; n].into());
+        self.upper = Some(vec![hi; n].into());
         self
     }
     /// One initial interval per component.
     pub fn domain_box(mut self, lower: Vec<f64>, upper: Vec<f64>) -> Self {
+        self.lower = Some(lower.into());
+        self.upper = Some(upper.into());
+        self
+    }
+    /// One initial interval per component, held with other jobs (nothing is copied).
+    pub(crate) fn domain_shared(mut self, lower: Arc<[f64]>, upper: Arc<[f64]>) -> Self {
         self.lower = Some(lower);
         self.upper = Some(upper);
         self

@@ -354,7 +354,7 @@ impl Objective {
         })))
     }
 
-    /// CEC 2017 function `id` at dimension `dim` (10, 30, 50 or 100), its data read from
+    /// CEC 2017 function `id` at dimension `dim` (one of [`FunctionId::dimensions`]), its data read from
     /// `source` (see [`DataSource::locate`]).
     pub fn cec2017(source: &DataSource, id: FunctionId, dim: u32) -> Result<Objective> {
         let data = FunctionData::load(source, id, dim as usize)?;

@@ -27,6 +27,15 @@ impl PartialEq for Problem {
     }
 }
 
+/// Are two slices the same values, bit for bit (0 and -0 differ)?
+pub(crate) fn same_bits(a: &[f64], b: &[f64]) -> bool {
+    std::ptr::eq(a, b)
+        || (a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits()))
+}
+
+/// Lower and upper bounds held by several problems.
+pub(crate) type SharedBounds = (Arc<[f64]>, Arc<[f64]>);
+
 // The largest dimension, where callers found it before the limits had a file.
 pub use crate::job::limits::MAX_DIM;
 
@@ -192,6 +201,22 @@ impl Problem {
     /// The upper bound of every component.
     pub fn upper(&self) -> &[f64] {
         &self.upper
+    }
+
+    /// The lower and upper bounds, shared (not copied).
+    pub(crate) fn shared_bounds(&self) -> SharedBounds {
+        (self.lower.clone(), self.upper.clone())
+    }
+
+    /// Takes `other`'s lower and upper bounds where they are this problem's, bit for bit
+    /// (so that the two hold one copy).
+    pub(crate) fn share_bounds(&mut self, other: &Problem) {
+        if same_bits(&self.lower, &other.lower) {
+            self.lower = other.lower.clone();
+        }
+        if same_bits(&self.upper, &other.upper) {
+            self.upper = other.upper.clone();
+        }
     }
 
     /// What gpude knows of the built-in function.

@@ -8,7 +8,7 @@
 //! the whole state: the best individual is found again from the values (lowest value,
 //! then lowest index, as the engines do).
 //!
-//! # File format (version 4)
+//! # File format (version 5)
 //! | bytes | content |
 //! | --- | --- |
 //! | 8 | `GPUDECKP` |
@@ -20,26 +20,33 @@
 //! A binary payload keeps every float's exact bits (NaN and infinities included) in 4 or
 //! 8 bytes; postcard is a stable, documented serde format. Each run holds its job (every
 //! setting), and when started, the generations done, the population and its values in
-//! the job's precision, the history and the time spent.
+//! the job's precision, the history and the time spent. A job whose bounds are those of
+//! the run before it, bit for bit (the runs of one `--runs N` differ in their stream
+//! alone), stores them once: its own are left empty and marked as the previous run's.
+//!
+//! [`encoded_size`] gives a file's exact size without encoding it, and [`encode_parts`]
+//! refuses a file larger than the memory available before it allocates any of it.
 
 use crate::error::{Error, Result};
 use crate::job::config::{Job, Precision};
+use crate::job::problem::same_bits;
 use crate::run::result::{Ending, RunResult, Termination, termination};
 use crate::run::stops::{Stops, stop_of};
 use gpude_device::de::better;
 use gpude_device::{BoundPolicy, Crossover, Formula, Function, Real, Strategy, ThesisVariant};
 use nalgebra::DVector;
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use std::time::Duration;
 
 /// The first bytes of a checkpoint file.
 pub const MAGIC: [u8; 8] = *b"GPUDECKP";
 /// The format version this build writes and reads.
 /// Version 2 added the objective (an expression or a CEC 2017 function), version 3 the
-/// thesis variant, version 4 the convergence stops; files of versions 1 (built-in
-/// functions only) to 3 are still read (their jobs have the default variant where it is
-/// missing, and no stops).
-pub const VERSION: u32 = 4;
+/// thesis variant, version 4 the convergence stops, version 5 bounds stored once for
+/// runs that share them; files of versions 1 (built-in functions only) to 4 are still
+/// read (their jobs have the default variant where it is missing, and no stops).
+pub const VERSION: u32 = 5;
 /// Header bytes: magic, version, length, CRC.
 const HEADER: usize = 8 + 4 + 8 + 4;
 
@@ -285,6 +292,16 @@ pub enum Part<'a> {
     Started(&'a Checkpoint),
 }
 
+impl<'a> Part<'a> {
+    /// The run's job.
+    pub fn job(self) -> &'a Job {
+        match self {
+            Part::Pending(j) => j,
+            Part::Started(c) => &c.job,
+        }
+    }
+}
+
 /// Can a checkpoint hold this job? Not yet an adaptive one: its memory, archive and
 /// shrinking population are not part of the format.
 pub fn savable(job: &Job) -> Result<()> {
@@ -305,12 +322,17 @@ pub fn savable(job: &Job) -> Result<()> {
     }
 }
 
-/// Every setting of a job, as stored.
+/// Every setting of a job, as stored. The bounds are borrowed from the job when
+/// encoding and owned when decoding.
 #[derive(Serialize, Deserialize)]
-struct JobRecord {
+struct JobRecord<'a> {
     function: u32,
-    lower: Vec<f64>,
-    upper: Vec<f64>,
+    lower: Cow<'a, [f64]>,
+    upper: Cow<'a, [f64]>,
+    /// Bounds held by another job, which replace `lower` and `upper` (empty then) when
+    /// the job is built; never stored.
+    #[serde(skip)]
+    shared: Option<crate::job::problem::SharedBounds>,
     strategy: u32,
     crossover: u32,
     bounds: u32,
@@ -344,13 +366,13 @@ enum ObjectiveRecord {
 
 /// A job as version 2 stores it: the settings, then the objective.
 #[derive(Serialize, Deserialize)]
-struct JobRecordV2 {
-    base: JobRecord,
+struct JobRecordV2<'a> {
+    base: JobRecord<'a>,
     objective: ObjectiveRecord,
 }
 
-impl JobRecordV2 {
-    fn of(job: &Job) -> JobRecordV2 {
+impl<'a> JobRecordV2<'a> {
+    fn of(job: &'a Job) -> JobRecordV2<'a> {
         use crate::job::objective::Objective as O;
         let objective = match job.objective() {
             O::Builtin(_) => ObjectiveRecord::Builtin,
@@ -383,7 +405,7 @@ impl JobRecordV2 {
             ObjectiveRecord::Cec2017 { number } => {
                 let id = crate::job::cec2017::FunctionId::new(number)?;
                 let source = crate::job::cec2017::DataSource::locate(None)?;
-                let dim = u32::try_from(self.base.lower.len()).unwrap_or(u32::MAX);
+                let dim = u32::try_from(self.base.dim()).unwrap_or(u32::MAX);
                 Some(Objective::cec2017(&source, id, dim)?)
             }
         };
@@ -394,13 +416,13 @@ impl JobRecordV2 {
 /// A job as version 3 stores it: version 2's record, then the thesis variant
 /// ([`ThesisVariant::bits`]). The record's generations are [`Job::g_max`].
 #[derive(Serialize, Deserialize)]
-struct JobRecordV3 {
-    v2: JobRecordV2,
+struct JobRecordV3<'a> {
+    v2: JobRecordV2<'a>,
     thesis_variant: u32,
 }
 
-impl JobRecordV3 {
-    fn of(job: &Job) -> JobRecordV3 {
+impl<'a> JobRecordV3<'a> {
+    fn of(job: &'a Job) -> JobRecordV3<'a> {
         JobRecordV3 {
             v2: JobRecordV2::of(job),
             thesis_variant: job.thesis_variant().bits(),
@@ -424,13 +446,13 @@ impl JobRecordV3 {
 
 /// A job as version 4 stores it: version 3's record, then the convergence stops.
 #[derive(Serialize, Deserialize)]
-struct JobRecordV4 {
-    v3: JobRecordV3,
+struct JobRecordV4<'a> {
+    v3: JobRecordV3<'a>,
     stops: Stops,
 }
 
-impl JobRecordV4 {
-    fn of(job: &Job) -> JobRecordV4 {
+impl<'a> JobRecordV4<'a> {
+    fn of(job: &'a Job) -> JobRecordV4<'a> {
         JobRecordV4 {
             v3: JobRecordV3::of(job),
             stops: *job.stops(),
@@ -442,12 +464,57 @@ impl JobRecordV4 {
     }
 }
 
-impl JobRecord {
-    fn of(job: &Job) -> JobRecord {
+/// A job as version 5 stores it: version 4's record, whose bounds are empty when they
+/// are those of the previous run's job.
+#[derive(Serialize, Deserialize)]
+struct JobRecordV5<'a> {
+    v4: JobRecordV4<'a>,
+    /// The bounds are the previous run's.
+    same_bounds: bool,
+}
+
+impl<'a> JobRecordV5<'a> {
+    /// The record of `job`, which follows a run with job `previous`, if any.
+    fn of(job: &'a Job, previous: Option<&Job>) -> JobRecordV5<'a> {
+        let mut v4 = JobRecordV4::of(job);
+        let same_bounds = previous.is_some_and(|p| {
+            same_bits(p.lower(), job.lower()) && same_bits(p.upper(), job.upper())
+        });
+        if same_bounds {
+            v4.v3.v2.base.lower = Cow::Borrowed(&[]);
+            v4.v3.v2.base.upper = Cow::Borrowed(&[]);
+        }
+        JobRecordV5 { v4, same_bounds }
+    }
+
+    /// The job; `previous` is the job of the run before it, whose bounds it may share.
+    fn job_after(mut self, previous: Option<&Job>) -> Result<Job> {
+        if self.same_bounds {
+            let base = &mut self.v4.v3.v2.base;
+            let p = previous.ok_or_else(|| Error::Input {
+                what: "checkpoint".into(),
+                message: "its bounds are said to be the previous run's, but it is the first run"
+                    .into(),
+            })?;
+            if !base.lower.is_empty() || !base.upper.is_empty() {
+                return Err(Error::Input {
+                    what: "checkpoint".into(),
+                    message: "it holds bounds and also says they are the previous run's".into(),
+                });
+            }
+            base.shared = Some(p.shared_bounds());
+        }
+        self.v4.job()
+    }
+}
+
+impl<'a> JobRecord<'a> {
+    fn of(job: &'a Job) -> JobRecord<'a> {
         JobRecord {
             function: job.builtin().map_or(0, |f| f as u32),
-            lower: job.lower().to_vec(),
-            upper: job.upper().to_vec(),
+            lower: Cow::Borrowed(job.lower()),
+            upper: Cow::Borrowed(job.upper()),
+            shared: None,
             strategy: job.strategy() as u32,
             crossover: job.crossover() as u32,
             bounds: job.bounds() as u32,
@@ -468,6 +535,13 @@ impl JobRecord {
     /// The job, built (and so checked) as any other.
     fn job(self) -> Result<Job> {
         self.job_of(None, ThesisVariant::DEFAULT, Stops::default())
+    }
+
+    /// The job's dimension: its number of bounds.
+    fn dim(&self) -> usize {
+        self.shared
+            .as_ref()
+            .map_or(self.lower.len(), |(l, _)| l.len())
     }
 
     /// The job with `objective`, or with the built-in function of the record, thesis
@@ -492,10 +566,17 @@ impl JobRecord {
             .ok_or_else(|| unknown("bound policy", self.bounds))?;
         let formula =
             Formula::from_u32(self.formula).ok_or_else(|| unknown("formula", self.formula))?;
-        let dim = u32::try_from(self.lower.len()).unwrap_or(u32::MAX);
+        let dim = u32::try_from(self.dim()).unwrap_or(u32::MAX);
         let objective = objective.unwrap_or(crate::job::objective::Objective::Builtin(function));
+        let (lower, upper) = match self.shared {
+            Some(bounds) => bounds,
+            None => (
+                self.lower.into_owned().into(),
+                self.upper.into_owned().into(),
+            ),
+        };
         let mut b = Job::builder_for(objective, dim)
-            .domain_box(self.lower, self.upper)
+            .domain_shared(lower, upper)
             .strategy(strategy)
             .crossover(crossover)
             .bounds(bounds)
@@ -550,7 +631,7 @@ struct RunRecord {
 
 #[derive(Serialize)]
 struct EntryRef<'a> {
-    job: JobRecordV4,
+    job: JobRecordV5<'a>,
     run: Option<RunRef<'a>>,
 }
 
@@ -560,28 +641,33 @@ struct EntryRecord<J> {
     run: Option<RunRecord>,
 }
 
-/// A job of either version, read.
+/// A job of any version, read; `previous` is the job of the run before it.
 trait Stored2: Sized {
-    fn into_job(self) -> Result<Job>;
+    fn into_job(self, previous: Option<&Job>) -> Result<Job>;
 }
-impl Stored2 for JobRecord {
-    fn into_job(self) -> Result<Job> {
+impl Stored2 for JobRecord<'_> {
+    fn into_job(self, _: Option<&Job>) -> Result<Job> {
         self.job()
     }
 }
-impl Stored2 for JobRecordV2 {
-    fn into_job(self) -> Result<Job> {
+impl Stored2 for JobRecordV2<'_> {
+    fn into_job(self, _: Option<&Job>) -> Result<Job> {
         self.job()
     }
 }
-impl Stored2 for JobRecordV3 {
-    fn into_job(self) -> Result<Job> {
+impl Stored2 for JobRecordV3<'_> {
+    fn into_job(self, _: Option<&Job>) -> Result<Job> {
         self.job()
     }
 }
-impl Stored2 for JobRecordV4 {
-    fn into_job(self) -> Result<Job> {
+impl Stored2 for JobRecordV4<'_> {
+    fn into_job(self, _: Option<&Job>) -> Result<Job> {
         self.job()
+    }
+}
+impl Stored2 for JobRecordV5<'_> {
+    fn into_job(self, previous: Option<&Job>) -> Result<Job> {
+        self.job_after(previous)
     }
 }
 
@@ -590,23 +676,17 @@ pub fn encode(entries: &[Entry]) -> Result<Vec<u8>> {
     encode_parts(entries.iter().map(Entry::part))
 }
 
-/// The bytes of a checkpoint file holding these runs.
-pub fn encode_parts<'a>(parts: impl IntoIterator<Item = Part<'a>>) -> Result<Vec<u8>> {
-    let parts: Vec<Part> = parts.into_iter().collect();
-    for e in &parts {
-        savable(match e {
-            Part::Pending(j) => j,
-            Part::Started(c) => &c.job,
-        })?;
-    }
-    let records: Vec<EntryRef> = parts
-        .into_iter()
-        .map(|e| EntryRef {
-            job: JobRecordV4::of(match e {
-                Part::Pending(j) => j,
-                Part::Started(c) => &c.job,
-            }),
-            run: match e {
+/// The records of these runs, borrowing their bounds and populations; each job's
+/// bounds are stored once when the run before it has the same.
+fn records<'a>(parts: &[Part<'a>]) -> Result<Vec<EntryRef<'a>>> {
+    let mut previous: Option<&Job> = None;
+    let mut records = Vec::with_capacity(parts.len());
+    for &part in parts {
+        let job = part.job();
+        savable(job)?;
+        records.push(EntryRef {
+            job: JobRecordV5::of(job, previous),
+            run: match part {
                 Part::Pending(_) => None,
                 Part::Started(c) => Some(RunRef {
                     generation: c.generation,
@@ -615,16 +695,75 @@ pub fn encode_parts<'a>(parts: impl IntoIterator<Item = Part<'a>>) -> Result<Vec
                     elapsed: c.elapsed,
                 }),
             },
-        })
-        .collect();
-    let payload = postcard::to_allocvec(&records)
-        .map_err(|e| Error::Io(std::io::Error::other(format!("encoding a checkpoint: {e}"))))?;
-    let mut out = Vec::with_capacity(HEADER + payload.len());
+        });
+        previous = Some(job);
+    }
+    Ok(records)
+}
+
+fn encoding_error(e: postcard::Error) -> Error {
+    Error::Io(std::io::Error::other(format!("encoding a checkpoint: {e}")))
+}
+
+/// The size of the payload of these records, computed as postcard encodes them
+/// (nothing is allocated for it).
+fn payload_size(records: &[EntryRef]) -> Result<u64> {
+    postcard::experimental::serialized_size(records)
+        .map(|n| n as u64)
+        .map_err(encoding_error)
+}
+
+/// The exact size in bytes of the checkpoint file that [`encode_parts`] makes of these
+/// runs (header included), computed without encoding them: the same records go through
+/// postcard's size computation, which counts the bytes and keeps none. It takes time in
+/// proportion to the size, and no memory. Runs that no checkpoint can hold are refused
+/// as [`encode_parts`] refuses them.
+pub fn encoded_size<'a>(parts: impl IntoIterator<Item = Part<'a>>) -> Result<u64> {
+    let parts: Vec<Part> = parts.into_iter().collect();
+    Ok(HEADER as u64 + payload_size(&records(&parts)?)?)
+}
+
+/// The bytes of a checkpoint file holding these runs. The file's size is computed first
+/// (see [`encoded_size`]) and checked against the host's available memory
+/// ([`crate::run::memory::check_memory`]): a file that does not fit is refused with
+/// [`Error::OutOfMemory`] before any of it is allocated.
+pub fn encode_parts<'a>(parts: impl IntoIterator<Item = Part<'a>>) -> Result<Vec<u8>> {
+    encode_within(parts, crate::run::memory::check_memory)
+}
+
+/// [`encode_parts`] with `room` deciding whether a file of that many bytes may be
+/// allocated.
+fn encode_within<'a>(
+    parts: impl IntoIterator<Item = Part<'a>>,
+    room: impl Fn(u64) -> Result<()>,
+) -> Result<Vec<u8>> {
+    let parts: Vec<Part> = parts.into_iter().collect();
+    let records = records(&parts)?;
+    let len = payload_size(&records)?;
+    let total = HEADER as u64 + len;
+    room(total)?;
+    let too_large = || Error::OutOfMemory {
+        memory: "host",
+        needed: total,
+        free: crate::run::memory::available_memory().unwrap_or(0),
+    };
+    let mut out = Vec::new();
+    out.try_reserve_exact(usize::try_from(total).map_err(|_| too_large())?)
+        .map_err(|_| too_large())?;
     out.extend_from_slice(&MAGIC);
     out.extend_from_slice(&VERSION.to_le_bytes());
-    out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
-    out.extend_from_slice(&crc32fast::hash(&payload).to_le_bytes());
-    out.extend_from_slice(&payload);
+    out.extend_from_slice(&len.to_le_bytes());
+    // The checksum, once the payload is there.
+    out.extend_from_slice(&[0; 4]);
+    let mut out = postcard::to_extend(&records, out).map_err(encoding_error)?;
+    if out.len() as u64 != total {
+        return Err(Error::Io(std::io::Error::other(format!(
+            "encoding a checkpoint: {} bytes where {total} were computed",
+            out.len()
+        ))));
+    }
+    let crc = crc32fast::hash(&out[HEADER..]);
+    out[HEADER - 4..HEADER].copy_from_slice(&crc.to_le_bytes());
     Ok(out)
 }
 
@@ -677,7 +816,8 @@ pub fn decode(bytes: &[u8]) -> Result<Vec<Entry>> {
         1 => entries::<JobRecord>(payload, bad),
         2 => entries::<JobRecordV2>(payload, bad),
         3 => entries::<JobRecordV3>(payload, bad),
-        _ => entries::<JobRecordV4>(payload, bad),
+        4 => entries::<JobRecordV4>(payload, bad),
+        _ => entries::<JobRecordV5>(payload, bad),
     }
 }
 
@@ -694,31 +834,34 @@ fn entries<J: Stored2 + serde::de::DeserializeOwned>(
     if records.is_empty() {
         return Err(bad("it holds no run".into()));
     }
-    records
-        .into_iter()
-        .enumerate()
-        .map(|(k, r)| {
-            let in_run = |e: Error| match e {
-                Error::Input { message, .. } => bad(format!("run {k}: {message}")),
-                other => bad(format!("run {k}: {other}")),
-            };
-            let job = r.job.into_job().map_err(in_run)?;
-            Ok(match r.run {
-                None => Entry::Pending(job),
-                Some(run) => {
-                    let c = Checkpoint {
-                        job,
-                        generation: run.generation,
-                        state: run.state,
-                        history: run.history,
-                        elapsed: run.elapsed,
-                    };
-                    c.check().map_err(in_run)?;
-                    Entry::Started(c)
-                }
-            })
-        })
-        .collect()
+    let mut out: Vec<Entry> = Vec::with_capacity(records.len());
+    for (k, r) in records.into_iter().enumerate() {
+        let in_run = |e: Error| match e {
+            Error::Input { message, .. } => bad(format!("run {k}: {message}")),
+            other => bad(format!("run {k}: {other}")),
+        };
+        let previous = out.last().map(Entry::job);
+        let mut job = r.job.into_job(previous).map_err(in_run)?;
+        // Runs with the same bounds hold one copy of them, as the runs of `--runs N` do.
+        if let Some(p) = previous {
+            job.share_bounds(p);
+        }
+        out.push(match r.run {
+            None => Entry::Pending(job),
+            Some(run) => {
+                let c = Checkpoint {
+                    job,
+                    generation: run.generation,
+                    state: run.state,
+                    history: run.history,
+                    elapsed: run.elapsed,
+                };
+                c.check().map_err(in_run)?;
+                Entry::Started(c)
+            }
+        });
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -726,10 +869,10 @@ mod tests {
     use super::*;
 
     /// A file as version `version` wrote it, its job records made by `record`.
-    fn written_as<J: Serialize>(
-        entries: &[Entry],
+    fn written_as<'e, J: Serialize>(
+        entries: &'e [Entry],
         version: u32,
-        record: impl Fn(&Job) -> J,
+        record: impl Fn(&'e Job) -> J,
     ) -> Vec<u8> {
         #[derive(Serialize)]
         struct Old<'a, J> {
@@ -770,6 +913,11 @@ mod tests {
         written_as(entries, 3, JobRecordV3::of)
     }
 
+    /// A file as version 4 wrote it: every job holds its bounds.
+    fn version4(entries: &[Entry]) -> Vec<u8> {
+        written_as(entries, 4, JobRecordV4::of)
+    }
+
     /// The version of a file's bytes.
     fn version_of(bytes: &[u8]) -> u32 {
         u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]])
@@ -803,9 +951,9 @@ mod tests {
         let old = decode(&version2(&entries)).unwrap();
         assert_eq!(old, entries);
         assert!(old.iter().all(|e| e.job().thesis_variant().is_default()));
-        // This build writes version 4, which reads back the same.
+        // This build writes version 5, which reads back the same.
         let new = encode(&entries).unwrap();
-        assert_eq!(version_of(&new), 4);
+        assert_eq!(version_of(&new), 5);
         assert_eq!(decode(&new).unwrap(), entries);
     }
 
@@ -896,6 +1044,211 @@ mod tests {
         let c = at(still, 8, flat, Some(h));
         assert!(!c.finished());
         assert_eq!(c.result().termination, Termination::Stopped);
+    }
+
+    /// A started run of `job` at generation 3 with any population of its size.
+    fn started(job: &Job) -> Checkpoint {
+        let (np, d) = (job.pop() as usize, job.dim() as usize);
+        let state = match job.precision() {
+            Precision::F32 => State::F32 {
+                x: (0..np * d).map(|v| v as f32 * 0.5 - 1.0).collect(),
+                fit: (0..np).map(|v| v as f32 + 0.25).collect(),
+            },
+            Precision::F64 => State::F64 {
+                x: (0..np * d).map(|v| v as f64 * 0.125 - 2.0).collect(),
+                fit: (0..np).map(|v| v as f64 + 0.5).collect(),
+            },
+        };
+        Checkpoint {
+            job: job.clone(),
+            generation: 3,
+            state,
+            history: job.history().then(|| vec![4.0, 3.0, 2.0, 1.0]),
+            elapsed: Duration::from_millis(7),
+        }
+    }
+
+    /// Pending and started runs in f32 and f64, with and without a history, with bounds
+    /// shared, equal, different and differing in the sign of a zero only.
+    fn mixed_entries() -> Vec<Entry> {
+        let f32_job = Job::builder(Function::Rastrigin, 7)
+            .pop(9)
+            .generations(50)
+            .seed(11)
+            .history(true)
+            .build()
+            .unwrap();
+        let f64_job = Job::builder(Function::Sphere, 5)
+            .pop(6)
+            .generations(20)
+            .precision(Precision::F64)
+            .domain_box(
+                vec![-1.0, -0.0, -3.0, -4.0, -5.0],
+                vec![1.0, 2.0, 3.0, 4.0, 5.0],
+            )
+            .target(1e-6)
+            .build()
+            .unwrap();
+        // The same values in another allocation, and one whose -0 is +0.
+        let f64_equal = Job::builder(Function::Sphere, 5)
+            .pop(6)
+            .generations(20)
+            .precision(Precision::F64)
+            .domain_box(
+                vec![-1.0, -0.0, -3.0, -4.0, -5.0],
+                vec![1.0, 2.0, 3.0, 4.0, 5.0],
+            )
+            .build()
+            .unwrap();
+        let f64_plus_zero = Job::builder(Function::Sphere, 5)
+            .pop(6)
+            .generations(20)
+            .precision(Precision::F64)
+            .domain_box(
+                vec![-1.0, 0.0, -3.0, -4.0, -5.0],
+                vec![1.0, 2.0, 3.0, 4.0, 5.0],
+            )
+            .build()
+            .unwrap();
+        let expr = Job::builder_for(
+            crate::job::objective::Objective::expr("sum(x^2) + 1", Some(1.0)).unwrap(),
+            3,
+        )
+        .domain(-2.0, 2.0)
+        .pop(8)
+        .generations(10)
+        .build()
+        .unwrap();
+        vec![
+            Entry::Started(started(&f32_job)),
+            Entry::Pending(f32_job.clone().with_stream(1)),
+            Entry::Pending(f32_job.clone().with_stream(2)),
+            Entry::Started(started(&f32_job.clone().with_stream(3))),
+            Entry::Pending(f64_job.clone()),
+            Entry::Started(started(&f64_job.clone().with_stream(1))),
+            Entry::Pending(f64_equal),
+            Entry::Pending(f64_plus_zero),
+            Entry::Started(started(&f64_job)),
+            Entry::Pending(expr.clone()),
+            Entry::Started(started(&expr.with_stream(5))),
+        ]
+    }
+
+    #[test]
+    fn the_size_estimate_is_the_encoded_length() {
+        let all = mixed_entries();
+        // Every run alone, and every stretch of runs (each run after each other one).
+        for a in 0..all.len() {
+            for b in a + 1..=all.len() {
+                let entries = &all[a..b];
+                let bytes = encode(entries).unwrap();
+                let size = encoded_size(entries.iter().map(Entry::part)).unwrap();
+                assert_eq!(size, bytes.len() as u64, "runs {a}..{b}");
+                assert_eq!(decode(&bytes).unwrap(), entries, "runs {a}..{b}");
+            }
+        }
+    }
+
+    #[test]
+    fn runs_with_the_same_bounds_store_them_once_and_share_them_when_read() {
+        let job = Job::builder(Function::Sphere, 1000)
+            .pop(4)
+            .generations(10)
+            .build()
+            .unwrap();
+        let entries: Vec<Entry> = (0..10)
+            .map(|s| Entry::Pending(job.clone().with_stream(s)))
+            .collect();
+        let bytes = encode(&entries).unwrap();
+        // One copy of 2 × 1000 bounds, not ten.
+        assert!(
+            bytes.len() < 2 * 1000 * 8 + 10 * 200,
+            "{} bytes",
+            bytes.len()
+        );
+        let old = version4(&entries);
+        assert!(old.len() > 10 * 2 * 1000 * 8, "{} bytes", old.len());
+        for file in [bytes, old] {
+            let back = decode(&file).unwrap();
+            assert_eq!(back, entries);
+            let first = back[0].job().lower().as_ptr();
+            assert!(back.iter().all(|e| e.job().lower().as_ptr() == first));
+            assert!(
+                back.iter()
+                    .all(|e| e.job().upper().as_ptr() == back[0].job().upper().as_ptr())
+            );
+        }
+        // A zero of another sign is other bounds: kept bit for bit.
+        let all = mixed_entries();
+        let back = decode(&encode(&all).unwrap()).unwrap();
+        assert_eq!(back[6].job().lower()[1].to_bits(), (-0.0f64).to_bits());
+        assert_eq!(back[7].job().lower()[1].to_bits(), 0.0f64.to_bits());
+    }
+
+    #[test]
+    fn a_file_larger_than_the_memory_is_refused_before_it_is_allocated() {
+        let entries = mixed_entries();
+        let size = encoded_size(entries.iter().map(Entry::part)).unwrap();
+        let room = |limit: u64| {
+            move |n: u64| {
+                if n > limit {
+                    Err(Error::OutOfMemory {
+                        memory: "host",
+                        needed: n,
+                        free: limit,
+                    })
+                } else {
+                    Ok(())
+                }
+            }
+        };
+        match encode_within(entries.iter().map(Entry::part), room(size - 1)) {
+            Err(Error::OutOfMemory { needed, .. }) => assert_eq!(needed, size),
+            other => panic!("not refused: {other:?}"),
+        }
+        let bytes = encode_within(entries.iter().map(Entry::part), room(size)).unwrap();
+        assert_eq!(bytes.len() as u64, size);
+    }
+
+    #[test]
+    fn version_4_files_are_read_and_bad_shared_bounds_are_refused() {
+        let entries = mixed_entries();
+        assert_eq!(decode(&version4(&entries)).unwrap(), entries);
+        // A first run that says its bounds are the previous run's.
+        let job = Job::builder(Function::Sphere, 3).pop(8).build().unwrap();
+        let lone = [Entry::Pending(job.clone())];
+        let bytes = written_as(&lone, 5, |j| {
+            let r = JobRecordV5::of(j, Some(j));
+            assert!(r.same_bounds);
+            r
+        });
+        match decode(&bytes) {
+            Err(Error::Input { message, .. }) => {
+                assert!(
+                    message.contains("run 0") && message.contains("first run"),
+                    "{message}"
+                )
+            }
+            other => panic!("not refused: {other:?}"),
+        }
+        // Bounds given and also said to be the previous run's.
+        let two = [
+            Entry::Pending(job.clone()),
+            Entry::Pending(job.with_stream(1)),
+        ];
+        let bytes = written_as(&two, 5, |j| JobRecordV5 {
+            v4: JobRecordV4::of(j),
+            same_bounds: j.stream() == 1,
+        });
+        match decode(&bytes) {
+            Err(Error::Input { message, .. }) => {
+                assert!(
+                    message.contains("run 1") && message.contains("also"),
+                    "{message}"
+                )
+            }
+            other => panic!("not refused: {other:?}"),
+        }
     }
 
     #[test]
