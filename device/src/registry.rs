@@ -547,9 +547,9 @@ mod tests {
             count += 1;
         });
         // Four layouts (batch, batch under control, step, grid) × three families × two
-        // precisions, and the shared-memory and the pipelined batch kernels of two
-        // families each.
-        assert_eq!(count, Function::ALL.len() * 32);
+        // precisions, and the shared-memory and the pipelined batch kernels, plain and
+        // under control, of two families each.
+        assert_eq!(count, Function::ALL.len() * 40);
         assert_eq!(names.len(), count);
         assert!(names.contains("de_grid_f64_weierstrass_thesis"));
         assert!(names.contains("de_grid_f64_weierstrass_thesis_variant"));
@@ -558,6 +558,8 @@ mod tests {
         assert!(names.contains("de_batch_f64_sphere_thesis_variant_ctl"));
         assert!(names.contains("de_batch_f32_griewank_thesis_shared"));
         assert!(names.contains("de_batch_f64_sphere_shared"));
+        assert!(names.contains("de_batch_f64_sphere_shared_ctl"));
+        assert!(names.contains("de_batch_f32_griewank_thesis_pipelined_ctl"));
         assert!(!names.contains("de_batch_f32_griewank_thesis_variant_shared"));
         assert!(names.contains("de_batch_f32_griewank_thesis_pipelined"));
         assert!(names.contains("de_batch_f64_weierstrass_pipelined"));
