@@ -31,6 +31,14 @@ pub use gpude_host::{
 // Where callers found these before the host's folders held them (run::checkpoint,
 // run::control, job::objective, job::cec2017, cpu::split).
 pub use gpude_host::{cec2017, checkpoint, objective, split};
+
+/// The linear-algebra crate of the results' vectors, re-exported.
+pub use gpude_host::nalgebra;
+
+/// The README's Rust examples, compiled as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
 use run::control::{Control, Observer, Outcome, Ran, Reporting, Watch};
 
 /// The device crate compiled to PTX by the build script, one module per kernel: (kernel

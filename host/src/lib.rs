@@ -10,6 +10,10 @@ pub mod job;
 pub mod run;
 mod solver;
 
+/// The linear-algebra crate of the results' vectors (`RunResult::best_x`), so that users need no
+/// dependency of their own to name its types.
+pub use nalgebra;
+
 // Where callers found the job's, the CPU engine's and the runs' modules before the
 // folders held them.
 pub use cpu::{islands, pso, split};
