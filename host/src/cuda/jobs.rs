@@ -9,6 +9,18 @@ use crate::run::checkpoint::Entry;
 use crate::run::result::RunResult;
 use gpude_device::lanes::group_width;
 
+/// An outcome's result and its final population (from its checkpoint's state).
+fn with_population(o: crate::run::control::Outcome) -> (RunResult, FinalPopulation) {
+    let (x, fit) = match o.checkpoint.state {
+        crate::run::checkpoint::State::F32 { x, fit } => (
+            x.iter().map(|&v| v as f64).collect(),
+            fit.iter().map(|&v| v as f64).collect(),
+        ),
+        crate::run::checkpoint::State::F64 { x, fit } => (x, fit),
+    };
+    (o.result, FinalPopulation { x, fit })
+}
+
 /// The layout `auto` picks for one run alone (see [`CudaEngine::auto_mode`]).
 fn auto_alone(job: &Job) -> Mode {
     let groups_per_block = 1024 / group_width(job.dim());
@@ -158,14 +170,7 @@ impl CudaEngine {
     ) -> Result<(RunResult, FinalPopulation)> {
         if job.objective().is_host_callback() {
             let o = self.callback_run(job, &mut crate::run::control::Control::default())?;
-            let (x, fit) = match o.checkpoint.state {
-                crate::run::checkpoint::State::F32 { x, fit } => (
-                    x.iter().map(|&v| v as f64).collect(),
-                    fit.iter().map(|&v| v as f64).collect(),
-                ),
-                crate::run::checkpoint::State::F64 { x, fit } => (x, fit),
-            };
-            return Ok((o.result, FinalPopulation { x, fit }));
+            return Ok(with_population(o));
         }
         job.check()?;
         if crate::cuda::adaptive::in_adaptive_kernels(job) {
@@ -174,14 +179,7 @@ impl CudaEngine {
         if job.stops().any() {
             let mut control = crate::run::control::Control::default();
             let o = self.run_controlled(job, mode, &mut control, Default::default())?;
-            let (x, fit) = match o.checkpoint.state {
-                crate::run::checkpoint::State::F32 { x, fit } => (
-                    x.iter().map(|&v| v as f64).collect(),
-                    fit.iter().map(|&v| v as f64).collect(),
-                ),
-                crate::run::checkpoint::State::F64 { x, fit } => (x, fit),
-            };
-            return Ok((o.result, FinalPopulation { x, fit }));
+            return Ok(with_population(o));
         }
         let mode = match mode {
             Mode::Auto => self.auto_mode(job),
