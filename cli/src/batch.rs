@@ -43,6 +43,8 @@ pub struct Args {
 struct Report<'a> {
     backend: &'static str,
     fallback_reason: Option<&'a str>,
+    /// Wall time of every run of the file (s), the reports after it left out.
+    wall_s: f64,
     jobs: Vec<JobReport<'a>>,
 }
 
@@ -83,6 +85,7 @@ pub fn run(args: Args) -> Result<String> {
         .filter(|(_, p)| p.is_none())
         .flat_map(|(g, _)| g.iter().cloned())
         .collect();
+    let start = std::time::Instant::now();
     let plain = solver.run_batch(&all)?;
     if plain.len() != all.len() {
         return Err(CliError::runtime(format!(
@@ -105,6 +108,7 @@ pub fn run(args: Args) -> Result<String> {
             None => results.extend(plain.by_ref().take(g.len())),
         }
     }
+    let wall = start.elapsed();
     // A run whose best is not finite fails the batch (exit code 1), naming the job.
     let mut at = 0;
     for (i, g) in groups.iter().enumerate() {
@@ -138,6 +142,7 @@ pub fn run(args: Args) -> Result<String> {
         return common::to_json(&Report {
             backend: solver.backend_name(),
             fallback_reason: solver.fallback_reason(),
+            wall_s: wall.as_secs_f64(),
             jobs: reports,
         });
     }

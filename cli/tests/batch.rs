@@ -25,6 +25,8 @@ fn the_example_batch_file_runs_on_the_cpu() {
     );
     let v: Value = serde_json::from_slice(&o.stdout).expect("JSON on stdout");
     assert_eq!(v["backend"], "cpu");
+    let wall = v["wall_s"].as_f64().expect("the runs' wall time");
+    assert!(wall > 0.0 && wall < 600.0, "{wall}");
     let jobs = v["jobs"].as_array().expect("jobs");
     // The four jobs of the file, in order, with their runs.
     let want = [
@@ -43,6 +45,12 @@ fn the_example_batch_file_runs_on_the_cpu() {
         for r in results {
             let e = r["verified_error"].as_f64().expect("a verified error");
             assert!(e.is_finite() && e >= 0.0, "{r}");
+            // Each run names where it ran and how many runs shared its launch.
+            assert!(
+                r["layout"].as_str().is_some_and(|l| l.starts_with("cpu")),
+                "{r}"
+            );
+            assert_eq!(r["launch_runs"], 1, "{r}");
         }
     }
     // The settings the file gives are the ones used.
