@@ -1,42 +1,18 @@
 //! Tests of the `gpude` binary, on the CPU backend.
 
+mod common;
+
 use serde_json::Value;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-const BIN: &str = env!("CARGO_BIN_EXE_gpude");
-
-fn gpude(args: &[&str]) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .output()
-        .expect("the gpude binary runs")
-}
+use common::{BIN, gpude};
 
 fn gpude_stdin(args: &[&str], input: &str) -> Output {
-    let mut child = Command::new(BIN)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the gpude binary runs");
-    let written = child
-        .stdin
-        .take()
-        .expect("stdin is piped")
-        .write_all(input.as_bytes());
-    // gpude may refuse its arguments and exit before it reads stdin: a closed pipe is
-    // then the expected outcome, and the exit status tells the rest.
-    if let Err(e) = written {
-        assert_eq!(
-            e.kind(),
-            std::io::ErrorKind::BrokenPipe,
-            "writing stdin: {e}"
-        );
-    }
-    child.wait_with_output().expect("gpude finishes")
+    let mut cmd = Command::new(BIN);
+    cmd.args(args);
+    common::with_stdin(cmd, input)
 }
 
 fn stdout(o: &Output) -> String {

@@ -8,8 +8,7 @@
 mod common;
 
 use common::{BIN, gpude, text};
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
 /// `gpude ARGS` with `input` on stdin.
 fn eval(args: &[&str], input: &str) -> Output {
@@ -18,24 +17,8 @@ fn eval(args: &[&str], input: &str) -> Output {
 
 /// `gpude ARGS` with `input` on stdin, through `cmd` (its environment set).
 fn eval_in(mut cmd: Command, args: &[&str], input: &str) -> Output {
-    let mut child = cmd
-        .arg("eval")
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the gpude binary runs");
-    let written = child
-        .stdin
-        .take()
-        .expect("stdin is piped")
-        .write_all(input.as_bytes());
-    if let Err(e) = written {
-        // gpude may refuse its arguments before it reads stdin.
-        assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "{e}");
-    }
-    child.wait_with_output().expect("gpude finishes")
+    cmd.arg("eval").args(args);
+    common::with_stdin(cmd, input)
 }
 
 /// The values a successful eval printed.

@@ -2,8 +2,9 @@
 
 #![allow(dead_code)] // each test file uses its own part
 
+use std::io::Write;
 use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 
 /// The binary under test.
 pub const BIN: &str = env!("CARGO_BIN_EXE_gpude");
@@ -14,6 +15,32 @@ pub fn gpude(args: &[&str]) -> Output {
         .args(args)
         .output()
         .expect("the gpude binary runs")
+}
+
+/// Runs `cmd` (the binary with its arguments and environment) with `input` on its
+/// standard input.
+pub fn with_stdin(mut cmd: Command, input: &str) -> Output {
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the gpude binary runs");
+    let written = child
+        .stdin
+        .take()
+        .expect("stdin is piped")
+        .write_all(input.as_bytes());
+    // gpude may refuse its arguments and exit before it reads stdin: a closed pipe is
+    // then the expected outcome, and the exit status tells the rest.
+    if let Err(e) = written {
+        assert_eq!(
+            e.kind(),
+            std::io::ErrorKind::BrokenPipe,
+            "writing stdin: {e}"
+        );
+    }
+    child.wait_with_output().expect("gpude finishes")
 }
 
 /// Output bytes as text.
