@@ -362,11 +362,12 @@ impl Launched {
 }
 
 impl<T: GpuReal> BatchLaunch<T> {
-    /// Population `k`'s values (np of them), as f64.
-    pub(crate) fn values(&self, k: usize, np: usize) -> Result<Vec<f64>> {
+    /// Every population's values (np of each, population after population), as f64:
+    /// one copy for the launch.
+    pub(crate) fn values(&self) -> Result<Vec<f64>> {
         let f = self
             .stream
-            .clone_dtoh(&self.fit.slice(k * np..(k + 1) * np))
+            .clone_dtoh(&self.fit)
             .map_err(cuda_err(format!("{}: reading the values", self.name)))?;
         Ok(f.iter().map(|v| v.to_f64()).collect())
     }

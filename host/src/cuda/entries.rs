@@ -43,6 +43,17 @@ fn launch_end(job: &Job, g: u32, every: u32) -> u32 {
     job.stops().next_after(g).map_or(end, |s| end.min(s))
 }
 
+/// A result read back from a launch that a convergence stop (`fired`) ended: the stop,
+/// where the launch's own reading says only that the run stopped before its limit.
+fn stopped_by(mut r: RunResult, fired: Option<Termination>) -> RunResult {
+    if let Some(t) = fired
+        && r.termination == Termination::Stopped
+    {
+        r.termination = t;
+    }
+    r
+}
+
 /// The values of a whole-GPU run's population (np of them), as f64.
 fn grid_values<T: GpuReal>(
     stream: &Arc<CudaStream>,
@@ -479,6 +490,7 @@ impl CudaEngine {
             seen = monitor.seen().to_vec();
             let from = gens.clone();
             last = l.outcomes(&refs, &from)?;
+            let mut values: Option<Vec<f64>> = None;
             for k in 0..p {
                 if stand[k] != Standing::Running {
                     continue;
@@ -490,8 +502,13 @@ impl CudaEngine {
                 }
                 stand[k] = standing(&jobs[k], o.generations, o.best_f, end, monitor.stopped(k));
                 if stand[k] == Standing::Running && jobs[k].stops().at(gens[k]) {
-                    let values = l.values(k, np)?;
-                    fired[k] = stop_of(&jobs[k], gens[k], &values, history[k].as_deref());
+                    // Read once for the launch, when the first run looks at its stops.
+                    if values.is_none() {
+                        values = Some(l.values()?);
+                    }
+                    let all = values.as_deref().unwrap_or_default();
+                    let mine = &all[k * np..(k + 1) * np];
+                    fired[k] = stop_of(&jobs[k], gens[k], mine, history[k].as_deref());
                     if fired[k].is_some() {
                         // Ended: its block stops at once in the launches that follow.
                         stand[k] = Standing::Ended;
@@ -547,13 +564,8 @@ impl CudaEngine {
                     history: history[k].take(),
                     ..o
                 };
-                let mut r = o.result(job, total, l.layout, p as u32);
-                if let Some(t) = fired[k]
-                    && r.termination == Termination::Stopped
-                {
-                    r.termination = t;
-                }
-                runs.results[e] = Some(r);
+                let r = o.result(job, total, l.layout, p as u32);
+                runs.results[e] = Some(stopped_by(r, fired[k]));
                 runs.entries[e] = Entry::Pending(job.clone());
             }
         }
@@ -675,8 +687,12 @@ impl CudaEngine {
             }
             if g > from && job.stops().at(g) {
                 let values = grid_values(&stream, &name, &run.bu, job.pop() as usize)?;
-                let h = grid_history(&stream, &name, &run.bu, from, g)?
-                    .map(|h| join_history(history.clone(), &h));
+                // The history only for a stagnation stop (the one that reads it).
+                let h = match job.stops().stagnation {
+                    Some(_) => grid_history(&stream, &name, &run.bu, from, g)?
+                        .map(|h| join_history(history.clone(), &h)),
+                    None => None,
+                };
                 fired = stop_of(&job, g, &values, h.as_deref());
                 if fired.is_some() {
                     break;
@@ -786,12 +802,7 @@ impl CudaEngine {
             let (mut r, _) =
                 w.bu.outcome(w.stream, w.job, w.name, w.state, took, nothing)?;
             r.history = w.history;
-            if let Some(t) = w.fired
-                && r.termination == Termination::Stopped
-            {
-                r.termination = t;
-            }
-            runs.results[e] = Some(r);
+            runs.results[e] = Some(stopped_by(r, w.fired));
             runs.entries[e] = Entry::Pending(w.job.clone());
         }
         Ok(())
