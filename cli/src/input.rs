@@ -16,19 +16,22 @@ pub const MAX_TOKEN: usize = 60;
 /// One MiB.
 pub const MIB: u64 = 1 << 20;
 
-/// `s` cut to [`MAX_TOKEN`] characters (with `…` when cut), control characters shown
-/// as `?`.
+/// `s` cut to [`MAX_TOKEN`] characters (with `…` where cut), control characters shown
+/// as `?`. A path (a word with a `/`) keeps its end, where the file's name is; any
+/// other word keeps its start.
 pub fn clip(s: &str) -> String {
-    let mut out: String = s
-        .chars()
-        .take(MAX_TOKEN)
-        .map(|c| if c.is_control() { '?' } else { c })
-        .collect();
-    if s.chars().nth(MAX_TOKEN).is_some() {
-        out.pop();
-        out.push('…');
+    let shown = |c: char| if c.is_control() { '?' } else { c };
+    let n = s.chars().count();
+    if n <= MAX_TOKEN {
+        return s.chars().map(shown).collect();
     }
-    out
+    if s.contains('/') {
+        let tail: String = s.chars().skip(n - (MAX_TOKEN - 1)).map(shown).collect();
+        format!("…{tail}")
+    } else {
+        let head: String = s.chars().take(MAX_TOKEN - 1).map(shown).collect();
+        format!("{head}…")
+    }
 }
 
 /// A message with every whitespace-separated word cut to [`MAX_TOKEN`] characters and
@@ -251,6 +254,14 @@ mod tests {
         let m = sanitize(&format!("bad {long} here\nnext"));
         assert!(m.starts_with("bad xxx"), "{m}");
         assert!(m.contains("… here\nnext"), "{m}");
+        // A long path keeps its end: the file's name and the folders nearest it.
+        let path = format!("/{}/data/input_data/shift_data_5.txt,", "deep/".repeat(20));
+        let c = clip(&path);
+        assert_eq!(c.chars().count(), MAX_TOKEN);
+        assert!(
+            c.starts_with('…') && c.ends_with("data/input_data/shift_data_5.txt,"),
+            "{c}"
+        );
     }
 
     #[test]
