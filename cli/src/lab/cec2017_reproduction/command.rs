@@ -1,8 +1,8 @@
 //! `gpude reproduce cec2017`: its flags, and the run from them to the files.
 
 use super::{
-    ALPHA, DATA_IN_REFERENCE, Options, Reproduction, WITHIN, ZERO_BELOW, curves, published, report,
-    runner,
+    ALPHA, DATA_IN_REFERENCE, Options, Reproduction, WITHIN, ZERO_BELOW, curves, display_name,
+    published, report, runner,
 };
 use crate::lab::command_line;
 use crate::{CliError, Result};
@@ -90,28 +90,26 @@ pub fn run(args: Args) -> Result<String> {
         None => gpude::cec2017::DataSource::locate(None)?,
     };
 
-    let total = options.dims.len() * options.functions.len();
-    let mut results = Vec::with_capacity(total);
+    let mut results = Vec::with_capacity(options.dims.len() * options.functions.len());
     for &dim in &options.dims {
-        for &id in &options.functions {
-            eprintln!(
-                "reproduce: [{}/{total}] F{} at D = {dim} ({} runs × {} evaluations) …",
-                results.len() + 1,
-                id.number(),
-                options.runs,
-                options.budget(dim)
-            );
-            let r = runner::run_function(&solver, &source, &published, &options, id, dim)?;
-            for s in &r.gpude {
-                eprintln!(
-                    "reproduce:   {}: {} ({:.2} s)",
-                    s.strategy,
-                    report::mean_sd(s.mean, s.std),
-                    s.wall_s
-                );
-            }
-            results.push(r);
+        eprintln!(
+            "reproduce: D = {dim}: {} functions × {} runs × {} evaluations, each strategy's runs in one batch …",
+            options.functions.len(),
+            options.runs,
+            options.budget(dim)
+        );
+        let rs = runner::run_dimension(&solver, &source, &published, &options, dim, |s, t| {
+            eprintln!("reproduce:   {}: {t:.2} s", display_name(s))
+        })?;
+        for r in &rs {
+            let cells: Vec<String> = r
+                .gpude
+                .iter()
+                .map(|s| format!("{} {}", s.strategy, report::mean_sd(s.mean, s.std)))
+                .collect();
+            eprintln!("reproduce:   F{}: {}", r.function, cells.join(", "));
         }
+        results.extend(rs);
     }
     let r = Reproduction {
         command: command_line(),

@@ -35,7 +35,7 @@ pub use published::locate_reference;
 pub use report::{columns, mean_sd, report, sig3, summary_line, write};
 pub use runner::{
     Comparison, FunctionResult, PUBLISHED_DIGITS, Reproduction, StrategyRuns, Summary, compare,
-    competition_error, round_sig, run_function, run_strategy, summarise,
+    competition_error, round_sig, run_dimension, run_function, run_strategy, summarise,
 };
 
 /// Runs per function and dimension (the competition's).

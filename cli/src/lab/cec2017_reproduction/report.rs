@@ -51,12 +51,25 @@ pub fn columns(strategies: &[Strategy]) -> Vec<String> {
     h.extend(SHOWN.iter().map(|a| format!("published {a}")));
     h.push("gpude jSO / published jSO".into());
     h.push("rank-sum vs published jSO".into());
-    h.extend(
-        strategies
-            .iter()
-            .map(|&s| format!("CPU time {} (s)", display_name(s))),
-    );
     h
+}
+
+/// The line of dimension `d` with each strategy's time: the wall time of its batch,
+/// which held its runs of every function at this D.
+pub fn times_line(r: &Reproduction, strategies: &[Strategy], d: u32) -> String {
+    let first = r.results.iter().find(|f| f.dim == d);
+    let cells: Vec<String> = strategies
+        .iter()
+        .filter_map(|&st| {
+            first
+                .and_then(|f| f.runs_of(st))
+                .map(|x| format!("{} {:.2} s", display_name(st), x.wall_s))
+        })
+        .collect();
+    format!(
+        "CPU time at D = {d} (the wall time of one batch with every function's runs of the strategy): {}.",
+        cells.join(", ")
+    )
 }
 
 /// The ratio cell: `1.05`, `both < 1e-8`, or `∞ (published < 1e-8)`.
@@ -98,7 +111,7 @@ pub fn report(r: &Reproduction, strategies: &[Strategy]) -> String {
     let _ = writeln!(s, "Command: `{}`\n", r.command);
     let _ = writeln!(
         s,
-        "Engine: {} ({} threads); f64; seed {}, random streams 0 … {} per function and strategy, all runs of a function in one batch. \
+        "Engine: {} ({} threads); f64; seed {}, random streams 0 … {} per function and strategy; at each D, every function's runs of a strategy in one batch (on the GPU a launch per function, the launches side by side). \
 Budget {}·D evaluations; error = f(x_best) − F* of the best point re-evaluated in f64, errors below 1e-8 counted as 0.{}\n",
         r.backend,
         r.cpu_threads,
@@ -124,8 +137,7 @@ Budget {}·D evaluations; error = f(x_best) − F* of the best point re-evaluate
         "Cells are mean ± sample sd of the final errors. \"gpude jSO / published jSO\" divides gpude's mean by the mean of the published runs. \
 The rank-sum column is a two-sided Wilcoxon rank-sum (Mann–Whitney U) test of gpude's jSO runs against the published jSO's 51 runs, \
 normal approximation with tie correction, α = {ALPHA}, gpude's errors rounded to the published runs' {PUBLISHED_DIGITS} significant digits: \
-better / worse when gpude's errors are significantly smaller / larger. \
-CPU time is the wall time of the batch of all runs of the function.\n"
+better / worse when gpude's errors are significantly smaller / larger.\n"
     );
     if strategies.iter().any(|s| !s.is_adaptive()) {
         let _ = writeln!(
@@ -171,20 +183,14 @@ is put midway between its parent's value and the bound, so that every point stay
                     row.push("—".into());
                 }
             }
-            for &st in strategies {
-                row.push(
-                    f.runs_of(st)
-                        .map_or("—".into(), |x| format!("{:.2}", x.wall_s)),
-                );
-            }
             rows.push(row);
         }
         s.push_str(&markdown::table(&rows));
         let _ = writeln!(s, "\n{}\n", summary_line(sum));
+        let _ = writeln!(s, "{}\n", times_line(r, strategies, d));
         convergence(&mut s, r, d);
     }
-    // On the GPU the times are the batch launches' (the runs of one function and strategy
-    // in one launch).
+    // On the GPU the times are the batches' (a launch per function, side by side).
     if r.backend == "cuda" {
         s = s.replace("CPU time", "GPU time");
     }
@@ -250,7 +256,7 @@ mod tests {
         assert_eq!(&h[2..5], ["gpude jSO", "gpude thesis", "gpude rand/1/bin"]);
         assert_eq!(
             h.last().map(String::as_str),
-            Some("CPU time rand/1/bin (s)")
+            Some("rank-sum vs published jSO")
         );
         let zeros = [0.0; 5];
         assert_eq!(ratio_cell(&compare(&zeros, &zeros)), "both < 1e-8");

@@ -1,5 +1,5 @@
-//! Runs gpude's strategies on one CEC 2017 function (all runs of a strategy in one batch)
-//! and compares gpude's jSO with the published jSO runs.
+//! Runs gpude's strategies on the CEC 2017 functions (at one D, all runs of a strategy
+//! on every function in one batch) and compares gpude's jSO with the published jSO runs.
 
 use super::published;
 use super::{ALPHA, CLASSIC_POP, JSO, Options, SHOWN, WITHIN, ZERO_BELOW, curves, key_name};
@@ -32,7 +32,8 @@ pub struct StrategyRuns {
     pub evaluations: Vec<u64>,
     /// Runs whose search error and verified error disagreed beyond rounding.
     pub errors_disagree: usize,
-    /// Wall time of the batch of all runs, seconds.
+    /// Wall time of the batch these runs were part of, seconds: in `reproduce`, the
+    /// strategy's runs of every function at this D together.
     pub wall_s: f64,
     /// The median error over the runs against the evaluations spent (the plots').
     pub curve: curves::Curve,
@@ -106,15 +107,14 @@ pub struct Reproduction {
     pub results: Vec<FunctionResult>,
 }
 
-/// Runs one strategy on one function: all runs in one batch.
-pub fn run_strategy(
-    solver: &Solver,
+/// The jobs of one strategy's runs on one function (streams 0 … runs − 1).
+fn strategy_jobs(
     objective: &Objective,
     strategy: Strategy,
     dim: u32,
     options: &Options,
-) -> Result<StrategyRuns> {
-    let jobs = (0..options.runs)
+) -> Result<Vec<Job>> {
+    Ok((0..options.runs)
         .map(|stream| {
             let b = Job::builder_for(objective.clone(), dim)
                 .strategy(strategy)
@@ -134,11 +134,19 @@ pub fn run_strategy(
             };
             b.build()
         })
-        .collect::<gpude::Result<Vec<Job>>>()?;
-    let start = Instant::now();
-    let results = solver.run_batch(&jobs)?;
-    let wall_s = start.elapsed().as_secs_f64();
-    let curve = curves::curve(&jobs[0], &results, objective.reference())?;
+        .collect::<gpude::Result<Vec<Job>>>()?)
+}
+
+/// One strategy's runs on one function from their jobs and results; `wall_s` is the
+/// wall time of the batch they ran in.
+fn strategy_runs(
+    strategy: Strategy,
+    objective: &Objective,
+    jobs: &[Job],
+    results: &[gpude::RunResult],
+    wall_s: f64,
+) -> Result<StrategyRuns> {
+    let curve = curves::curve(&jobs[0], results, objective.reference())?;
     let errors: Vec<f64> = results
         .iter()
         .map(|r| competition_error(r.verified_error))
@@ -154,6 +162,104 @@ pub fn run_strategy(
         wall_s,
         curve,
     })
+}
+
+/// Runs one strategy on one function: all runs in one batch.
+pub fn run_strategy(
+    solver: &Solver,
+    objective: &Objective,
+    strategy: Strategy,
+    dim: u32,
+    options: &Options,
+) -> Result<StrategyRuns> {
+    let jobs = strategy_jobs(objective, strategy, dim, options)?;
+    let start = Instant::now();
+    let results = solver.run_batch(&jobs)?;
+    strategy_runs(
+        strategy,
+        objective,
+        &jobs,
+        &results,
+        start.elapsed().as_secs_f64(),
+    )
+}
+
+/// Runs every strategy on every function of `options` at dimension `dim`: each
+/// strategy's runs of all the functions in one batch (on the GPU, a launch per function,
+/// the launches side by side on the engine's streams), then each function's results
+/// and its comparison with the published jSO. `progress` hears each batch's strategy
+/// and wall time.
+pub fn run_dimension(
+    solver: &Solver,
+    source: &DataSource,
+    published: &published::Published,
+    options: &Options,
+    dim: u32,
+    mut progress: impl FnMut(Strategy, f64),
+) -> Result<Vec<FunctionResult>> {
+    let objectives = options
+        .functions
+        .iter()
+        .map(|&id| Objective::cec2017(source, id, dim))
+        .collect::<gpude::Result<Vec<_>>>()?;
+    let mut runs: Vec<Vec<StrategyRuns>> = vec![Vec::new(); objectives.len()];
+    for &s in &options.strategies {
+        let per: Vec<Vec<Job>> = objectives
+            .iter()
+            .map(|o| strategy_jobs(o, s, dim, options))
+            .collect::<Result<_>>()?;
+        let all: Vec<Job> = per.iter().flatten().cloned().collect();
+        let start = Instant::now();
+        let results = solver.run_batch(&all)?;
+        let wall_s = start.elapsed().as_secs_f64();
+        progress(s, wall_s);
+        let mut from = 0;
+        for (k, jobs) in per.iter().enumerate() {
+            let to = from + jobs.len();
+            runs[k].push(strategy_runs(
+                s,
+                &objectives[k],
+                jobs,
+                &results[from..to],
+                wall_s,
+            )?);
+            from = to;
+        }
+    }
+    Ok(options
+        .functions
+        .iter()
+        .zip(runs)
+        .map(|(&id, gpude)| function_result(published, options, id, dim, gpude))
+        .collect())
+}
+
+/// One function's result from its strategies' runs.
+fn function_result(
+    published: &published::Published,
+    options: &Options,
+    id: FunctionId,
+    dim: u32,
+    gpude: Vec<StrategyRuns>,
+) -> FunctionResult {
+    let f = id.number();
+    let jso_vs_published = gpude
+        .iter()
+        .find(|r| r.strategy == strategy_name(Strategy::Jso))
+        .zip(published.runs(JSO, dim, f))
+        .map(|(ours, theirs)| compare(&ours.errors, theirs));
+    FunctionResult {
+        dim,
+        function: f,
+        title: id.title().into(),
+        budget: options.budget(dim),
+        gpude,
+        published: SHOWN
+            .iter()
+            .map(|a| (a.to_string(), published.summary(a, dim, f)))
+            .collect(),
+        jso_vs_published,
+    }
 }
 
 /// The significant digits of the published jSO runs (`201.957`, `3.24135e-05`).
@@ -192,7 +298,8 @@ pub fn compare(ours: &[f64], theirs: &[f64]) -> Comparison {
     }
 }
 
-/// The result of one function: gpude's strategies, then the comparison.
+/// The result of one function: gpude's strategies (each in a batch of its own), then
+/// the comparison.
 pub fn run_function(
     solver: &Solver,
     source: &DataSource,
@@ -202,28 +309,11 @@ pub fn run_function(
     dim: u32,
 ) -> Result<FunctionResult> {
     let objective = Objective::cec2017(source, id, dim)?;
-    let f = id.number();
     let mut gpude = Vec::new();
     for &s in &options.strategies {
         gpude.push(run_strategy(solver, &objective, s, dim, options)?);
     }
-    let jso_vs_published = gpude
-        .iter()
-        .find(|r| r.strategy == strategy_name(Strategy::Jso))
-        .zip(published.runs(JSO, dim, f))
-        .map(|(ours, theirs)| compare(&ours.errors, theirs));
-    Ok(FunctionResult {
-        dim,
-        function: f,
-        title: id.title().into(),
-        budget: options.budget(dim),
-        gpude,
-        published: SHOWN
-            .iter()
-            .map(|a| (a.to_string(), published.summary(a, dim, f)))
-            .collect(),
-        jso_vs_published,
-    })
+    Ok(function_result(published, options, id, dim, gpude))
 }
 
 /// The counts of dimension `dim`.
