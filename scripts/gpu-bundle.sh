@@ -48,4 +48,11 @@ echo "$(git rev-parse --short HEAD)$(git diff --quiet HEAD || echo ' with uncomm
   echo 'warning: the example objective did not build; bundling the rest'
 
 cp scripts/gpu-run.sh gpu-bundle/
+# The adaptive kernels' measurement and its peer, EvoX (PyPI; the GPU machine has PyTorch
+# but no network: its wheel travels in the bundle).
+cp scripts/gpu-adaptive.sh scripts/evox_peer.py gpu-bundle/
+mkdir -p gpu-bundle/wheels
+ls gpu-bundle/wheels/evox-*.whl > /dev/null 2>&1 ||
+  python3 -m pip download --quiet --no-deps evox -d gpu-bundle/wheels ||
+  echo 'warning: no EvoX wheel; gpu-adaptive.sh skips the peer'
 ls -la gpu-bundle

@@ -182,6 +182,48 @@ pub fn standard_cases(gpu: bool, quick: bool) -> Vec<Case> {
         }
         v.push(case(name, backend, mode, pop, pops, gens, prec));
     }
+    if gpu {
+        v.extend(adaptive_cases(quick));
+    }
+    v
+}
+
+/// The adaptive strategies beside the classic rand/1/bin: one population of Rastrigin,
+/// D = 30, f32, at Np = 100, 1 000 and 10 000, in the grid layout (`grid`) and the
+/// batch layout's one block (`block`). L-SHADE and jSO shrink their population over
+/// the run's budget, which follows its generations: their marginal cost is the mean
+/// generation of a whole run (the two timed runs shrink alike, from Np to N_min).
+pub fn adaptive_cases(quick: bool) -> Vec<Case> {
+    let mut v = Vec::new();
+    for np in [100u32, 1000, 10000] {
+        let full = match np {
+            100 => 1000,
+            1000 => 500,
+            _ => 200,
+        };
+        let gens = if quick { (full / 10).max(10) } else { full };
+        for (layout, mode) in [("grid", "grid"), ("block", "batch")] {
+            for strategy in ["rand1", "jde", "jade", "shade", "lshade", "jso"] {
+                v.push(Case {
+                    name: format!("{strategy} Np={np} D=30 rastrigin ({layout})"),
+                    backend: "cuda",
+                    mode,
+                    function: "rastrigin",
+                    expression: false,
+                    ptx: false,
+                    separable: false,
+                    dim: 30,
+                    pop: np,
+                    batch_kernel: if mode == "batch" { "global" } else { "auto" },
+                    spare_rows: None,
+                    populations: 1,
+                    strategy,
+                    generations: gens,
+                    precision: Precision::F32.name(),
+                });
+            }
+        }
+    }
     v
 }
 
