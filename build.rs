@@ -2,7 +2,11 @@
 //! `OUT_DIR/gpude.ptx`, which `src/lib.rs` embeds.
 //!
 //! `GPUDE_PTX_ARCH` picks the architecture (default `sm_70`: PTX for Volta runs on every
-//! later GPU, the driver compiling it at load time).
+//! later GPU, the driver compiling it at load time). The kernels need a nightly Rust: the
+//! outer build's when it is one, else the nightly of `rust-toolchain.toml` through
+//! rustup (a project on stable Rust that depends on gpude). Without either, or with
+//! `GPUDE_PTX=none`, gpude builds without kernels: the CPU engine runs, the CUDA engine
+//! says why it cannot.
 
 use std::env;
 use std::path::{Path, PathBuf};
@@ -32,9 +36,20 @@ fn run() -> Result<()> {
     println!("cargo:rerun-if-changed=device/Cargo.toml");
     rerun_dir(&root.join("device/src"))?;
 
-    let cargo = env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    println!("cargo:rerun-if-env-changed=GPUDE_PTX");
+    let mut cmd = match env::var("GPUDE_PTX").as_deref() {
+        Ok("none") => return without_kernels(&out, "GPUDE_PTX=none asked for none"),
+        Ok("") | Ok("build") | Err(_) => match nightly_cargo(&root) {
+            Ok(cmd) => cmd,
+            Err(why) => return without_kernels(&out, &why),
+        },
+        Ok(other) => {
+            return Err(format!(
+                "GPUDE_PTX={other:?} is not a choice: `build` (the default: build the kernels) or `none` (no GPU kernels, the CPU engine only)"
+            ));
+        }
+    };
     let target_dir = ptx_target_dir(&out);
-    let mut cmd = Command::new(cargo);
     cmd.current_dir(&root)
         .args([
             "rustc",
@@ -103,6 +118,83 @@ fn run() -> Result<()> {
     table += "]\n";
     std::fs::write(out.join("kernels.rs"), table).map_err(|e| e.to_string())?;
     println!("cargo:rustc-env=GPUDE_PTX_ARCH={arch}");
+    Ok(())
+}
+
+/// The cargo that builds the kernels: the outer build's own when its rustc is a nightly
+/// (the kernels need `-Zbuild-std` and nightly features), else the nightly pinned in
+/// `rust-toolchain.toml` through rustup, so that a project on stable Rust that depends
+/// on gpude gets the kernels too. `Err` says why neither is there.
+fn nightly_cargo(root: &Path) -> std::result::Result<Command, String> {
+    let rustc = env::var("RUSTC").unwrap_or_else(|_| "rustc".to_string());
+    let version = Command::new(&rustc)
+        .arg("-vV")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+        .unwrap_or_default();
+    let release = version
+        .lines()
+        .find_map(|l| l.strip_prefix("release: "))
+        .unwrap_or("unknown")
+        .to_string();
+    if release.contains("nightly") || release.contains("-dev") {
+        return Ok(Command::new(
+            env::var("CARGO").unwrap_or_else(|_| "cargo".to_string()),
+        ));
+    }
+    let toolchain = std::fs::read_to_string(root.join("rust-toolchain.toml")).unwrap_or_default();
+    let channel = toolchain
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("channel"))
+        .filter_map(|rest| rest.trim().strip_prefix('='))
+        .map(|v| v.trim().trim_matches('"').to_string())
+        .next()
+        .ok_or("gpude's rust-toolchain.toml names no channel")?;
+    let probe = Command::new("rustup")
+        .args(["run", &channel, "rustc", "-vV"])
+        .env_remove("RUSTUP_TOOLCHAIN")
+        .output();
+    let missing = match probe {
+        Ok(o) if o.status.success() => {
+            let mut cmd = Command::new("rustup");
+            cmd.args(["run", &channel, "cargo"]);
+            // Not the outer build's (stable) compiler.
+            for var in ["RUSTC", "RUSTDOC", "RUSTUP_TOOLCHAIN"] {
+                cmd.env_remove(var);
+            }
+            return Ok(cmd);
+        }
+        Ok(_) => format!("rustup has no {channel}"),
+        Err(_) => "rustup is not on the PATH".to_string(),
+    };
+    // Installing the toolchain later builds the kernels on the next build.
+    let rustup_home = env::var_os("RUSTUP_HOME")
+        .map(PathBuf::from)
+        .or_else(|| env::var_os("HOME").map(|h| PathBuf::from(h).join(".rustup")));
+    if let Some(home) = rustup_home {
+        println!(
+            "cargo:rerun-if-changed={}",
+            home.join("toolchains").display()
+        );
+    }
+    Err(format!(
+        "Rust {release} is not a nightly and {missing}; the kernels need {channel}, the nightly of gpude's rust-toolchain.toml: \
+         `rustup toolchain install {channel} --component rust-src,llvm-bitcode-linker,llvm-tools` and build again \
+         (GPUDE_PTX=none builds without them and without this warning)"
+    ))
+}
+
+/// A build without the GPU kernels (the CPU engine only): an empty kernel table, and
+/// a warning that says why. Opening the CUDA engine then says that this build has no
+/// kernels.
+fn without_kernels(out: &Path, why: &str) -> Result<()> {
+    if env::var("GPUDE_PTX").as_deref() != Ok("none") {
+        println!(
+            "cargo:warning=gpude is built without its GPU kernels (the CPU engine runs): {why}"
+        );
+    }
+    std::fs::write(out.join("kernels.rs"), "&[]\n").map_err(|e| e.to_string())?;
+    println!("cargo:rustc-env=GPUDE_PTX_ARCH=none");
     Ok(())
 }
 

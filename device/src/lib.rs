@@ -13,10 +13,10 @@
         macro_metavar_expr_concat,
         core_intrinsics,
         gpu_intrinsics,
-        gpu_launch_sized_workgroup_mem
+        gpu_launch_sized_workgroup_mem,
+        core_float_math
     )
 )]
-#![feature(core_float_math)]
 // `core::intrinsics::gpu` (the dynamic shared memory of `resident.rs`) is reached
 // through `core::intrinsics`, whose feature is marked internal.
 #![cfg_attr(target_arch = "nvptx64", allow(internal_features))]
@@ -54,6 +54,7 @@ pub mod cec2017;
 pub mod ceiling;
 pub mod control;
 pub mod de;
+pub mod exact;
 pub mod expr_maths;
 pub mod functions;
 pub mod lanes;

@@ -24,7 +24,7 @@ const FAST_LIMIT: f32 = 6_434.0;
 
 #[inline(always)]
 fn fma(a: f32, b: f32, c: f32) -> f32 {
-    core::f32::math::mul_add(a, b, c)
+    crate::exact::fma_f32(a, b, c)
 }
 
 /// Reduced argument and quadrant for |x| < FAST_LIMIT.
@@ -227,7 +227,7 @@ const PI_F64_LO: f64 = 1.224_646_799_147_353_2e-16;
 
 #[inline(always)]
 fn fma64(a: f64, b: f64, c: f64) -> f64 {
-    core::f64::math::mul_add(a, b, c)
+    crate::exact::fma_f64(a, b, c)
 }
 
 /// sin(πr), |r| ≤ ¼.
@@ -289,7 +289,7 @@ fn reduce_half_f32(x: f32) -> (f32, u32) {
         return (0.0, 0);
     }
     let t = x + x;
-    let n = core::f32::math::round_ties_even(t);
+    let n = crate::exact::round_even_f32(t);
     // SAFETY: n is an integer with |n| ≤ 2²⁵, which i32 holds. (`as` would saturate,
     // with compares and selects around the GPU's conversion.)
     let ni: i32 = unsafe { n.to_int_unchecked() };
@@ -303,7 +303,7 @@ fn reduce_half_f64(x: f64) -> (f64, u32) {
         return (0.0, 0);
     }
     let t = x + x;
-    let n = core::f64::math::round_ties_even(t);
+    let n = crate::exact::round_even_f64(t);
     // SAFETY: n is an integer with |n| ≤ 2⁵⁴, which i64 holds.
     let ni: i64 = unsafe { n.to_int_unchecked() };
     ((t - n) * 0.5, (ni & 3) as u32)

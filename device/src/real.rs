@@ -127,7 +127,7 @@ impl Real for f32 {
     }
     #[inline(always)]
     fn sqrt(self) -> Self {
-        core::f32::math::sqrt(self)
+        crate::exact::sqrt_f32(self)
     }
     #[inline(always)]
     fn cos(self) -> Self {
@@ -172,11 +172,11 @@ impl Real for f32 {
     }
     #[inline(always)]
     fn mul_add(self, a: Self, b: Self) -> Self {
-        core::f32::math::mul_add(self, a, b)
+        crate::exact::fma_f32(self, a, b)
     }
     #[inline(always)]
     fn round_even(self) -> Self {
-        core::f32::math::round_ties_even(self)
+        crate::exact::round_even_f32(self)
     }
     #[inline(always)]
     fn weierstrass_terms(self) -> Self {
@@ -235,7 +235,7 @@ impl Real for f64 {
     }
     #[inline(always)]
     fn sqrt(self) -> Self {
-        core::f64::math::sqrt(self)
+        crate::exact::sqrt_f64(self)
     }
     #[inline(always)]
     fn cos(self) -> Self {
@@ -275,11 +275,11 @@ impl Real for f64 {
     }
     #[inline(always)]
     fn mul_add(self, a: Self, b: Self) -> Self {
-        core::f64::math::mul_add(self, a, b)
+        crate::exact::fma_f64(self, a, b)
     }
     #[inline(always)]
     fn round_even(self) -> Self {
-        core::f64::math::round_ties_even(self)
+        crate::exact::round_even_f64(self)
     }
     #[inline(always)]
     fn weierstrass_terms(self) -> Self {

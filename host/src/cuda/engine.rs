@@ -109,6 +109,11 @@ impl CudaEngine {
         device: usize,
         streams: usize,
     ) -> Result<Self> {
+        if kernels.is_empty() {
+            return Err(Error::CudaUnavailable(
+                "this build of gpude has no GPU kernels: they are built with the nightly Rust of gpude's rust-toolchain.toml, which the build did not find (or GPUDE_PTX=none); install it with rustup and build again".into(),
+            ));
+        }
         if !driver_present() {
             return Err(Error::CudaUnavailable(
                 "no NVIDIA driver library (libcuda.so) was found".into(),
