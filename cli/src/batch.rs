@@ -10,7 +10,7 @@
 use super::common::{self, BackendArgs, JobSpec, Summary, num};
 use super::input::{self, MIB};
 use super::islands;
-use super::{CliError, Result};
+use super::{CliError, Result, plot_runs};
 use gpude::{Job, RunResult};
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -37,6 +37,12 @@ pub struct Args {
     /// Print the settings and results as JSON.
     #[arg(long)]
     pub json: bool,
+
+    /// Draw every run's best error against the generations into FILE (.png or .svg),
+    /// the runs of all jobs overlaid (more than 8: their median in the band from the
+    /// best to the worst).
+    #[arg(long, value_name = "FILE")]
+    pub plot: Option<PathBuf>,
 }
 
 #[derive(Serialize)]
@@ -68,9 +74,19 @@ pub fn run(args: Args) -> Result<String> {
     for (i, spec) in specs.iter().enumerate() {
         let context = |e: CliError| e.context(format!("{name}: job {i}"));
         islands::check_flags(spec).map_err(context)?;
-        let mut jobs = spec.jobs(false).map_err(context)?;
+        let mut jobs = spec.jobs(args.plot.is_some()).map_err(context)?;
         plans.push(islands::plan(spec, &mut jobs).map_err(context)?);
         groups.push(jobs);
+    }
+    if let Some(p) = &args.plot {
+        plot_runs::check(p)?;
+        if specs.len() > plot_runs::MAX_GROUPS {
+            return Err(CliError::usage(format!(
+                "--plot draws at most {} jobs (a colour each); {name} lists {}",
+                plot_runs::MAX_GROUPS,
+                specs.len()
+            )));
+        }
     }
     // Islands and PSO run on the CPU engine: with any of them, the whole file does.
     let solver = if plans.iter().any(Option::is_some) {
@@ -109,6 +125,36 @@ pub fn run(args: Args) -> Result<String> {
         }
     }
     let wall = start.elapsed();
+    if let Some(path) = &args.plot {
+        let mut curves = Vec::with_capacity(groups.len());
+        let mut at = 0;
+        for (i, g) in groups.iter().enumerate() {
+            curves.push(plot_runs::Group {
+                label: format!("job {i}"),
+                runs: g
+                    .iter()
+                    .enumerate()
+                    .map(|(k, job)| plot_runs::Curve {
+                        label: format!("job {i}, run {k}"),
+                        history: results[at + k].history.as_deref().unwrap_or(&[]),
+                        reference: job.objective().reference(),
+                    })
+                    .collect(),
+            });
+            at += g.len();
+        }
+        let title = format!(
+            "{}: best error per generation ({} runs of {} jobs)",
+            name,
+            results.len(),
+            groups.len()
+        );
+        plot_runs::write(path, title, &curves)?;
+        // The history was recorded for the plot only.
+        for r in &mut results {
+            r.history = None;
+        }
+    }
     // A run whose best is not finite fails the batch (exit code 1), naming the job.
     let mut at = 0;
     for (i, g) in groups.iter().enumerate() {

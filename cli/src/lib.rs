@@ -1,7 +1,7 @@
 //! The `gpude` command line: one module per product subcommand (`run`, `resume`,
 //! `batch`, `eval`, `functions`, `info`) with the option parsing they share (`common`),
-//! the experiments apart in [`lab`] (`reproduce` and `bench`), and the statistics both use
-//! ([`stats`]).
+//! the experiments apart in [`lab`] (`reproduce` and `bench`), and what both use: the
+//! statistics ([`stats`]) and the plots ([`plot`]).
 //!
 //! To add a subcommand, add a variant to [`Command`] holding its argument struct, a
 //! module with a `run(args) -> Result<String>` function, and one arm in [`dispatch`].
@@ -16,6 +16,8 @@ mod interrupt;
 mod islands;
 pub mod lab;
 mod output;
+pub mod plot;
+mod plot_runs;
 mod resume;
 mod run;
 pub mod stats;

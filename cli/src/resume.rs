@@ -4,7 +4,7 @@
 
 use super::common::BackendArgs;
 use super::input::{self, MIB};
-use super::run::{self, SaveArgs, Where};
+use super::run::{self, Files, SaveArgs, Where};
 use super::{CliError, Result};
 use gpude::checkpoint::{self, Entry};
 use std::path::PathBuf;
@@ -30,6 +30,11 @@ pub struct Args {
     /// Write the best value after every generation (from generation 0) to FILE.
     #[arg(long, value_name = "FILE")]
     pub history: Option<PathBuf>,
+
+    /// Draw each run's best error against the generations (from generation 0) into FILE
+    /// (.png or .svg), the runs overlaid.
+    #[arg(long, value_name = "FILE")]
+    pub plot: Option<PathBuf>,
 
     /// Save to FILE (at the end, on SIGINT/SIGTERM and every --checkpoint-every
     /// generations) [default: the checkpoint file read].
@@ -72,11 +77,15 @@ pub fn run(args: Args) -> Result<String> {
         checkpoint: Some(args.checkpoint.unwrap_or_else(|| args.file.clone())),
         checkpoint_every: args.checkpoint_every,
     };
-    run::check_outputs(args.history.as_deref(), save.checkpoint.as_deref())?;
+    let files = Files {
+        history: args.history.clone(),
+        plot: args.plot.clone(),
+    };
+    files.check(save.checkpoint.as_deref())?;
     let with_history = entries.iter().all(|e| e.job().history());
-    if args.history.is_some() && !with_history {
+    if files.need_history() && !with_history {
         return Err(CliError::usage(format!(
-            "{shown} has no history of its runs: leave out --history"
+            "{shown} has no history of its runs: leave out --history and --plot"
         )));
     }
     let budget = match entries.first().map(Entry::job) {
@@ -96,5 +105,5 @@ pub fn run(args: Args) -> Result<String> {
     } else {
         run::on_cuda(&solver, entries, &save, progress)?
     };
-    run::finish(done, &args.history, args.json, &at, budget, &save)
+    run::finish(done, &files, args.json, &at, budget, &save)
 }

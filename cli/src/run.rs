@@ -2,7 +2,7 @@
 
 use super::common::{self, BackendArgs, JobArgs, JobSpec, Summary, num};
 use super::islands::{self, IslandsReport};
-use super::{CliError, Result, input, interrupt, output};
+use super::{CliError, Result, input, interrupt, output, plot_runs};
 use gpude::Archipelago;
 use gpude::checkpoint::{self, Entry, Part};
 use gpude::cpu::{self, Checkpoint, Control, Flow};
@@ -43,6 +43,12 @@ pub struct Args {
     /// once the run has ended or was interrupted.
     #[arg(long, value_name = "FILE")]
     pub history: Option<PathBuf>,
+
+    /// Draw each run's best error against the generations into FILE (.png or .svg), the
+    /// runs overlaid (more than 8: their median in the band from the best to the worst),
+    /// once the run has ended or was interrupted.
+    #[arg(long, value_name = "FILE")]
+    pub plot: Option<PathBuf>,
 
     #[command(flatten)]
     pub save: SaveArgs,
@@ -137,12 +143,16 @@ pub fn run(args: Args) -> Result<String> {
     let saving = args.save.checkpoint.is_some();
     // A checkpoint records the history so that a resumed run can write all of it.
     islands::check_flags(&spec)?;
-    let mut jobs = spec.jobs(args.history.is_some() || saving)?;
+    let files = Files {
+        history: args.history.clone(),
+        plot: args.plot.clone(),
+    };
+    let mut jobs = spec.jobs(files.need_history() || saving)?;
     if let Some(how) = &args.split {
-        return run_split(&args, how, &spec, jobs);
+        return run_split(&args, &files, how, &spec, jobs);
     }
     if let Some(archs) = islands::plan(&spec, &mut jobs)? {
-        return run_islands(&args, &spec, &jobs, &archs);
+        return run_islands(&args, &files, &spec, &jobs, &archs);
     }
     if args.save.checkpoint_every == Some(0) {
         return Err(CliError::usage(
@@ -153,7 +163,7 @@ pub fn run(args: Args) -> Result<String> {
         gpude::checkpoint::savable(j)?;
     }
     // A bad path should not cost a run; an existing file is replaced only at the end.
-    check_outputs(args.history.as_deref(), args.save.checkpoint.as_deref())?;
+    files.check(args.save.checkpoint.as_deref())?;
     let solver = args.backend.open_for(&jobs)?;
     let at = Where {
         backend: solver.backend_name(),
@@ -163,31 +173,23 @@ pub fn run(args: Args) -> Result<String> {
         let progress = show_progress(args.json, jobs.iter());
         let entries = jobs.into_iter().map(Entry::Pending).collect();
         let done = on_cpu(entries, &args.save, progress)?;
-        return finish(
-            done,
-            &args.history,
-            args.json,
-            &at,
-            spec.max_evals,
-            &args.save,
-        );
+        return finish(done, &files, args.json, &at, spec.max_evals, &args.save);
     }
     let progress = show_progress(args.json, jobs.iter());
     let entries = jobs.into_iter().map(Entry::Pending).collect();
     let done = on_cuda(&solver, entries, &args.save, progress)?;
-    finish(
-        done,
-        &args.history,
-        args.json,
-        &at,
-        spec.max_evals,
-        &args.save,
-    )
+    finish(done, &files, args.json, &at, spec.max_evals, &args.save)
 }
 
 /// Runs the jobs split by dimension (`--split dimension --slices S`) on the CPU engine.
 /// They are not saved.
-fn run_split(args: &Args, how: &str, spec: &JobSpec, mut jobs: Vec<Job>) -> Result<String> {
+fn run_split(
+    args: &Args,
+    files: &Files,
+    how: &str,
+    spec: &JobSpec,
+    mut jobs: Vec<Job>,
+) -> Result<String> {
     if !how.trim().eq_ignore_ascii_case("dimension") {
         return Err(CliError::usage(format!(
             "unknown split {:?}; known: dimension",
@@ -217,7 +219,7 @@ fn run_split(args: &Args, how: &str, spec: &JobSpec, mut jobs: Vec<Job>) -> Resu
             gpu_flags.join(", ")
         )));
     }
-    check_outputs(args.history.as_deref(), None)?;
+    files.check(None)?;
     let slices = args.slices.unwrap_or(2);
     let solver = gpude::Solver::new(&gpude::SolverOptions {
         backend: gpude::Backend::Cpu,
@@ -242,14 +244,7 @@ fn run_split(args: &Args, how: &str, spec: &JobSpec, mut jobs: Vec<Job>) -> Resu
         backend: "cpu",
         fallback_reason: None,
     };
-    let out = finish(
-        done,
-        &args.history,
-        args.json,
-        &at,
-        spec.max_evals,
-        &args.save,
-    )?;
+    let out = finish(done, files, args.json, &at, spec.max_evals, &args.save)?;
     if args.json {
         return Ok(out);
     }
@@ -262,26 +257,25 @@ fn run_split(args: &Args, how: &str, spec: &JobSpec, mut jobs: Vec<Job>) -> Resu
 
 /// Runs archipelagos (`--islands`, `--algorithm pso`; CPU engine). They are not saved:
 /// `--checkpoint` is refused.
-fn run_islands(args: &Args, spec: &JobSpec, jobs: &[Job], archs: &[Archipelago]) -> Result<String> {
+fn run_islands(
+    args: &Args,
+    files: &Files,
+    spec: &JobSpec,
+    jobs: &[Job],
+    archs: &[Archipelago],
+) -> Result<String> {
     if args.save.checkpoint.is_some() {
         return Err(CliError::usage(
             "--checkpoint does not apply to islands or PSO: an archipelago is not saved",
         ));
     }
-    check_outputs(args.history.as_deref(), None)?;
+    files.check(None)?;
     let solver = islands::open(&args.backend)?;
     let start = Instant::now();
     let arch_results = islands::execute(&solver, archs)?;
     let wall = start.elapsed();
     let results: Vec<RunResult> = arch_results.iter().map(|a| a.overall.clone()).collect();
-    if let Some(path) = &args.history {
-        output::write(path, history_csv(&results).as_bytes()).map_err(|e| {
-            CliError::runtime(format!(
-                "writing the history file {}: {e}",
-                input::name(path)
-            ))
-        })?;
-    }
+    files.write(&jobs[0], &results)?;
     if let Some((k, e)) = common::failed_run(&results) {
         return Err(match results.len() {
             1 => e,
@@ -315,18 +309,75 @@ fn run_islands(args: &Args, spec: &JobSpec, jobs: &[Job], archs: &[Archipelago])
     Ok(out)
 }
 
-/// Checks the history and checkpoint paths before any work.
-pub(crate) fn check_outputs(
-    history: Option<&std::path::Path>,
-    checkpoint: Option<&std::path::Path>,
-) -> Result<()> {
-    if let Some(p) = history {
-        output::check_file(p, "the history file")?;
+/// The files a run writes besides its report: the history (CSV) and the plot.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Files {
+    pub history: Option<PathBuf>,
+    pub plot: Option<PathBuf>,
+}
+
+impl Files {
+    /// Whether the runs must record their history.
+    pub fn need_history(&self) -> bool {
+        self.history.is_some() || self.plot.is_some()
     }
-    if let Some(p) = checkpoint {
-        output::check_file(p, "the checkpoint file")?;
+
+    /// Checks every output path (the checkpoint's too) before any work: a bad path
+    /// should not cost a run; an existing file is replaced only at the end.
+    pub fn check(&self, checkpoint: Option<&std::path::Path>) -> Result<()> {
+        if let Some(p) = &self.history {
+            output::check_file(p, "the history file")?;
+        }
+        if let Some(p) = &self.plot {
+            plot_runs::check(p)?;
+        }
+        if let Some(p) = checkpoint {
+            output::check_file(p, "the checkpoint file")?;
+        }
+        Ok(())
     }
-    Ok(())
+
+    /// Writes the history and the plot of `results`, the runs of `job` (streams 0 …).
+    pub fn write(&self, job: &Job, results: &[RunResult]) -> Result<()> {
+        if let Some(path) = &self.history {
+            output::write(path, history_csv(results).as_bytes()).map_err(|e| {
+                CliError::runtime(format!(
+                    "writing the history file {}: {e}",
+                    input::name(path)
+                ))
+            })?;
+        }
+        if let Some(path) = &self.plot {
+            let reference = job.objective().reference();
+            let curves: Vec<plot_runs::Curve> = results
+                .iter()
+                .enumerate()
+                .map(|(k, r)| plot_runs::Curve {
+                    label: format!("run {k}"),
+                    history: r.history.as_deref().unwrap_or(&[]),
+                    reference,
+                })
+                .collect();
+            let group = plot_runs::Group {
+                label: "runs".into(),
+                runs: curves,
+            };
+            plot_runs::write(path, plot_title(job, results.len()), &[group])?;
+        }
+        Ok(())
+    }
+}
+
+/// A plot's title: the objective, D, Np and the strategy, and the number of runs.
+fn plot_title(job: &Job, runs: usize) -> String {
+    format!(
+        "{}, D = {}, Np = {}, {}: best error per generation ({runs} run{})",
+        input::clip(&job.objective().name()),
+        job.dim(),
+        job.pop(),
+        gpude::host::config::strategy_name(job.strategy()),
+        if runs == 1 { "" } else { "s" }
+    )
 }
 
 /// Runs that ended or were interrupted.
@@ -609,20 +660,14 @@ fn bytes(n: u64) -> String {
 /// an error with exit code 130 and its partial result on stdout.
 pub(crate) fn finish(
     mut done: Done,
-    history: &Option<PathBuf>,
+    files: &Files,
     json: bool,
     at: &Where,
     budget: Option<u64>,
     save: &SaveArgs,
 ) -> Result<String> {
-    if let Some(path) = history {
-        output::write(path, history_csv(&done.results).as_bytes()).map_err(|e| {
-            CliError::runtime(format!(
-                "writing the history file {}: {e}",
-                input::name(path)
-            ))
-        })?;
-    } else {
+    files.write(&done.first, &done.results)?;
+    if files.history.is_none() {
         for r in &mut done.results {
             r.history = None;
         }

@@ -7,14 +7,14 @@
 //! `reproduce` hands each experiment to its folder (`thesis`, `castro2012`,
 //! `cec2017_reproduction`), which holds its published numbers, its runs, its report and
 //! its flags (`command`); `bench` measures the cases of `bench_cases`. The experiments'
-//! plots are drawn by `plot` and their Markdown tables by `markdown`.
+//! plots are drawn by the product's `plot` (as `run --plot` draws) and their Markdown tables
+//! by `markdown`.
 
 pub(crate) mod bench;
 pub mod bench_cases;
 pub mod castro2012;
 pub mod cec2017_reproduction;
 pub mod markdown;
-pub mod plot;
 pub(crate) mod reproduce;
 pub mod thesis;
 

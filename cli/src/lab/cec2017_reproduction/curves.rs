@@ -11,7 +11,7 @@
 //! (and written to runs.json), so a run's history lives only as long as its batch.
 
 use super::{FunctionResult, ZERO_BELOW, display_name};
-use crate::lab::plot::{Chart, Corner, Line, LogAxis};
+use crate::plot::{Chart, Corner, Line, LogAxis};
 use crate::{CliError, Result};
 use gpude::device::adaptive::lpsr_size;
 use gpude::{Job, RunResult, Strategy};

@@ -5,7 +5,7 @@ use super::cases::{Arithmetic, Scheme};
 use super::published;
 use super::report::report_markdown;
 use super::runner::{CaseResult, Context, Curve, Failures, Reproduction, RunRecord, Stats};
-use crate::lab::plot::{Chart, Corner, Line, LogAxis};
+use crate::plot::{Chart, Corner, Line, LogAxis};
 use gpude::host::config::variant_name;
 use gpude::{Error, Function, FunctionInfo, Result};
 use serde::Serialize;

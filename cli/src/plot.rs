@@ -1,4 +1,4 @@
-//! The plots of the experiments: lines of errors (against generations or evaluations) on a
+//! The plots of `run --plot`, `batch --plot` and the experiments: lines of errors (against generations or evaluations) on a
 //! logarithmic y axis, each line with an optional shaded band, written as PNG and SVG.
 //!
 //! Text is set in the DejaVu Sans font that the `dejavu` crate embeds, registered as the
@@ -10,14 +10,18 @@ use std::io;
 use std::path::Path;
 use std::sync::OnceLock;
 
-/// Colours of the lines, in order (repeated after the sixth).
-const COLORS: [RGBColor; 6] = [
+/// Colours of the lines, in order (repeated after the tenth).
+pub const COLORS: [RGBColor; 10] = [
     RGBColor(31, 119, 180),
     RGBColor(255, 127, 14),
     RGBColor(44, 160, 44),
     RGBColor(214, 39, 40),
     RGBColor(148, 103, 189),
     RGBColor(140, 86, 75),
+    RGBColor(227, 119, 194),
+    RGBColor(127, 127, 127),
+    RGBColor(188, 189, 34),
+    RGBColor(23, 190, 207),
 ];
 /// Width and height in pixels.
 const SIZE: (u32, u32) = (1000, 640);
