@@ -80,6 +80,7 @@ pub fn run(args: Args) -> Result<String> {
     let files = Files {
         history: args.history.clone(),
         plot: args.plot.clone(),
+        polish: None,
     };
     files.check(save.checkpoint.as_deref())?;
     let with_history = entries.iter().all(|e| e.job().history());

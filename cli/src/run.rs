@@ -6,6 +6,7 @@ use super::{CliError, Result, input, interrupt, output, plot_runs};
 use gpude::Archipelago;
 use gpude::checkpoint::{self, Entry, Part};
 use gpude::cpu::{self, Checkpoint, Control, Flow};
+use gpude::run::polish::Polished;
 use gpude::{Job, RunResult, Termination};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
@@ -49,6 +50,12 @@ pub struct Args {
     /// once the run has ended or was interrupted.
     #[arg(long, value_name = "FILE")]
     pub plot: Option<PathBuf>,
+
+    /// After the search, refine each run's best point locally on the host, in f64, and
+    /// report the result apart: `lbfgs` (the default: L-BFGS with numerical gradients,
+    /// inside the box unless the bounds are init-only) or `nelder-mead` (no gradients).
+    #[arg(long, value_name = "METHOD", num_args = 0..=1, default_missing_value = "lbfgs")]
+    pub polish: Option<String>,
 
     #[command(flatten)]
     pub save: SaveArgs,
@@ -130,6 +137,9 @@ struct Report<'a> {
     summary: Summary,
     #[serde(skip_serializing_if = "Option::is_none")]
     islands: Option<Vec<IslandsReport<'a>>>,
+    /// Each run's best point refined locally (`--polish`), apart from the search's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    polished: Option<Vec<Polished>>,
 }
 
 /// What the output shows of where the runs ran.
@@ -146,6 +156,11 @@ pub fn run(args: Args) -> Result<String> {
     let files = Files {
         history: args.history.clone(),
         plot: args.plot.clone(),
+        polish: args
+            .polish
+            .as_deref()
+            .map(gpude::run::polish::Method::parse)
+            .transpose()?,
     };
     let mut jobs = spec.jobs(files.need_history() || saving)?;
     if let Some(how) = &args.split {
@@ -270,6 +285,11 @@ fn run_islands(
         ));
     }
     files.check(None)?;
+    if files.polish.is_some() {
+        return Err(CliError::usage(
+            "--polish does not apply to islands or PSO yet: it polishes the runs of one population",
+        ));
+    }
     let solver = islands::open(&args.backend)?;
     let start = Instant::now();
     let arch_results = islands::execute(&solver, archs)?;
@@ -302,6 +322,7 @@ fn run_islands(
             results: &results,
             summary,
             islands: Some(arch_results.iter().map(IslandsReport::of).collect()),
+            polished: None,
         });
     }
     let mut out = human(&at, job, &results, wall, &summary, Some(&archs[0]));
@@ -309,11 +330,13 @@ fn run_islands(
     Ok(out)
 }
 
-/// The files a run writes besides its report: the history (CSV) and the plot.
+/// What a run gives besides its report: the history (CSV) and the plot files, and the
+/// local polish of its best points.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Files {
     pub history: Option<PathBuf>,
     pub plot: Option<PathBuf>,
+    pub polish: Option<gpude::run::polish::Method>,
 }
 
 impl Files {
@@ -366,6 +389,35 @@ impl Files {
         }
         Ok(())
     }
+}
+
+/// The lines that report the polish of each run's best point.
+fn polish_lines(ps: &[Polished], m: gpude::run::polish::Method) -> String {
+    let mut s = String::new();
+    for (k, p) in ps.iter().enumerate() {
+        let run = if ps.len() == 1 {
+            String::new()
+        } else {
+            format!(" run {k}")
+        };
+        if p.improved {
+            s.push_str(&format!(
+                "polished{run} ({}): f = {}, error {} (from f = {}; {} evaluations)\n",
+                m.name(),
+                num(p.f),
+                num(p.error),
+                num(p.start_f),
+                p.evaluations
+            ));
+        } else {
+            s.push_str(&format!(
+                "polished{run} ({}): no better point near the best ({} evaluations)\n",
+                m.name(),
+                p.evaluations
+            ));
+        }
+    }
+    s
 }
 
 /// A plot's title: the objective, D, Np and the strategy, and the number of runs.
@@ -706,6 +758,19 @@ pub(crate) fn finish(
     // Successes are judged on the verified errors.
     let errors: Vec<f64> = done.results.iter().map(|r| r.verified_error).collect();
     let summary = Summary::of(&errors, threshold);
+    // The polish of an interrupted run is left out: it was asked to stop.
+    let polished = match files.polish {
+        Some(m) if !done.interrupted => Some(
+            done.results
+                .iter()
+                .map(|r| {
+                    let x: Vec<f64> = r.best_x.iter().copied().collect();
+                    gpude::run::polish::polish(job, &x, m, gpude::run::polish::DEFAULT_ITERATIONS)
+                })
+                .collect::<gpude::Result<Vec<_>>>()?,
+        ),
+        _ => None,
+    };
     let out = if json {
         common::to_json(&Report {
             backend: at.backend,
@@ -715,9 +780,14 @@ pub(crate) fn finish(
             results: &done.results,
             summary,
             islands: None,
+            polished,
         })?
     } else {
-        human(at, job, &done.results, done.wall, &summary, None)
+        let mut out = human(at, job, &done.results, done.wall, &summary, None);
+        if let (Some(ps), Some(m)) = (&polished, files.polish) {
+            out.push_str(&polish_lines(ps, m));
+        }
+        out
     };
     if !done.interrupted {
         return Ok(out);

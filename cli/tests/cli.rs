@@ -1320,7 +1320,12 @@ fn parse_errors_never_show_file_content() {
         std::os::unix::fs::symlink(&target, &link).expect("symlink");
         let o = gpude(&["batch", path_str(&link), "--backend", "cpu"]);
         assert_eq!(o.status.code(), Some(2), "{name}: {}", stderr(&o));
-        assert!(stderr(&o).contains(path_str(&link)), "{}", stderr(&o));
+        // The file is named (a long path by its end: messages clip long words).
+        assert!(
+            stderr(&o).contains(&format!("link-{name}")),
+            "{}",
+            stderr(&o)
+        );
         nothing_leaked(&o);
         let o = gpude(&["eval", "--function", "sphere", path_str(&link)]);
         assert_eq!(o.status.code(), Some(2), "{name}: {}", stderr(&o));

@@ -7,6 +7,7 @@
 
 use gpude::host::config::{parse_bounds, parse_crossover, parse_strategy};
 use gpude::run::control::Flow;
+use gpude::run::polish::{DEFAULT_ITERATIONS, Method, Polished};
 use gpude::{Backend, FunctionInfo, Job, Objective, Precision, RunResult, Solver, SolverOptions};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -227,7 +228,9 @@ fn result_dict<'py>(py: Python<'py>, r: &RunResult) -> PyResult<Bound<'py, PyDic
 
 /// Runs the jobs of `settings` on `settings["backend"]` (`auto`, `cpu` or `cuda`) and
 /// returns one result dict per run. `evaluate` is the objective's trampoline when it
-/// is a Python function; `observe(run, generation, best)` is called after each
+/// is a Python function; `settings["polish"]` (`lbfgs`, `nelder-mead`) refines each
+/// run's best point after it (the result's `polished` dict); `observe(run, generation,
+/// best)` is called after each
 /// generation the engine reports and stops the run when it returns true. The
 /// interpreter is released while the runs run; an exception from the objective, the
 /// observer or a signal (Ctrl-C) stops them and is raised here.
@@ -243,7 +246,12 @@ fn run(
     let jobs = jobs(settings, evaluate, &failure)?;
     let backend = Backend::parse(&opt::<String>(settings, "backend")?.unwrap_or("auto".into()))
         .map_err(py_err)?;
-    let results: gpude::Result<Vec<RunResult>> = py.detach(|| {
+    let polish = opt::<String>(settings, "polish")?
+        .map(|m| Method::parse(&m))
+        .transpose()
+        .map_err(py_err)?;
+    type Ran = (RunResult, Option<Polished>);
+    let results: gpude::Result<Vec<Ran>> = py.detach(|| {
         let solver = Solver::new(&SolverOptions {
             backend,
             ..SolverOptions::default()
@@ -268,7 +276,19 @@ fn run(
                 });
                 if stop { Flow::Stop } else { Flow::Continue }
             };
-            out.push(solver.run(job, Some(&watch))?);
+            let r = solver.run(job, Some(&watch))?;
+            if failed(&failure) {
+                break;
+            }
+            // The polish of a run stopped by the observer is left out, as the CLI does.
+            let p = match polish {
+                Some(m) if r.termination != gpude::Termination::Stopped => {
+                    let x: Vec<f64> = r.best_x.iter().copied().collect();
+                    Some(gpude::run::polish::polish(job, &x, m, DEFAULT_ITERATIONS)?)
+                }
+                _ => None,
+            };
+            out.push((r, p));
             if failed(&failure) {
                 break;
             }
@@ -281,7 +301,21 @@ fn run(
     let results = results.map_err(py_err)?;
     results
         .iter()
-        .map(|r| result_dict(py, r).map(Bound::unbind))
+        .map(|(r, p)| {
+            let d = result_dict(py, r)?;
+            if let Some(p) = p {
+                let q = PyDict::new(py);
+                q.set_item("method", p.method.name())?;
+                q.set_item("x", p.x.iter().copied().collect::<Vec<f64>>())?;
+                q.set_item("fun", p.f)?;
+                q.set_item("error", p.error)?;
+                q.set_item("start_fun", p.start_f)?;
+                q.set_item("evaluations", p.evaluations)?;
+                q.set_item("improved", p.improved)?;
+                d.set_item("polished", q)?;
+            }
+            Ok(d.unbind())
+        })
         .collect()
 }
 

@@ -23,7 +23,8 @@ def test_the_quick_start_call_finds_the_minimum():
     r = gpude.differential_evolution(lambda x: (x**2).sum(), [(-5, 5)] * 10, seed=1, **CPU)
     assert r.success and r.message == "Optimization terminated successfully."
     assert r.x.shape == (10,) and r.fun < 1e-8 and r.verified_error < 1e-8
-    assert r.nit == r.generations and r.nfev == 150 * (1 + r.nit)
+    # The polish's evaluations count, as in SciPy.
+    assert r.nit == r.generations and r.nfev == 150 * (1 + r.nit) + r.polished["evaluations"]
     assert r.backend == "cpu" and r.termination == "Converged"
     # Attributes are keys, as in SciPy's OptimizeResult.
     assert r["fun"] == r.fun and "x" in r
@@ -90,7 +91,6 @@ def test_what_gpude_cannot_honour_is_refused():
     b = [(-1, 1)] * 2
     for kwargs, words in [
         ({"mutation": (0.5, 1.0)}, "dithering"),
-        ({"polish": True}, "polish"),
         ({"init": "latinhypercube"}, "init"),
         ({"updating": "immediate"}, "updating"),
         ({"constraints": [object()]}, "constraints"),
@@ -103,6 +103,36 @@ def test_what_gpude_cannot_honour_is_refused():
     # Left at their defaults, they take gpude's nearest behaviour; False is fine.
     r = gpude.differential_evolution(sphere, b, polish=False, maxiter=5, seed=1, **CPU)
     assert r.nit == 5
+
+
+def test_polish_refines_the_best_as_scipy_does():
+    kw = dict(seed=5, maxiter=60, tol=0, **CPU)
+    raw = gpude.differential_evolution(rosenbrock, [(-2, 2)] * 4, polish=False, **kw)
+    pol = gpude.differential_evolution(rosenbrock, [(-2, 2)] * 4, **kw)  # polish=True
+    assert pol.nit == raw.nit and pol.nfev > raw.nfev
+    assert pol.fun < raw.fun and pol.fun < 1e-6, (pol.fun, raw.fun)
+    assert np.all(np.abs(pol.x) <= 2)
+    # gpude's own call reports the polish apart.
+    r = gpude.minimize("rosenbrock", dim=4, strategy="rand1bin", generations=60,
+                       polish="nelder-mead", seed=1, **CPU)
+    p = r.polished
+    assert p["method"] == "nelder-mead" and p["evaluations"] > 0
+    assert p["fun"] <= r.fun and r.fun == r["fun"]
+    with pytest.raises(ValueError, match="lbfgs or nelder-mead"):
+        gpude.minimize("sphere", dim=2, polish="newton", **CPU)
+
+
+def test_trials_stay_inside_the_bounds():
+    seen = []
+
+    def f(x):
+        seen.append(x.copy())
+        return float(np.sum((x - 3.0) ** 2))  # its minimum lies outside the box
+
+    r = gpude.differential_evolution(f, [(-1, 1)] * 2, seed=1, maxiter=30, **CPU)
+    xs = np.array(seen)
+    assert np.all(xs >= -1) and np.all(xs <= 1)
+    assert np.allclose(r.x, 1.0, atol=1e-6)
 
 
 def test_bad_input_and_failing_objectives_raise_with_the_message():

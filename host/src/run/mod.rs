@@ -7,5 +7,6 @@ pub mod checkpoint;
 pub mod control;
 pub mod generations;
 pub mod memory;
+pub mod polish;
 pub mod result;
 pub mod stops;

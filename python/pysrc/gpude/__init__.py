@@ -177,7 +177,7 @@ def differential_evolution(
     seed=None,
     callback=None,
     disp=False,
-    polish=_DEFAULT,
+    polish=True,
     init=_DEFAULT,
     atol=0,
     updating=_DEFAULT,
@@ -204,11 +204,13 @@ def differential_evolution(
     Where gpude differs: the population is updated once per generation (SciPy's
     ``updating="deferred"``); F is one number (SciPy's default draws F from [0.5, 1)
     each generation: left at its default, gpude uses F = 0.5); the initial population
-    is uniform (SciPy's default is a Latin hypercube); there is no polishing (SciPy
-    polishes with L-BFGS-B by default). Asking explicitly for what gpude does not have
-    (a mutation range, ``init`` other than "random", ``updating="immediate"``,
-    ``polish=True``, ``constraints``, ``x0``, ``integrality``, ``randtobest1bin``) is a
-    ``ValueError``. ``workers`` is accepted and ignored: gpude uses every core (or the
+    is uniform (SciPy's default is a Latin hypercube). ``polish`` (True by default, as
+    SciPy) refines the best point with L-BFGS and numerical gradients inside the bounds
+    (SciPy: L-BFGS-B), on the host in f64; the refined point replaces the best when it
+    is better, and its evaluations count in ``nfev``. Asking explicitly for what gpude
+    does not have (a mutation range, ``init`` other than "random",
+    ``updating="immediate"``, ``constraints``, ``x0``, ``integrality``,
+    ``randtobest1bin``) is a ``ValueError``. ``workers`` is accepted and ignored: gpude uses every core (or the
     GPU).
 
     Returns an ``OptimizeResult``: ``x``, ``fun``, ``nit``, ``nfev``, ``success``,
@@ -229,8 +231,6 @@ def differential_evolution(
         )
     else:
         f = float(mutation)
-    if polish is not _DEFAULT and polish:
-        raise ValueError("polish=True is not available in gpude yet: leave it out or pass False")
     if init is not _DEFAULT and not (isinstance(init, str) and init == "random"):
         raise ValueError(
             f"init={init!r} is not available in gpude: its initial population is "
@@ -271,6 +271,8 @@ def differential_evolution(
         "lower": lower,
         "upper": upper,
         "strategy": _SCIPY_STRATEGIES[strategy],
+        # As SciPy: a trial's component outside the bounds is drawn again inside them.
+        "bounds": "resample",
         "f": f,
         "cr": float(recombination),
         "pop": pop,
@@ -280,6 +282,7 @@ def differential_evolution(
         "seed": int(seed),
         "precision": "f64",
         "backend": backend,
+        "polish": "lbfgs" if polish else None,
     }
 
     def observe(run, g, best):
@@ -297,6 +300,15 @@ def differential_evolution(
     term = d["termination"]
     r["nit"] = d["generations"]
     r["nfev"] = d["evaluations"]
+    p = d.get("polished")
+    if p is not None:
+        # As SciPy: the polished point replaces the best when it is better, and its
+        # evaluations count.
+        r["nfev"] += p["evaluations"]
+        if p["improved"]:
+            r["x"] = np.asarray(p["x"], dtype=np.float64)
+            r["fun"] = np.float64(p["fun"])
+            r["verified_error"] = p["error"]
     r["success"] = term in ("Converged", "TargetReached")
     if term == "Converged":
         r["message"] = "Optimization terminated successfully."
@@ -330,6 +342,7 @@ def minimize(
     min=None,
     history=False,
     callback=None,
+    polish=None,
 ):
     """gpude's own call: ``objective`` is a Python function of many points (an array of
     shape (n, D) in, n values out), a built-in or CEC 2017 function's name
@@ -339,8 +352,9 @@ def minimize(
     independent runs (streams 0 … runs − 1 of ``seed``); ``tol``/``atol``/``stagnation``
     the convergence stops; ``target`` an error to stop at; ``min`` a Python objective's
     known minimum (errors are measured from it); ``callback(run, generation, best)``
-    returning True stops that run. Returns an ``OptimizeResult`` (a list of them when
-    ``runs`` > 1)."""
+    returning True stops that run; ``polish`` ("lbfgs" or "nelder-mead") refines each
+    run's best point after it (the result's ``polished`` entry, apart from ``x`` and
+    ``fun``). Returns an ``OptimizeResult`` (a list of them when ``runs`` > 1)."""
     settings = {
         "strategy": strategy,
         "backend": backend,
@@ -359,6 +373,7 @@ def minimize(
         "target": target,
         "min": min,
         "history": history,
+        "polish": polish,
     }
     if bounds is not None:
         lower, upper = _bounds(bounds)
