@@ -4,9 +4,11 @@
 
 usage: ptxas-report.py PTXAS PTX ARCH   (exits non-zero when ptxas fails)
 """
+import os
 import re
 import subprocess
 import sys
+import tempfile
 
 ptxas, ptx, arch = sys.argv[1:4]
 
@@ -37,7 +39,7 @@ if int(arch.split("_")[1]) >= 80:
 else:
     out, lines, j = [], text.split("\n"), 0
     while j < len(lines):
-        m = re.match(r"\s*(\.visible\s+)?\.entry\s+(\w+_pipelined)\b", lines[j])
+        m = re.match(r"\s*(\.visible\s+)?\.entry\s+(\w*_pipelined\w*)", lines[j])
         if not m:
             out.append(lines[j])
             j += 1
@@ -52,15 +54,18 @@ else:
                 break
     text = "\n".join(out)
 if stubbed or dropped or raised:
-    src = "/tmp/ptxas-report-stubbed.ptx"
-    with open(src, "w") as f:
+    # A file of its own per call: reports for several architectures may run at once.
+    with tempfile.NamedTemporaryFile("w", suffix=f"-{arch}.ptx", prefix="ptxas-report-",
+                                     delete=False) as f:
         f.write(text)
-    ptx = src
+    ptx = f.name
 r = subprocess.run([ptxas, f"-arch={arch}", "-v", ptx, "-o", "/dev/null"],
                    capture_output=True, text=True)
 if r.returncode != 0:
     sys.stderr.write(r.stderr)
     sys.exit(f"ptxas -arch={arch} failed on {ptx}")
+if ptx != sys.argv[2]:
+    os.remove(ptx)
 rows, cur = [], None
 for line in r.stderr.splitlines():
     m = re.search(r"Compiling entry function '(\w+)'", line)
@@ -78,7 +83,7 @@ for line in r.stderr.splitlines():
         cur["regs"] = m.group(1)
 print(f"ptxas -arch={arch}: {len(rows)} kernels"
       + (f" (stub objectives returning 0: {', '.join(sorted(set(stubbed)))})" if stubbed else "")
-      + (f"; {len(dropped)} sm_80 kernels (*_pipelined) left out" if dropped else ""))
+      + (f"; {len(dropped)} sm_80 kernels (*_pipelined*) left out" if dropped else ""))
 print(f"{'kernel':34} {'regs':>5} {'stack':>6} {'spills':>7}")
 for c in sorted(rows, key=lambda c: c["name"]):
     print(f"{c['name']:34} {c.get('regs','?'):>5} {c.get('stack','?'):>6} "

@@ -147,7 +147,7 @@ pub(crate) struct AdaptiveLaunch<T: GpuReal> {
 impl CudaEngine {
     /// Runs adaptive jobs (every one of `jobs` must be adaptive, or a classic strategy on
     /// a CEC 2017 function) in the layout `mode` asks for (see
-    /// [`crate::cuda::adaptive::gpu_layout`]): in the batch layout (`auto`, `batch`) compatible
+    /// `gpu_layout` in `cuda/adaptive.rs`): in the batch layout (`auto`, `batch`) compatible
     /// ones share a launch of the adaptive kernels, one block each, launches spread over
     /// the streams; in the grid layout (`grid`) each runs over the whole GPU in a
     /// cooperative launch of its own, one after the other. One result and final

@@ -306,7 +306,7 @@ impl CudaEngine {
     /// [`CudaEngine::run_entries`] for adaptive runs: they run to their end in one batch
     /// launch, or in the grid and step modes one after the other as [`CudaEngine::run`]
     /// runs them (the adaptive ones in the grid layout; see
-    /// [`crate::cuda::adaptive::gpu_layout`]). No checkpoints: an adaptive run's memory and
+    /// `gpu_layout` in `cuda/adaptive.rs`). No checkpoints: an adaptive run's memory and
     /// archive are not saved yet; a stop flag set during a launch does not stop it. The
     /// observer sees each run's last generation.
     fn adaptive_entries(
