@@ -351,31 +351,25 @@ struct EntryRecord<J> {
     run: Option<RunRecord>,
 }
 
-/// A job of any version, read; `previous` is the job of the run before it.
-trait Stored2: Sized {
+/// A job of any version, read; `previous` is the job of the run before it (version 5
+/// stores bounds equal to the previous job's once).
+trait StoredJob: Sized {
     fn into_job(self, previous: Option<&Job>) -> Result<Job>;
 }
-impl Stored2 for JobRecord<'_> {
-    fn into_job(self, _: Option<&Job>) -> Result<Job> {
-        self.job()
-    }
+
+/// The versions before 5: each record holds its whole job.
+macro_rules! whole_job_records {
+    ($($record:ident),*) => {$(
+        impl StoredJob for $record<'_> {
+            fn into_job(self, _: Option<&Job>) -> Result<Job> {
+                self.job()
+            }
+        }
+    )*};
 }
-impl Stored2 for JobRecordV2<'_> {
-    fn into_job(self, _: Option<&Job>) -> Result<Job> {
-        self.job()
-    }
-}
-impl Stored2 for JobRecordV3<'_> {
-    fn into_job(self, _: Option<&Job>) -> Result<Job> {
-        self.job()
-    }
-}
-impl Stored2 for JobRecordV4<'_> {
-    fn into_job(self, _: Option<&Job>) -> Result<Job> {
-        self.job()
-    }
-}
-impl Stored2 for JobRecordV5<'_> {
+whole_job_records!(JobRecord, JobRecordV2, JobRecordV3, JobRecordV4);
+
+impl StoredJob for JobRecordV5<'_> {
     fn into_job(self, previous: Option<&Job>) -> Result<Job> {
         self.job_after(previous)
     }
@@ -532,7 +526,7 @@ pub fn decode(bytes: &[u8]) -> Result<Vec<Entry>> {
 }
 
 /// The runs of a checked payload whose jobs are stored as `J`.
-fn entries<J: Stored2 + serde::de::DeserializeOwned>(
+fn entries<J: StoredJob + serde::de::DeserializeOwned>(
     payload: &[u8],
     bad: impl Fn(String) -> Error,
 ) -> Result<Vec<Entry>> {
