@@ -7,9 +7,7 @@ use gpude::host::config::{
     parse_strategy, parse_variant, strategy_name, variant_name,
 };
 use gpude::run::stops::DEFAULT_EVERY;
-use gpude::{
-    Backend, FunctionInfo, Job, Mode, Objective, Precision, RunResult, Solver, SolverOptions,
-};
+use gpude::{Backend, Job, Mode, Objective, Precision, RunResult, Solver, SolverOptions};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::time::Duration;
@@ -633,15 +631,9 @@ impl JobSpec {
             None if self.min.is_some() => Err(CliError::usage(
                 "min applies to expressions and PTX objectives only: a named function's minimum is known",
             )),
-            None if gpude::cec2017::is_cec2017_name(name) => {
-                let id = gpude::cec2017::FunctionId::parse(name)?;
-                let source = gpude::cec2017::DataSource::locate(None)?;
-                let b = gpude::cec2017::BOUND;
-                Ok((Objective::cec2017(&source, id, dim)?, Some((-b, b))))
-            }
             None => {
-                let info = FunctionInfo::parse(name)?;
-                Ok((Objective::Builtin(info.function), Some(info.domain)))
+                let (o, domain) = Objective::named(name, dim)?;
+                Ok((o, Some(domain)))
             }
         }
     }

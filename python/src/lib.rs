@@ -8,7 +8,7 @@
 use gpude::host::config::{parse_bounds, parse_crossover, parse_strategy};
 use gpude::run::control::Flow;
 use gpude::run::polish::{DEFAULT_ITERATIONS, Method, Polished};
-use gpude::{Backend, FunctionInfo, Job, Objective, Precision, RunResult, Solver, SolverOptions};
+use gpude::{Backend, Job, Objective, Precision, RunResult, Solver, SolverOptions};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
@@ -109,18 +109,8 @@ fn jobs(
     let (objective, domain) = match kind.as_str() {
         "function" => {
             let name: String = req(s, "name")?;
-            if gpude::cec2017::is_cec2017_name(&name) {
-                let id = gpude::cec2017::FunctionId::parse(&name).map_err(py_err)?;
-                let source = gpude::cec2017::DataSource::locate(None).map_err(py_err)?;
-                let b = gpude::cec2017::BOUND;
-                (
-                    Objective::cec2017(&source, id, dim).map_err(py_err)?,
-                    Some((-b, b)),
-                )
-            } else {
-                let info = FunctionInfo::parse(&name).map_err(py_err)?;
-                (Objective::Builtin(info.function), Some(info.domain))
-            }
+            let (objective, domain) = Objective::named(&name, dim).map_err(py_err)?;
+            (objective, Some(domain))
         }
         "expr" => {
             let text: String = req(s, "name")?;

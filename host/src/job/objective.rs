@@ -361,6 +361,21 @@ impl Objective {
         Ok(Objective::Cec2017(Arc::new(CecObjective::new(data))))
     }
 
+    /// The function named `name` at dimension `dim`: a built-in (`rastrigin`) or a CEC
+    /// 2017 function (`cec2017-f5`, its data found by [`DataSource::locate`]), with its
+    /// usual domain (the same in every component).
+    pub fn named(name: &str, dim: u32) -> Result<(Objective, (f64, f64))> {
+        if crate::job::cec2017::is_cec2017_name(name) {
+            let id = FunctionId::parse(name)?;
+            let source = DataSource::locate(None)?;
+            let b = crate::job::cec2017::BOUND;
+            Ok((Objective::cec2017(&source, id, dim)?, (-b, b)))
+        } else {
+            let info = FunctionInfo::parse(name)?;
+            Ok((Objective::Builtin(info.function), info.domain))
+        }
+    }
+
     /// A batch callback named `name` (see the module documentation for the layout).
     pub fn callback(
         name: impl Into<String>,

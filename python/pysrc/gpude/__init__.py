@@ -92,13 +92,19 @@ def _bounds(bounds):
     return [float(v) for v in lo], [float(v) for v in hi]
 
 
+def _points(points, n, dim):
+    """The n points gpude passes (native-endian f64, row after row) as a writable
+    (n, dim) array."""
+    return np.frombuffer(points, dtype=np.float64).reshape(n, dim).copy()
+
+
 def _trampoline(func, args, vectorized):
     """The objective as gpude calls it: ``f(points: bytes, n, dim)`` → n values. SciPy's
     ``func(x, *args)`` gets one point at a time, or with ``vectorized`` all of them as
     an array of shape (dim, n)."""
 
     def evaluate(points, n, dim):
-        xs = np.frombuffer(points, dtype=np.float64).reshape(n, dim).copy()
+        xs = _points(points, n, dim)
         if vectorized:
             values = np.asarray(func(xs.T, *args), dtype=np.float64)
             if values.shape not in ((n,), (1, n)):
@@ -124,7 +130,7 @@ def _batch_trampoline(func):
     """gpude's vectorised objective: ``func(X)`` with X of shape (n, dim) → n values."""
 
     def evaluate(points, n, dim):
-        xs = np.frombuffer(points, dtype=np.float64).reshape(n, dim).copy()
+        xs = _points(points, n, dim)
         values = np.asarray(func(xs), dtype=np.float64)
         if values.shape != (n,):
             raise ValueError(
