@@ -595,21 +595,7 @@ impl JobSpec {
                     "a PTX objective needs both bounds: give lower and upper (--lower, --upper)",
                 ));
             }
-            let file = std::path::Path::new(path);
-            let bytes = input::read_bytes(
-                file,
-                gpude::host::ptx_objective::MAX_PTX_BYTES as u64,
-                "a PTX objective",
-            )?;
-            let shown = input::name(file);
-            let text = String::from_utf8(bytes).map_err(|e| {
-                CliError::usage(format!(
-                    "{shown} is not PTX text (a byte that is not ASCII at offset {})",
-                    e.utf8_error().valid_up_to()
-                ))
-            })?;
-            let code = gpude::host::ptx_objective::PtxCode::parse(text)
-                .map_err(|e| CliError::usage(format!("{shown}: {e}")))?;
+            let code = read_ptx_objective(std::path::Path::new(path))?;
             // The path as given names it, so that the job written back reads the file again.
             return Ok((Objective::ptx(path.clone(), self.min, code)?, None));
         }
@@ -965,4 +951,26 @@ pub fn to_json<T: Serialize>(v: &T) -> Result<String> {
     serde_json::to_string_pretty(v)
         .map(|s| s + "\n")
         .map_err(|e| CliError::runtime(format!("writing JSON: {e}")))
+}
+
+/// The PTX objective module in `file` (at most [`MAX_PTX_BYTES`] of ASCII text), checked.
+///
+/// [`MAX_PTX_BYTES`]: gpude::host::ptx_objective::MAX_PTX_BYTES
+pub(crate) fn read_ptx_objective(
+    file: &std::path::Path,
+) -> Result<gpude::host::ptx_objective::PtxCode> {
+    let bytes = input::read_bytes(
+        file,
+        gpude::host::ptx_objective::MAX_PTX_BYTES as u64,
+        "a PTX objective",
+    )?;
+    let shown = input::name(file);
+    let text = String::from_utf8(bytes).map_err(|e| {
+        CliError::usage(format!(
+            "{shown} is not PTX text (a byte that is not ASCII at offset {})",
+            e.utf8_error().valid_up_to()
+        ))
+    })?;
+    gpude::host::ptx_objective::PtxCode::parse(text)
+        .map_err(|e| CliError::usage(format!("{shown}: {e}")))
 }

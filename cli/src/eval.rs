@@ -1,5 +1,5 @@
-//! `gpude eval`: evaluate a function (a built-in, a CEC 2017 function or an expression)
-//! at points from a file or stdin.
+//! `gpude eval`: evaluate a function (a built-in, a CEC 2017 function, an expression or
+//! a PTX objective, on the GPU) at points from a file or stdin.
 //!
 //! Input is either rows of numbers (one point per line, separated by commas or
 //! whitespace; blank lines and lines starting with `#` are skipped) or JSON (an array of
@@ -30,14 +30,29 @@ pub struct Args {
     #[arg(
         long,
         value_name = "NAME",
-        required_unless_present = "expr",
-        conflicts_with = "expr"
+        required_unless_present_any = ["expr", "objective_ptx"],
+        conflicts_with_all = ["expr", "objective_ptx"]
     )]
     pub function: Option<String>,
 
     /// An objective expression to evaluate instead (see `gpude functions`).
-    #[arg(long, value_name = "EXPR", allow_hyphen_values = true)]
+    #[arg(
+        long,
+        value_name = "EXPR",
+        allow_hyphen_values = true,
+        conflicts_with = "objective_ptx"
+    )]
     pub expr: Option<String>,
+
+    /// A PTX objective to evaluate instead, on the GPU (a module defining
+    /// gpude_objective_f32 or _f64, as `gpude run --objective-ptx` takes; see `gpude
+    /// functions`). Each point is one call of that function.
+    #[arg(long, value_name = "FILE")]
+    pub objective_ptx: Option<PathBuf>,
+
+    /// The GPU that evaluates a PTX objective.
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub device: usize,
 
     /// File of points (a regular file of at most 64 MiB); `-` or nothing reads stdin
     /// (at most 64 MiB).
@@ -97,16 +112,26 @@ enum Target {
     Builtin(gpude::Function),
     Expr(gpude::Objective),
     Cec(gpude::cec2017::FunctionId),
+    Ptx(gpude::host::ptx_objective::PtxCode),
 }
 
 pub fn run(args: Args) -> Result<String> {
     let target = match (&args.function, &args.expr) {
+        _ if args.objective_ptx.is_some() => Target::Ptx(common::read_ptx_objective(
+            args.objective_ptx
+                .as_deref()
+                .unwrap_or(std::path::Path::new("")),
+        )?),
         (_, Some(e)) => Target::Expr(gpude::Objective::expr(e, None)?),
         (Some(f), None) if gpude::cec2017::is_cec2017_name(f.trim()) => {
             Target::Cec(gpude::cec2017::FunctionId::parse(f.trim())?)
         }
         (Some(f), None) => Target::Builtin(FunctionInfo::parse(f)?.function),
-        (None, None) => return Err(CliError::usage("give --function or --expr")),
+        (None, None) => {
+            return Err(CliError::usage(
+                "give --function, --expr or --objective-ptx",
+            ));
+        }
     };
     let precision = Precision::parse(&args.precision)?;
     let formula = gpude::host::config::parse_formula(&args.formula)?;
@@ -150,6 +175,10 @@ pub fn run(args: Args) -> Result<String> {
             )));
         }
     }
+    if let Target::Ptx(code) = &target {
+        let values = evaluate_ptx(code, args.device, precision, dim, &points)?;
+        return finish(&args, precision, values);
+    }
     let mut values = Vec::with_capacity(points.len());
     for p in &points {
         let v = match &target {
@@ -173,10 +202,36 @@ pub fn run(args: Args) -> Result<String> {
                 }
                 (Some(d), Precision::F64) => d.evaluate(&p.x),
             },
+            Target::Ptx(_) => {
+                return Err(CliError::runtime(
+                    "a PTX objective is evaluated on the GPU, all points at once",
+                ));
+            }
         };
         values.push(v);
     }
     finish(&args, precision, values)
+}
+
+/// The values of the PTX objective `code` at `points` (each of `dim` values), all in one
+/// launch on GPU `device`.
+fn evaluate_ptx(
+    code: &gpude::host::ptx_objective::PtxCode,
+    device: usize,
+    precision: Precision,
+    dim: usize,
+    points: &[Point],
+) -> Result<Vec<f64>> {
+    let d = u32::try_from(dim)
+        .map_err(|_| CliError::usage(format!("{dim} values a point: at most {}", u32::MAX)))?;
+    let engine = gpude::cuda_engine(device, 1).map_err(|e| {
+        CliError::from(e).context("--objective-ptx is evaluated on the GPU, and none could be used")
+    })?;
+    let flat: Vec<f64> = points.iter().flat_map(|p| p.x.iter().copied()).collect();
+    Ok(match precision {
+        Precision::F32 => engine.evaluate_ptx::<f32>(code, d, &flat)?,
+        Precision::F64 => engine.evaluate_ptx::<f64>(code, d, &flat)?,
+    })
 }
 
 /// Checks that every point has the same number of values (`dim` when given), each

@@ -92,7 +92,7 @@ pub fn run(args: Args) -> Result<String> {
         out.push_str(&format!("  {:<12} {shown}\n", i.name));
     }
     out.push_str(
-        "Or compiled to PTX (GPU only): --objective-ptx FILE, a module defining \
+        "Or compiled to PTX (GPU only; run, batch and eval): --objective-ptx FILE, a module defining \
          gpude_objective_f32 and/or gpude_objective_f64 (see examples/objective-rust).\n",
     );
     Ok(out)

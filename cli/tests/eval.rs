@@ -402,3 +402,47 @@ fn the_data_variable_takes_the_archive_or_a_folder_of_its_files() {
         "{err}"
     );
 }
+
+/// `--objective-ptx`: a file that is not PTX is refused naming it; a module is
+/// evaluated on the GPU (here the sphere as an expression's module, checked against its
+/// values), and without one the refusal says the GPU is needed.
+#[test]
+fn eval_objective_ptx_runs_on_the_gpu_or_says_why_not() {
+    let dir = common::scratch_dir("eval", "objective_ptx");
+    std::fs::create_dir_all(&dir).unwrap();
+    let junk = dir.join("not-ptx.ptx");
+    std::fs::write(&junk, "hello, world\n").unwrap();
+    refused(
+        eval(&["--objective-ptx", junk.to_str().unwrap()], "1 2\n"),
+        &["not-ptx.ptx"],
+    );
+    let sphere = gpude::expr::Expr::parse("sum(x^2)").unwrap();
+    let module = dir.join("sphere.ptx");
+    std::fs::write(&module, sphere.ptx(gpude::expr::Precision::F64)).unwrap();
+    let o = eval(&["--objective-ptx", module.to_str().unwrap()], "1 2\n3 4\n");
+    if o.status.success() {
+        assert_eq!(values(o), vec![5.0, 25.0]);
+    } else {
+        let err = text(&o.stderr);
+        assert!(err.starts_with("error: "), "{err}");
+        assert!(!err.contains("panicked"), "{err}");
+        assert!(
+            err.contains("--objective-ptx") && err.contains("GPU"),
+            "the refusal names the option and the GPU: {err}"
+        );
+        eprintln!("SKIPPED the GPU half (no GPU here): {}", err.trim());
+    }
+    // Both an expression and a module: one objective only.
+    refused(
+        eval(
+            &[
+                "--objective-ptx",
+                module.to_str().unwrap(),
+                "--expr",
+                "x[0]",
+            ],
+            "1\n",
+        ),
+        &["--objective-ptx"],
+    );
+}

@@ -253,6 +253,13 @@ impl Precision {
             Precision::F64 => "gpude_objective_eval_f64",
         }
     }
+
+    /// The `.entry` of [`Expr::ptx_eval_kernel`] alone, for a module that defines
+    /// [`Precision::function_name`] some other way (a PTX objective): appended to that
+    /// module, thread `i < n` writes `out[i] = f(xs + i·stride, d)`.
+    pub fn eval_entry(self) -> String {
+        ptx::eval_kernel(self, self.function_name(), self.kernel_name())
+    }
 }
 
 /// A checked expression, ready to evaluate or to compile to PTX.

@@ -12,6 +12,7 @@ use gpude::{BoundPolicy, CudaEngine, Function, Job, Mode, Objective, Precision, 
 pub fn tests() -> Vec<Test> {
     tests![
         ptx_objectives_run_as_their_expressions,
+        ptx_objectives_evaluate_as_their_expressions,
         separable_objectives_match_cpu_bit_for_bit
     ]
 }
@@ -288,4 +289,80 @@ fn ptx_objectives_run_as_their_expressions(e: &CudaEngine) {
         .unwrap_err()
         .to_string();
     assert!(err.contains("precision = f64"), "{err}");
+}
+
+/// `CudaEngine::evaluate_ptx` (what `gpude eval --objective-ptx` calls): the example
+/// crate's module and the expression's whole-vector module give the expression's CPU
+/// values bit for bit at every dimension; a module with only the separable form in a
+/// precision is refused, naming the function it lacks.
+fn ptx_objectives_evaluate_as_their_expressions(e: &CudaEngine) {
+    use gpude::host::ptx_objective::PtxCode;
+    let ex = Expr::parse(&expression(Function::Rosenbrock)).unwrap();
+    let mut modules: Vec<(&str, Option<String>)> = vec![("expression's module", None)];
+    match example_ptx() {
+        Some(text) => modules.push(("example", Some(text))),
+        None => println!(
+            "  SKIPPED the example crate: no gpu-bundle/objective-example.ptx and no \
+             $GPUDE_OBJECTIVE_PTX (scripts/gpu-bundle.sh builds it)"
+        ),
+    }
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move || {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        ((state >> 11) as f64 / (1u64 << 53) as f64) * 10.0 - 5.0
+    };
+    let mut checked = 0;
+    for (what, text) in &modules {
+        for p in [Precision::F32, Precision::F64] {
+            let ep = match p {
+                Precision::F32 => gpude::expr::Precision::F32,
+                Precision::F64 => gpude::expr::Precision::F64,
+            };
+            let code = PtxCode::parse(text.clone().unwrap_or_else(|| ex.ptx(ep)))
+                .expect("a PTX objective");
+            for dim in [1u32, 2, 24, 101] {
+                let pts: Vec<f64> = (0..300 * dim).map(|_| next()).collect();
+                let got = match p {
+                    Precision::F32 => e.evaluate_ptx::<f32>(&code, dim, &pts),
+                    Precision::F64 => e.evaluate_ptx::<f64>(&code, dim, &pts),
+                }
+                .unwrap_or_else(|err| panic!("{what} {p:?} D={dim}: {err}"));
+                assert_eq!(got.len(), 300, "{what} {p:?} D={dim}");
+                for (i, r) in pts.chunks(dim as usize).enumerate() {
+                    let want = match p {
+                        Precision::F32 => {
+                            let r: Vec<f32> = r.iter().map(|&v| v as f32).collect();
+                            ex.eval(&r) as f64
+                        }
+                        Precision::F64 => ex.eval(r),
+                    };
+                    assert_eq!(
+                        got[i].to_bits(),
+                        want.to_bits(),
+                        "{what} {p:?} D={dim} point {i}: GPU {} CPU {want}",
+                        got[i]
+                    );
+                    checked += 1;
+                }
+            }
+        }
+    }
+    // The separable form alone cannot be called per point.
+    let sep = ex
+        .separable()
+        .expect("Rosenbrock's expression is separable");
+    let only = PtxCode::parse(sep.ptx(gpude::expr::Precision::F64)).expect("a PTX objective");
+    if !only.defines_whole(Precision::F64) {
+        let err = e
+            .evaluate_ptx::<f64>(&only, 4, &[0.5; 8])
+            .expect_err("a separable-only module cannot be evaluated per point");
+        let msg = err.to_string();
+        assert!(
+            msg.contains("gpude_objective_f64") && msg.contains("separable"),
+            "{msg}"
+        );
+    }
+    println!("  {checked} values of PTX objectives equal their expressions' bits");
 }

@@ -25,7 +25,7 @@ use crate::error::{Error, Result};
 use crate::job::config::Job;
 use crate::job::config::Precision;
 use crate::job::objective::Objective;
-use crate::job::ptx_objective::{symbol as ptx_symbol, with_separable_b};
+use crate::job::ptx_objective::{PtxCode, symbol as ptx_symbol, with_separable_b};
 use cudarc::driver::sys::{self, CUjit_option, CUjitInputType};
 use cudarc::driver::{CudaFunction, LaunchConfig, PushKernelArg};
 use gpude_device::registry::{EXPR_MATHS_MODULE, KernelPrecision, separable_symbols};
@@ -226,6 +226,59 @@ impl CudaEngine {
         dim: u32,
         points: &[f64],
     ) -> Result<Vec<f64>> {
+        let key = format!("eval D={dim} {}", e.source());
+        self.evaluate_module::<T>(&key, dim, points, || {
+            e.ptx_eval_kernel_for_dim(T::EXPR, dim)
+        })
+    }
+
+    /// The values of a PTX objective at row-major points (`n × dim`) on the GPU, in
+    /// precision `T`: the module's whole-vector function ([`ptx_symbol`]) called once
+    /// per point by an evaluation kernel appended to the module, linked with the maths
+    /// as the DE kernels are. A module that defines only the separable form is refused.
+    pub fn evaluate_ptx<T: GpuReal>(
+        &self,
+        code: &PtxCode,
+        dim: u32,
+        points: &[f64],
+    ) -> Result<Vec<f64>> {
+        if !code.defines_whole(T::PRECISION) {
+            return Err(Error::Input {
+                what: "PTX objective".into(),
+                message: format!(
+                    "evaluating points calls {}, which the module does not define \
+                     (it defines the objective in {}{}); give a module with that function \
+                     or another precision",
+                    ptx_symbol(T::PRECISION),
+                    code.precisions(),
+                    if code.separable(T::PRECISION).is_some() {
+                        ", in this precision only its separable form"
+                    } else {
+                        ""
+                    }
+                ),
+            });
+        }
+        let mut hash = std::collections::hash_map::DefaultHasher::new();
+        code.text().hash(&mut hash);
+        let key = format!("eval ptx {:016x} {}", hash.finish(), code.text().len());
+        self.evaluate_module::<T>(&key, dim, points, || {
+            let mut m = code.text().to_string();
+            m.push_str(&T::EXPR.eval_entry());
+            m
+        })
+    }
+
+    /// The values at row-major points (`n × dim`) of the objective the module `module`
+    /// defines, with the evaluation entry of [`ExprPrecision::eval_entry`]; the linked
+    /// kernel is cached under `key`.
+    fn evaluate_module<T: GpuReal>(
+        &self,
+        key: &str,
+        dim: u32,
+        points: &[f64],
+        module: impl FnOnce() -> String,
+    ) -> Result<Vec<f64>> {
         if dim == 0 || !points.len().is_multiple_of(dim as usize) {
             return Err(Error::invalid(
                 "points",
@@ -240,14 +293,9 @@ impl CudaEngine {
         if n > u32::MAX as usize {
             return Err(Error::invalid("points", n, "at most 2^32 - 1 points"));
         }
-        let p = T::EXPR;
-        let kernel = Kernel::ExprEval(p);
+        let kernel = Kernel::ExprEval(T::EXPR);
         let entry = kernel.name();
-        let func = self.linked(
-            kernel,
-            &format!("eval D={dim} {}", e.source()),
-            &[("objective", &e.ptx_eval_kernel_for_dim(p, dim))],
-        )?;
+        let func = self.linked(kernel, key, &[("objective", &module())])?;
         let x: Vec<T> = points.iter().map(|&v| T::of(v)).collect();
         let stream = &self.streams[0];
         let ctx = |what: &str| format!("{entry}: {what}");
@@ -260,8 +308,8 @@ impl CudaEngine {
         let mut b = stream.launch_builder(&func);
         b.arg(&x_d).arg(&dim).arg(&stride).arg(&nn).arg(&mut out);
         // SAFETY: the entry's parameters are (xs, d, stride, n, out) as
-        // `Expr::ptx_eval_kernel` defines them; x holds n rows of `stride` values and out
-        // n values, and threads at or past n return at once.
+        // `ExprPrecision::eval_entry` defines them; x holds n rows of `stride` values and
+        // out n values, and threads at or past n return at once.
         unsafe {
             b.launch(LaunchConfig {
                 grid_dim: (nn.div_ceil(threads), 1, 1),

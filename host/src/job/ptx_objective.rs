@@ -399,6 +399,15 @@ impl PtxCode {
             }
     }
 
+    /// Whether the module defines the whole-vector objective in precision `p`
+    /// ([`symbol`]), whatever its separable form.
+    pub fn defines_whole(&self, p: Precision) -> bool {
+        match p {
+            Precision::F32 => self.f32,
+            Precision::F64 => self.f64,
+        }
+    }
+
     /// The flags of the separable form in precision `p`, where the module defines it.
     pub fn separable(&self, p: Precision) -> Option<SepFlags> {
         self.sep[p as usize]
