@@ -305,7 +305,8 @@ declare_params! {
     /// Inputs: `seeds`, `streams` (P), `lo`, `hi` (dim each); for the CEC 2017 kernels
     /// the function's data in the layout of `cec2017::Data` (`shift`, `rotation`,
     /// `shuffle`, null for the built-ins). Working buffers, per run: `x`, `trials`
-    /// (np·dim), `fit`, `trial_fit`, `trial_word`, `ranks`, `ranking` (np),
+    /// (np·dim), `fit`, `trial_fit`, `trial_word`, `ranking` (np), `ranks` (the larger
+    /// of np and the archive's largest capacity: a generation's archive slots' owners),
     /// `trial_param` (2·np: F, Cr), `archive` (its largest capacity, at least one row),
     /// `memory` (2·H: μ_F then μ_Cr), `jde` (2·np: jDE's F then Cr) and per thread
     /// `scratch` (`cec2017::scratch_len(dim)` values, P·blockDim of them). Outputs:

@@ -347,6 +347,48 @@ pub struct Selected<'a, T> {
     pub jcr: &'a mut [T],
 }
 
+/// What selection does with one trial: the archive slot its parent goes to (if any)
+/// and whether the trial replaces it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Verdict {
+    pub slot: Option<u32>,
+    pub replace: bool,
+}
+
+/// Selection's decision for one trial, the next in index order: trial value `value`
+/// against its parent's `parent`, with outcome `o`. A success (for all but jDE) joins
+/// `wins` and takes the archive slot [`archive_slot`](rules::archive_slot) gives at the
+/// archive's length so far (`archive_len` grows when it is appended to); JADE's trial
+/// replaces on success only, the others when not worse. The engines apply the verdicts
+/// in index order (a later parent in the same slot wins): the CPU engine as it goes
+/// ([`select`]), a kernel after the pass, in parallel.
+#[inline(always)]
+pub fn judge<T: Real>(
+    s: Strategy,
+    value: T,
+    parent: T,
+    o: &Outcome<T>,
+    archive_len: &mut u32,
+    capacity: u32,
+    wins: &mut Successes<T>,
+) -> Verdict {
+    let success = rules::succeeds(value, parent);
+    let mut slot = None;
+    if success && s != Strategy::Jde {
+        wins.add(o.f, o.cr, (value - parent).abs());
+        slot = rules::archive_slot(o.archive_word, *archive_len, capacity);
+        if slot == Some(*archive_len) {
+            *archive_len += 1;
+        }
+    }
+    let replace = if s == Strategy::Jade {
+        success
+    } else {
+        rules::replaces(value, parent)
+    };
+    Verdict { slot, replace }
+}
+
 /// Selection, successes and the archive, in index order, for the first `m` individuals:
 /// `rows` holds their trials (`dim` values each), `value(i)` and `outcome(i)` trial i's
 /// value and outcome. `capacity` is the archive's at this generation's population size.
@@ -368,25 +410,12 @@ pub fn select<T: Real>(
     while i < m {
         let fit = value(i);
         let o = outcome(i);
-        let parent = st.fit[i];
-        let success = rules::succeeds(fit, parent);
-        if success && s != Strategy::Jde {
-            wins.add(o.f, o.cr, (fit - parent).abs());
-            if let Some(slot) = rules::archive_slot(o.archive_word, *st.archive_len, capacity) {
-                let slot = slot as usize;
-                st.archive[slot * d..(slot + 1) * d].copy_from_slice(&st.x[i * d..(i + 1) * d]);
-                if slot == *st.archive_len as usize {
-                    *st.archive_len += 1;
-                }
-            }
+        let v = judge(s, fit, st.fit[i], &o, st.archive_len, capacity, &mut wins);
+        if let Some(slot) = v.slot {
+            let slot = slot as usize;
+            st.archive[slot * d..(slot + 1) * d].copy_from_slice(&st.x[i * d..(i + 1) * d]);
         }
-        // JADE replaces on success only; the others when not worse.
-        let replace = if s == Strategy::Jade {
-            success
-        } else {
-            rules::replaces(fit, parent)
-        };
-        if replace {
+        if v.replace {
             st.x[i * d..(i + 1) * d].copy_from_slice(&rows[i * d..(i + 1) * d]);
             st.fit[i] = fit;
             if s == Strategy::Jde {

@@ -12,13 +12,16 @@
 //!    below k, the first k of the order the CPU engine's partial sort gives (the trials
 //!    read no further);
 //! 2. the trials and their values, a thread per individual (strided over the block);
-//! 3. thread 0: the selection, the archive and the memory in index order;
-//! 4. L-SHADE and jSO: the threads rank again, thread 0 keeps the best `next` in index
-//!    order and shrinks the archive;
+//! 3. thread 0 judges the trials in index order ([`judge`]: successes, archive slots,
+//!    replacements) and updates the memory; then every thread copies the archived
+//!    parents (a slot's last owner only) and the replacing trials, element by element,
+//!    so the outcome is the sequential pass's;
+//! 4. L-SHADE and jSO: the threads rank again, thread 0 numbers the best `next` in
+//!    index order, the threads move them, thread 0 shrinks the archive;
 //! 5. thread 0: the best individual, the history, the state.
 //!
-//! The serial parts (3–5) cost O(N·D) per generation on one thread against the trials'
-//! O(N·D) over the block; see docs/CEC2017.md for what they cost and how to spread them.
+//! Thread 0's parts cost O(N) scalar steps per generation; every O(N·D) part is spread
+//! over the team.
 //!
 //! The objective is a type of [`Eval`]: a built-in function, a CEC 2017 function, an
 //! objective linked in at run time (`adaptive_*_external`, the whole-vector
@@ -52,10 +55,10 @@ use crate::abi::{
     ADAPTIVE_PHASE_SELECT, ADAPTIVE_PHASE_TRIALS, ADAPTIVE_SIZE, ADAPTIVE_STATE_WORDS,
     AdaptiveParams, AdaptiveRun,
 };
-use crate::adaptive::{JDE_CR_INIT, JDE_F_INIT, archive_capacity, rank};
+use crate::adaptive::{JDE_CR_INIT, JDE_F_INIT, Successes, archive_capacity, rank};
 use crate::adaptive_gen::{
-    Outcome, Selected, View, adapt, classic_trial, initial_memory, next_size, pbest_k, select,
-    shrink_archive, strategy_of, trial,
+    Outcome, View, adapt, classic_trial, initial_memory, judge, next_size, pbest_k, shrink_archive,
+    strategy_of, trial,
 };
 use crate::cec2017::{self, Data, scratch_len};
 use crate::de::{
@@ -363,7 +366,7 @@ impl<T: Real> Ctx<'_, T> {
                 archive: p.archive.add(b * cap_max * d),
                 memory: p.memory.add(b * 2 * h),
                 jde: p.jde.add(b * 2 * np),
-                ranks: p.ranks.add(b * np),
+                ranks: p.ranks.add(b * np.max(cap_max)),
                 ranking: p.ranking.add(b * np),
                 scratch: p.scratch.add((b * nt + tid) * sl),
                 sl,
@@ -533,9 +536,13 @@ impl<T: Real> Ctx<'_, T> {
         }
     }
 
-    /// The rest of the generation whose trials and values are in place: thread 0 the
-    /// selection, the archive and the memory in index order; L-SHADE's and jSO's
-    /// reduction; thread 0 the best and the state.
+    /// The rest of the generation whose trials and values are in place: thread 0
+    /// judges the trials in index order ([`judge`]: the successes, the archive slots,
+    /// the replacements; O(m) scalar work) and adapts the memory; then all threads copy
+    /// the archived parents and the replacing trials (O(m·D), element by element).
+    /// L-SHADE's and jSO's reduction: all threads rank, thread 0 numbers the kept rows
+    /// in index order, all threads move them (through the trial buffer) and thread 0
+    /// shrinks the archive. Thread 0: the best and the state.
     ///
     /// # Safety
     /// The buffers of [`Ctx::new`]; every thread of `team` calls it, after a barrier
@@ -545,38 +552,53 @@ impl<T: Real> Ctx<'_, T> {
         let (a, d, np, h) = (&self.a, self.d, self.np, self.h);
         let (tid, nt) = (team.tid(), team.threads());
         let (x, fit, jde, archive) = (self.x, self.fit, self.jde, self.archive);
-        // SAFETY: the caller's contract; thread 0 alone writes between the barriers
-        // (which every thread reaches: `next` and `n` are read alike, after the
-        // barrier that follows their writes), the others read `fit` and each writes its
-        // own entries of `ranks`, which thread 0 reads after the barrier that follows.
+        let (trials, tfit, tparam, tword, ranks) =
+            (self.trials, self.tfit, self.tparam, self.tword, self.ranks);
+        // SAFETY: the caller's contract. Between two barriers each location is written
+        // by one thread at most and read by no other: thread 0 alone writes the state,
+        // `tword` and the owners (`ranks`, indexed by slot) in the judging pass; the
+        // copies write archive rows, population rows and trial rows by element, each
+        // element by one thread, reading only what no thread writes in the same
+        // stretch. Every thread reaches every barrier: `m`, `n` and `next` are read
+        // alike, after the barrier that follows their writes.
         unsafe {
             let n = read_volatile(self.state.add(ADAPTIVE_SIZE)) as usize;
             // Thread 0 writes the generation only at the end, after every read here.
             let g1 = read_volatile(self.state.add(ADAPTIVE_GENS)) + 1;
+            let m = read_volatile(self.state.add(ADAPTIVE_COUNT)) as usize;
             if tid == 0 {
-                let m = *self.state.add(ADAPTIVE_COUNT) as usize;
+                let s = strategy_of(a);
+                let capacity = archive_capacity(a.archive_rate, n as u32);
                 let mut alen = *self.state.add(ADAPTIVE_ARCHIVE);
-                let (tfit, tparam, tword) = (self.tfit, self.tparam, self.tword);
-                let wins = select(
-                    a,
-                    Selected {
-                        x: from_raw_parts_mut(x, n * d),
-                        fit: from_raw_parts_mut(fit, n),
-                        archive: from_raw_parts_mut(archive, self.cap_max * d),
-                        archive_len: &mut alen,
-                        jf: from_raw_parts_mut(jde, n),
-                        jcr: from_raw_parts_mut(jde.add(np), n),
-                    },
-                    m,
-                    archive_capacity(a.archive_rate, n as u32),
-                    from_raw_parts(self.trials, m * d),
-                    |i| *tfit.add(i),
-                    |i| Outcome {
+                let mut wins = Successes::<T>::default();
+                let mut i = 0;
+                while i < m {
+                    let o = Outcome {
                         f: *tparam.add(2 * i),
                         cr: *tparam.add(2 * i + 1),
                         archive_word: *tword.add(i),
-                    },
-                );
+                    };
+                    let v = judge(
+                        s,
+                        *tfit.add(i),
+                        *fit.add(i),
+                        &o,
+                        &mut alen,
+                        capacity,
+                        &mut wins,
+                    );
+                    let mut word = NO_SLOT;
+                    if let Some(slot) = v.slot {
+                        // The slot's owner: the last parent to go there wins.
+                        *ranks.add(slot as usize) = i as u32;
+                        word = slot;
+                    }
+                    if v.replace {
+                        word |= REPLACES;
+                    }
+                    *tword.add(i) = word;
+                    i += 1;
+                }
                 let mut mk = *self.state.add(ADAPTIVE_MEMORY_K);
                 adapt(
                     a,
@@ -592,31 +614,93 @@ impl<T: Real> Ctx<'_, T> {
                 *self.state.add(ADAPTIVE_NEXT) = next_size(a, n as u32, spent);
             }
             team.barrier();
+            // The archived parents (before any row is replaced), each slot's owner only.
+            let jde_run = strategy_of(a) == Strategy::Jde;
+            let total = m * d;
+            if !jde_run {
+                let mut e = tid;
+                while e < total {
+                    let i = e / d;
+                    let slot = *tword.add(i) & NO_SLOT;
+                    if slot != NO_SLOT && *ranks.add(slot as usize) == i as u32 {
+                        *archive.add(slot as usize * d + (e - i * d)) = *x.add(e);
+                    }
+                    e += nt;
+                }
+                team.barrier();
+            }
+            // The replacements.
+            let mut e = tid;
+            while e < total {
+                let i = e / d;
+                if *tword.add(i) & REPLACES != 0 {
+                    *x.add(e) = *trials.add(e);
+                    if e == i * d {
+                        *fit.add(i) = *tfit.add(i);
+                        if jde_run {
+                            *jde.add(i) = *tparam.add(2 * i);
+                            *jde.add(np + i) = *tparam.add(2 * i + 1);
+                        }
+                    }
+                }
+                e += nt;
+            }
+            team.barrier();
             let next = read_volatile(self.state.add(ADAPTIVE_NEXT)) as usize;
             if next < n {
                 // L-SHADE's and jSO's reduction: the `next` best, in index order.
                 let fs = from_raw_parts(fit, n);
                 let mut i = tid;
                 while i < n {
-                    *self.ranks.add(i) = rank(fs, i as u32);
+                    *ranks.add(i) = rank(fs, i as u32);
                     i += nt;
                 }
                 team.barrier();
                 if tid == 0 {
+                    // Each kept row's place: how many kept rows come before it.
                     let mut to = 0;
                     let mut i = 0;
                     while i < n {
-                        if (*self.ranks.add(i) as usize) < next {
-                            if to != i {
-                                core::ptr::copy_nonoverlapping(x.add(i * d), x.add(to * d), d);
-                                *fit.add(to) = *fit.add(i);
-                                *jde.add(to) = *jde.add(i);
-                                *jde.add(np + to) = *jde.add(np + i);
-                            }
+                        if (*ranks.add(i) as usize) < next {
+                            *ranks.add(i) = to;
                             to += 1;
+                        } else {
+                            *ranks.add(i) = NO_SLOT;
                         }
                         i += 1;
                     }
+                }
+                team.barrier();
+                // The kept rows, packed into the trial buffers, then back.
+                let mut e = tid;
+                while e < n * d {
+                    let i = e / d;
+                    let to = *ranks.add(i);
+                    if to != NO_SLOT {
+                        let to = to as usize;
+                        *trials.add(to * d + (e - i * d)) = *x.add(e);
+                        if e == i * d {
+                            *tfit.add(to) = *fit.add(i);
+                            *tparam.add(2 * to) = *jde.add(i);
+                            *tparam.add(2 * to + 1) = *jde.add(np + i);
+                        }
+                    }
+                    e += nt;
+                }
+                team.barrier();
+                let mut e = tid;
+                while e < next * d {
+                    *x.add(e) = *trials.add(e);
+                    let i = e / d;
+                    if e == i * d {
+                        *fit.add(i) = *tfit.add(i);
+                        *jde.add(i) = *tparam.add(2 * i);
+                        *jde.add(np + i) = *tparam.add(2 * i + 1);
+                    }
+                    e += nt;
+                }
+                team.barrier();
+                if tid == 0 {
                     let mut alen = *self.state.add(ADAPTIVE_ARCHIVE);
                     shrink_archive(
                         self.key,
@@ -637,6 +721,11 @@ impl<T: Real> Ctx<'_, T> {
         }
     }
 }
+
+/// A trial's word after the judging pass: its parent's archive slot ([`NO_SLOT`]:
+/// none) and, in the top bit, whether the trial replaces its parent.
+const REPLACES: u32 = 1 << 31;
+const NO_SLOT: u32 = REPLACES - 1;
 
 /// One run over `team`; see the module's documentation. A host-callback kernel
 /// ([`Eval::HOST`]) runs the phase [`AdaptiveRun::phase`] names; the others the whole

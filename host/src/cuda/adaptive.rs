@@ -356,7 +356,8 @@ impl CudaEngine {
             + shift.len()
             + rotation.len()
             + 2 * d;
-        let words = 3 * p * np + p * ADAPTIVE_STATE_WORDS + shuffle.len() + 3 * p + 2;
+        let words =
+            2 * p * np + p * np.max(cap) + p * ADAPTIVE_STATE_WORDS + shuffle.len() + 3 * p + 2;
         let needed = (std::mem::size_of::<T>() * reals + 4 * words) as u64;
         self.check_memory(needed)?;
         let ctx = |what: &str| format!("{name}: {what}");
@@ -403,7 +404,8 @@ impl CudaEngine {
         let archive = alloc(p * cap * d)?;
         let memory = alloc(2 * p * h)?;
         let jde = alloc(2 * p * np)?;
-        let ranks = allocu(p * np)?;
+        // The ranks double as the archive slots' owners in the selection.
+        let ranks = allocu(p * np.max(cap))?;
         let ranking = allocu(p * np)?;
         let scratch = alloc(team_threads * sl)?;
         let state = allocu(p * ADAPTIVE_STATE_WORDS)?;
