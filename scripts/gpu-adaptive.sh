@@ -27,9 +27,11 @@ note "bundle: $(cat "$B/commit.txt" 2> /dev/null)"
 note "gpu: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2> /dev/null | head -1)"
 
 t0=$(date +%s)
-timeout "${TESTS_S:-150}" "$B/gpu-tests" adaptive classic_cec --test-threads 1 > "$W/tests.log" 2>&1
+# MORE_TESTS: further test names (filters) to run in the same step.
+# shellcheck disable=SC2086
+timeout "${TESTS_S:-150}" "$B/gpu-tests" adaptive classic_cec ${MORE_TESTS:-} --test-threads 1 > "$W/tests.log" 2>&1
 note "adaptive GPU tests: rc=$? in $(($(date +%s) - t0)) s; $(grep -E '^test result' "$W/tests.log" | tail -1)"
-grep -E '^test .*(ok|FAILED)$|panicked|SKIPPED' "$W/tests.log" | head -20 | tee -a "$S"
+grep -E '^test .*(ok|FAILED)$|panicked|SKIPPED|bits' "$W/tests.log" | head -30 | tee -a "$S"
 
 if [[ ${SAN_S:-120} -gt 0 ]] && command -v compute-sanitizer > /dev/null; then
   for tool in memcheck racecheck; do
@@ -41,12 +43,26 @@ if [[ ${SAN_S:-120} -gt 0 ]] && command -v compute-sanitizer > /dev/null; then
 fi
 
 t0=$(date +%s)
-timeout "${BENCH_S:-200}" "$B/gpude" bench --json --only "D=30 rastrigin" --out "$W/bench.json" > "$W/bench.log" 2>&1
-note "bench: rc=$? in $(($(date +%s) - t0)) s"
+# One bench call per population size (a timeout loses one size only), the repeats
+# from REPEATS (default 3); their records merged into bench.json.
+for np_ in 100 1000 10000; do
+  left=$((${BENCH_S:-200} - ($(date +%s) - t0)))
+  [[ $left -gt 5 ]] || break
+  timeout "$left" "$B/gpude" bench --json --repeats "${REPEATS:-3}" --only "Np=$np_ D=30 rastrigin" \
+    --out "$W/bench-$np_.json" > "$W/bench-$np_.log" 2>&1
+  note "bench Np=$np_: rc=$? at $(($(date +%s) - t0)) s"
+done
+python3 - "$W" << 'PY'
+import glob, json, sys
+recs = []
+for f in sorted(glob.glob(sys.argv[1] + "/bench-*.json")):
+    recs += json.load(open(f))["records"]
+json.dump({"records": recs}, open(sys.argv[1] + "/bench.json", "w"), indent=1)
+PY
 
 # The same-lease A/B on the one adaptive case both binaries have, where a baseline is given.
 if [[ -n ${GPUDE_BASELINE:-} && -f ${GPUDE_BASELINE} ]]; then
-  base=$W/gpude-base
+  base=$(mktemp -d)/gpude-base
   xz -dc "$GPUDE_BASELINE" > "$base" 2> /dev/null || cp "$GPUDE_BASELINE" "$base"
   chmod +x "$base"
   for bin in "$base" "$B/gpude" "$base" "$B/gpude"; do
@@ -73,7 +89,7 @@ fi
 if [[ ${REPRO_S:-120} -gt 0 ]]; then
   t0=$(date +%s)
   timeout "${REPRO_S:-120}" "$B/gpude" reproduce cec2017 --dims 30 --strategies jso --backend cuda \
-    --out "$W/repro" > "$W/repro.log" 2>&1
+    --reference "$B/reference" --out "$W/repro" > "$W/repro.log" 2>&1
   note "reproduce cec2017 --dims 30 --strategies jso --backend cuda: rc=$? in $(($(date +%s) - t0)) s"
   grep -E "D = 30:|jSO [0-9.]+ s" "$W/repro.log" "$W/repro/REPORT.md" 2> /dev/null | head -5 | tee -a "$S"
 fi

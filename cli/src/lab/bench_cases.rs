@@ -52,6 +52,9 @@ pub struct Case {
     /// (the adaptive kernels, a budget of 10 000·D evaluations per population).
     pub strategy: &'static str,
     pub generations: u32,
+    /// The evaluation budget: `None` for the job's default (Np·(G + 1) for the
+    /// classic strategies, 10 000·D for the adaptive ones), else this many.
+    pub max_evaluations: Option<u64>,
     pub precision: &'static str,
 }
 
@@ -117,6 +120,7 @@ pub fn standard_cases(gpu: bool, quick: bool) -> Vec<Case> {
             "thesis"
         },
         generations: gens,
+        max_evaluations: None,
         precision: prec.name(),
     };
     use Precision::{F32, F64};
@@ -190,9 +194,10 @@ pub fn standard_cases(gpu: bool, quick: bool) -> Vec<Case> {
 
 /// The adaptive strategies beside the classic rand/1/bin: one population of Rastrigin,
 /// D = 30, f32, at Np = 100, 1 000 and 10 000, in the grid layout (`grid`) and the
-/// batch layout's one block (`block`). L-SHADE and jSO shrink their population over
-/// the run's budget, which follows its generations: their marginal cost is the mean
-/// generation of a whole run (the two timed runs shrink alike, from Np to N_min).
+/// batch layout's one block (`block`). Every case's budget is its long timed run's
+/// generations (`Np · (G + 1)` evaluations). L-SHADE and jSO shrink their population
+/// over that budget: their marginal cost is the mean generation of the last four fifths
+/// of that run, whose populations are smaller than Np.
 pub fn adaptive_cases(quick: bool) -> Vec<Case> {
     let mut v = Vec::new();
     for np in [100u32, 1000, 10000] {
@@ -219,6 +224,10 @@ pub fn adaptive_cases(quick: bool) -> Vec<Case> {
                     populations: 1,
                     strategy,
                     generations: gens,
+                    // Every generation of the long timed run runs (the adaptive
+                    // strategies' default budget, CEC's 10 000·D evaluations, would end
+                    // large populations' runs early); the short run is its start.
+                    max_evaluations: Some(u64::from(np) * (u64::from(gens) + 1)),
                     precision: Precision::F32.name(),
                 });
             }
@@ -274,8 +283,12 @@ fn jobs_for(c: &Case, gens: u32) -> Result<Vec<Job>> {
     };
     (0..c.populations)
         .map(|k| {
-            Job::builder_for(objective.clone(), c.dim)
-                .domain(info.domain.0, info.domain.1)
+            let b = Job::builder_for(objective.clone(), c.dim);
+            let b = match c.max_evaluations {
+                Some(e) => b.max_evaluations(e),
+                None => b,
+            };
+            b.domain(info.domain.0, info.domain.1)
                 .pop(c.pop)
                 .generations(gens)
                 .strategy(gpude::host::config::parse_strategy(c.strategy)?.0)
