@@ -305,7 +305,7 @@ declare_params! {
     /// Inputs: `seeds`, `streams` (P), `lo`, `hi` (dim each); for the CEC 2017 kernels
     /// the function's data in the layout of `cec2017::Data` (`shift`, `rotation`,
     /// `shuffle`, null for the built-ins). Working buffers, per run: `x`, `trials`
-    /// (np·dim), `fit`, `trial_fit`, `trial_word`, `ranking` (np), `ranks` (the larger
+    /// (np·dim), `fit`, `trial_fit`, `trial_word` (np), `ranking` ([`adaptive_ranking_words`]), `ranks` (the larger
     /// of np and the archive's largest capacity: a generation's archive slots' owners),
     /// `trial_param` (2·np: F, Cr), `archive` (its largest capacity, at least one row),
     /// `memory` (2·H: μ_F then μ_Cr), `jde` (2·np: jDE's F then Cr) and per thread
@@ -338,7 +338,25 @@ pub const ADAPTIVE_NEXT: usize = 5;
 /// host reads them between launches).
 pub const ADAPTIVE_DONE: usize = 6;
 pub const ADAPTIVE_COUNT: usize = 7;
-pub const ADAPTIVE_STATE_WORDS: usize = 8;
+/// The kernels' search for the best individual: the least order key of the values
+/// (a u64 in words 8 and 9) and the least index holding it (word 10); word 11 pads the
+/// state to an even count, so that every run's key is 8-byte aligned.
+pub const ADAPTIVE_BEST_KEY: usize = 8;
+pub const ADAPTIVE_BEST_INDEX: usize = 10;
+pub const ADAPTIVE_STATE_WORDS: usize = 12;
+
+/// The words of a run's `ranking` buffer at initial size `np`: the p-best ranking (np
+/// words), which the selection reuses for the records of its chunks of 32 trials and
+/// the levels of their tree (`adaptive::Successes`, at most 24 words each, fewer than
+/// `chunks + chunks / 31 + 4` of them); even, so that every run's part is 8-byte
+/// aligned.
+pub const fn adaptive_ranking_words(np: u32) -> usize {
+    let np = np as usize;
+    let chunks = np.div_ceil(32);
+    let records = 24 * (chunks + chunks.div_ceil(31) + 4);
+    let w = if np > records { np } else { records };
+    w + (w & 1)
+}
 
 /// What a launch of an adaptive kernel does ([`AdaptiveRun::phase`]): the whole run
 /// (every kernel but the host-callback ones)…

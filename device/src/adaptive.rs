@@ -290,9 +290,11 @@ pub fn succeeds<T: Real>(trial: T, current: T) -> bool {
     trial < current || (current.is_nan() && !trial.is_nan())
 }
 
-/// The successes of one generation, summed in index order: the sums give the (weighted)
-/// arithmetic and Lehmer means. Weights are the improvements |Δf|; the papers' normalised
-/// weights w_k = Δf_k / ΣΔf cancel in both means.
+/// The successes of one generation: the sums give the (weighted) arithmetic and Lehmer
+/// means. Weights are the improvements |Δf|; the papers' normalised weights
+/// w_k = Δf_k / ΣΔf cancel in both means. A generation's record is summed in a fixed
+/// order, a pairwise tree over the trial indices (`adaptive_gen::success_tree`), which
+/// both engines follow.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Successes<T> {
     pub count: u32,
@@ -326,6 +328,33 @@ impl<T: Real> Successes<T> {
         self.wcr2 = self.wcr2 + df * cr * cr;
         self.w = self.w + df;
         self.cr_max = self.cr_max.max(cr);
+    }
+
+    /// The record of one success: what [`Successes::add`] adds to an empty one.
+    #[inline(always)]
+    pub fn one(f: T, cr: T, df: T) -> Self {
+        let mut s = Self::default();
+        s.add(f, cr, df);
+        s
+    }
+
+    /// Two records together: counts and sums added, the larger Cr kept. Commutative bit
+    /// for bit; an empty record (`default`) changes nothing, as every term is ≥ +0.
+    #[inline(always)]
+    pub fn merge(self, o: Self) -> Self {
+        Successes {
+            count: self.count + o.count,
+            f: self.f + o.f,
+            f2: self.f2 + o.f2,
+            cr: self.cr + o.cr,
+            cr2: self.cr2 + o.cr2,
+            wf: self.wf + o.wf,
+            wf2: self.wf2 + o.wf2,
+            wcr: self.wcr + o.wcr,
+            wcr2: self.wcr2 + o.wcr2,
+            w: self.w + o.w,
+            cr_max: self.cr_max.max(o.cr_max),
+        }
     }
 
     /// Are the weighted sums usable (positive, finite total weight)?

@@ -356,12 +356,13 @@ pub struct Verdict {
 }
 
 /// Selection's decision for one trial, the next in index order: trial value `value`
-/// against its parent's `parent`, with outcome `o`. A success (for all but jDE) joins
-/// `wins` and takes the archive slot [`archive_slot`](rules::archive_slot) gives at the
-/// archive's length so far (`archive_len` grows when it is appended to); JADE's trial
-/// replaces on success only, the others when not worse. The engines apply the verdicts
-/// in index order (a later parent in the same slot wins): the CPU engine as it goes
-/// ([`select`]), a kernel after the pass, in parallel.
+/// against its parent's `parent`, with outcome `o`. A success (for all but jDE) takes
+/// the archive slot [`archive_slot`](rules::archive_slot) gives at the archive's length
+/// so far (`archive_len` grows when it is appended to); JADE's trial replaces on success
+/// only, the others when not worse. The engines apply the verdicts in index order (a
+/// later parent in the same slot wins): the CPU engine as it goes ([`select`]); the
+/// kernels find each success's slot from the successes before it and apply them in
+/// parallel, with the same outcome.
 #[inline(always)]
 pub fn judge<T: Real>(
     s: Strategy,
@@ -370,29 +371,89 @@ pub fn judge<T: Real>(
     o: &Outcome<T>,
     archive_len: &mut u32,
     capacity: u32,
-    wins: &mut Successes<T>,
 ) -> Verdict {
-    let success = rules::succeeds(value, parent);
     let mut slot = None;
-    if success && s != Strategy::Jde {
-        wins.add(o.f, o.cr, (value - parent).abs());
+    if counts_success(s, value, parent) {
         slot = rules::archive_slot(o.archive_word, *archive_len, capacity);
         if slot == Some(*archive_len) {
             *archive_len += 1;
         }
     }
-    let replace = if s == Strategy::Jade {
-        success
-    } else {
-        rules::replaces(value, parent)
-    };
-    Verdict { slot, replace }
+    Verdict {
+        slot,
+        replace: replaces(s, value, parent),
+    }
 }
 
-/// Selection, successes and the archive, in index order, for the first `m` individuals:
-/// `rows` holds their trials (`dim` values each), `value(i)` and `outcome(i)` trial i's
-/// value and outcome. `capacity` is the archive's at this generation's population size.
-/// Returns the successes.
+/// Is the trial a success that the generation's record and archive keep (every
+/// strategy but jDE)?
+#[inline(always)]
+pub fn counts_success<T: Real>(s: Strategy, value: T, parent: T) -> bool {
+    s != Strategy::Jde && rules::succeeds(value, parent)
+}
+
+/// Does the trial replace its parent? JADE's on success only, the others' when not
+/// worse.
+#[inline(always)]
+pub fn replaces<T: Real>(s: Strategy, value: T, parent: T) -> bool {
+    if s == Strategy::Jade {
+        rules::succeeds(value, parent)
+    } else {
+        rules::replaces(value, parent)
+    }
+}
+
+/// The archive's length after a generation whose record counts `successes`, from
+/// `len` before it: appended to while there is room, never beyond `capacity` (a full
+/// archive's successes replace entries). What [`judge`]'s pass in index order leaves.
+#[inline(always)]
+pub fn archive_len_after(len: u32, successes: u32, capacity: u32) -> u32 {
+    if capacity == 0 || len >= capacity {
+        len
+    } else {
+        capacity.min(len + successes)
+    }
+}
+
+/// Trial's part of the generation's record: its F, Cr and improvement when it
+/// [`counts_success`], else an empty record.
+#[inline(always)]
+pub fn success_leaf<T: Real>(s: Strategy, value: T, parent: T, o: &Outcome<T>) -> Successes<T> {
+    if counts_success(s, value, parent) {
+        Successes::one(o.f, o.cr, (value - parent).abs())
+    } else {
+        Successes::default()
+    }
+}
+
+/// The record of trials `0 .. m` ([`success_leaf`] of each) in the fixed order both
+/// engines follow: a pairwise tree over the indices, padded with empty records to a
+/// power of two (node = left child merged with right child). The kernels build the
+/// same tree thirty-two leaves at a time with warp butterflies at distances 1, 2, 4,
+/// 8, 16, then thirty-two nodes at a time.
+pub fn success_tree<T: Real>(m: usize, leaf: &impl Fn(usize) -> Successes<T>) -> Successes<T> {
+    fn node<T: Real>(
+        lo: usize,
+        size: usize,
+        m: usize,
+        leaf: &impl Fn(usize) -> Successes<T>,
+    ) -> Successes<T> {
+        if lo >= m {
+            Successes::default()
+        } else if size == 1 {
+            leaf(lo)
+        } else {
+            let h = size / 2;
+            node(lo, h, m, leaf).merge(node(lo + h, h, m, leaf))
+        }
+    }
+    node(0, m.next_power_of_two(), m, leaf)
+}
+
+/// Selection, successes and the archive for the first `m` individuals: `rows` holds
+/// their trials (`dim` values each), `value(i)` and `outcome(i)` trial i's value and
+/// outcome. `capacity` is the archive's at this generation's population size. The
+/// verdicts apply in index order; the record is [`success_tree`]'s. Returns the record.
 #[inline(always)]
 pub fn select<T: Real>(
     a: &AdaptiveRun,
@@ -405,12 +466,13 @@ pub fn select<T: Real>(
 ) -> Successes<T> {
     let s = strategy_of(a);
     let d = a.dim as usize;
-    let mut wins = Successes::<T>::default();
+    // The record first, from the parents before any is replaced.
+    let wins = success_tree(m, &|i| success_leaf(s, value(i), st.fit[i], &outcome(i)));
     let mut i = 0;
     while i < m {
         let fit = value(i);
         let o = outcome(i);
-        let v = judge(s, fit, st.fit[i], &o, st.archive_len, capacity, &mut wins);
+        let v = judge(s, fit, st.fit[i], &o, st.archive_len, capacity);
         if let Some(slot) = v.slot {
             let slot = slot as usize;
             st.archive[slot * d..(slot + 1) * d].copy_from_slice(&st.x[i * d..(i + 1) * d]);
@@ -513,6 +575,79 @@ pub fn initial_memory<T: Real>(s: Strategy, h: usize, memory_size: usize) -> (T,
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The kernels' order of the record (butterflies at distances 1, 2, 4, 8, 16 over
+    /// 32 leaves, then 32 nodes at a time), written out on the CPU, gives
+    /// [`success_tree`]'s bits for every count of trials.
+    #[test]
+    fn the_record_tree_is_the_kernels_butterflies() {
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let butterflies = |v: &[Successes<f64>]| -> Vec<Successes<f64>> {
+            v.chunks(32)
+                .map(|c| {
+                    let mut lanes = [Successes::default(); 32];
+                    lanes[..c.len()].copy_from_slice(c);
+                    let mut m = 1;
+                    while m < 32 {
+                        let prev = lanes;
+                        for (l, x) in lanes.iter_mut().enumerate() {
+                            *x = prev[l].merge(prev[l ^ m]);
+                        }
+                        m *= 2;
+                    }
+                    // Both lanes of every pair held the same node.
+                    assert!(lanes.iter().all(|x| x.f.to_bits() == lanes[0].f.to_bits()));
+                    lanes[0]
+                })
+                .collect()
+        };
+        for m in [
+            1usize, 2, 5, 31, 32, 33, 100, 1000, 1024, 1025, 5000, 40_000,
+        ] {
+            let leaves: Vec<Successes<f64>> = (0..m)
+                .map(|_| {
+                    if next() < 0.3 {
+                        Successes::one(0.1 + next(), next(), next() * 1e3)
+                    } else {
+                        Successes::default()
+                    }
+                })
+                .collect();
+            let want = success_tree(m, &|i| leaves[i]);
+            let mut level = butterflies(&leaves);
+            while level.len() > 1 {
+                level = butterflies(&level);
+            }
+            let got = level[0];
+            assert_eq!(got.count, want.count, "m = {m}");
+            for (g, w) in [
+                (got.f, want.f),
+                (got.f2, want.f2),
+                (got.cr, want.cr),
+                (got.cr2, want.cr2),
+                (got.wf, want.wf),
+                (got.wf2, want.wf2),
+                (got.wcr, want.wcr),
+                (got.wcr2, want.wcr2),
+                (got.w, want.w),
+                (got.cr_max, want.cr_max),
+            ] {
+                assert_eq!(g.to_bits(), w.to_bits(), "m = {m}");
+            }
+            // And the sums are the sums, to rounding.
+            let plain: f64 = leaves.iter().map(|l| l.wf).sum();
+            assert!(
+                (want.wf - plain).abs() <= 1e-9 * plain.abs().max(1.0),
+                "m = {m}"
+            );
+        }
+    }
 
     /// The p-best ranking's length covers every count SHADE's trials can draw (every
     /// word at the ends and a stride through the rest), at every population size and

@@ -53,12 +53,13 @@ use crate::abi::{
     ADAPTIVE_ARCHIVE, ADAPTIVE_BEST, ADAPTIVE_COUNT, ADAPTIVE_DONE, ADAPTIVE_GENS,
     ADAPTIVE_MEMORY_K, ADAPTIVE_NEXT, ADAPTIVE_PHASE_INIT_BEST, ADAPTIVE_PHASE_INIT_ROWS,
     ADAPTIVE_PHASE_SELECT, ADAPTIVE_PHASE_TRIALS, ADAPTIVE_SIZE, ADAPTIVE_STATE_WORDS,
-    AdaptiveParams, AdaptiveRun,
+    AdaptiveParams, AdaptiveRun, adaptive_ranking_words,
 };
-use crate::adaptive::{JDE_CR_INIT, JDE_F_INIT, Successes, archive_capacity, rank};
+use crate::abi::{ADAPTIVE_BEST_INDEX, ADAPTIVE_BEST_KEY};
+use crate::adaptive::{JDE_CR_INIT, JDE_F_INIT, Successes, archive_capacity, archive_slot, rank};
 use crate::adaptive_gen::{
-    Outcome, View, adapt, classic_trial, initial_memory, judge, next_size, pbest_k, shrink_archive,
-    strategy_of, trial,
+    Outcome, View, adapt, archive_len_after, classic_trial, counts_success, initial_memory,
+    next_size, pbest_k, replaces, shrink_archive, strategy_of, success_leaf, trial,
 };
 use crate::cec2017::{self, Data, scratch_len};
 use crate::de::{
@@ -66,7 +67,9 @@ use crate::de::{
 };
 use crate::external::ExternalReal;
 use crate::functions::{Formula, Function};
-use crate::kernels::grid_sync;
+use crate::kernels::{
+    LaneReal, atomic_max_u32, atomic_max_u64, grid_sync, shfl_bfly, shfl_up, warp_best,
+};
 use crate::kernels_separable;
 use crate::lanes::{evaluate, evaluate_of};
 use crate::philox::{block_words, key_of};
@@ -367,7 +370,7 @@ impl<T: Real> Ctx<'_, T> {
                 memory: p.memory.add(b * 2 * h),
                 jde: p.jde.add(b * 2 * np),
                 ranks: p.ranks.add(b * np.max(cap_max)),
-                ranking: p.ranking.add(b * np),
+                ranking: p.ranking.add(b * adaptive_ranking_words(a.np)),
                 scratch: p.scratch.add((b * nt + tid) * sl),
                 sl,
                 state: p.state.add(b * ADAPTIVE_STATE_WORDS),
@@ -449,11 +452,23 @@ impl<T: Real> Ctx<'_, T> {
     /// the best or the history until the team's next barrier.
     #[inline(always)]
     unsafe fn best(&self, g: u32) {
+        // SAFETY: the caller's contract.
+        unsafe {
+            let n = *self.state.add(ADAPTIVE_SIZE) as usize;
+            self.best_is(g, best_of(from_raw_parts(self.fit, n)));
+        }
+    }
+
+    /// [`Ctx::best`] with the best individual's index found already.
+    ///
+    /// # Safety
+    /// As [`Ctx::best`].
+    #[inline(always)]
+    unsafe fn best_is(&self, g: u32, best: usize) {
         let a = &self.a;
         // SAFETY: the caller's contract.
         unsafe {
             let n = *self.state.add(ADAPTIVE_SIZE) as usize;
-            let best = best_of(from_raw_parts(self.fit, n));
             let bf = *self.fit.add(best);
             *self.state.add(ADAPTIVE_BEST) = best as u32;
             *self.best_f = bf;
@@ -536,93 +551,146 @@ impl<T: Real> Ctx<'_, T> {
         }
     }
 
-    /// The rest of the generation whose trials and values are in place: thread 0
-    /// judges the trials in index order ([`judge`]: the successes, the archive slots,
-    /// the replacements; O(m) scalar work) and adapts the memory; then all threads copy
-    /// the archived parents and the replacing trials (O(m·D), element by element).
-    /// L-SHADE's and jSO's reduction: all threads rank, thread 0 numbers the kept rows
-    /// in index order, all threads move them (through the trial buffer) and thread 0
-    /// shrinks the archive. Thread 0: the best and the state.
+    /// The rest of the generation whose trials and values are in place, over the team
+    /// (thread 0 only for the memory's update and the state):
+    /// 1. each warp takes chunks of 32 trials: each lane its trial's part of the record
+    ///    ([`success_leaf`]), the chunk's record by a butterfly at distances 1, 2, 4, 8,
+    ///    16 ([`success_tree`](crate::adaptive_gen::success_tree)'s order); the archive
+    ///    slots' owners are cleared;
+    /// 2. each success's archive slot from the successes before it (the chunks' counts
+    ///    before its chunk, then a scan in the warp): what the pass in index order
+    ///    ([`judge`](crate::adaptive_gen::judge)) gives; a slot's owner is its latest
+    ///    parent (an atomic maximum). Warp 0 merges the chunks' records, 32 at a time, and
+    ///    thread 0 adapts the memory and writes the state;
+    /// 3. the archived parents (a slot's owner only), then the replacing trials, element
+    ///    by element; the best individual ([`Ctx::team_best`]);
+    /// 4. L-SHADE's and jSO's reduction: all threads rank, the kept rows are numbered by
+    ///    the same chunked scan and moved (through the trial buffer); thread 0 shrinks
+    ///    the archive. Thread 0: the best and the state.
     ///
     /// # Safety
     /// The buffers of [`Ctx::new`]; every thread of `team` calls it, after a barrier
-    /// that follows the trials' values.
+    /// that follows the trials' values; the team's size is a multiple of 32.
     #[inline(always)]
-    unsafe fn select<M: Team>(&self, team: &mut M) {
+    unsafe fn select<M: Team>(&self, team: &mut M)
+    where
+        T: LaneReal,
+    {
         let (a, d, np, h) = (&self.a, self.d, self.np, self.h);
         let (tid, nt) = (team.tid(), team.threads());
+        let (lane, warp, warps) = ((tid & 31) as u32, tid / 32, nt / 32);
         let (x, fit, jde, archive) = (self.x, self.fit, self.jde, self.archive);
         let (trials, tfit, tparam, tword, ranks) =
             (self.trials, self.tfit, self.tparam, self.tword, self.ranks);
         // SAFETY: the caller's contract. Between two barriers each location is written
-        // by one thread at most and read by no other: thread 0 alone writes the state,
-        // `tword` and the owners (`ranks`, indexed by slot) in the judging pass; the
-        // copies write archive rows, population rows and trial rows by element, each
-        // element by one thread, reading only what no thread writes in the same
-        // stretch. Every thread reaches every barrier: `m`, `n` and `next` are read
-        // alike, after the barrier that follows their writes.
+        // by one thread at most and read by no other, but for the owners (atomic maxima,
+        // read after the barrier that follows them); the chunks' records are written by
+        // their warp's lane 0 and read after a barrier. Every thread reaches every
+        // barrier and every warp-wide step: `m`, `n` and `next` are read alike, after
+        // the barrier that follows their writes, and the chunk loops' trip counts are
+        // the same for a warp's lanes.
         unsafe {
             let n = read_volatile(self.state.add(ADAPTIVE_SIZE)) as usize;
             // Thread 0 writes the generation only at the end, after every read here.
             let g1 = read_volatile(self.state.add(ADAPTIVE_GENS)) + 1;
             let m = read_volatile(self.state.add(ADAPTIVE_COUNT)) as usize;
-            if tid == 0 {
-                let s = strategy_of(a);
-                let capacity = archive_capacity(a.archive_rate, n as u32);
-                let mut alen = *self.state.add(ADAPTIVE_ARCHIVE);
-                let mut wins = Successes::<T>::default();
-                let mut i = 0;
-                while i < m {
+            let alen0 = read_volatile(self.state.add(ADAPTIVE_ARCHIVE));
+            let s = strategy_of(a);
+            let jde_run = s == Strategy::Jde;
+            let capacity = archive_capacity(a.archive_rate, n as u32);
+            let chunks = m.div_ceil(32);
+            // The chunks' records (the p-best ranking is read no more this generation).
+            let parts = self.ranking as *mut Successes<T>;
+            // 1. The chunks' records.
+            let mut c = warp;
+            while c < chunks {
+                let i = c * 32 + lane as usize;
+                let leaf = if i < m {
                     let o = Outcome {
                         f: *tparam.add(2 * i),
                         cr: *tparam.add(2 * i + 1),
-                        archive_word: *tword.add(i),
+                        archive_word: 0,
                     };
-                    let v = judge(
-                        s,
-                        *tfit.add(i),
-                        *fit.add(i),
-                        &o,
-                        &mut alen,
-                        capacity,
-                        &mut wins,
-                    );
+                    success_leaf(s, *tfit.add(i), *fit.add(i), &o)
+                } else {
+                    Successes::default()
+                };
+                let r = warp_record(leaf);
+                if lane == 0 {
+                    *parts.add(c) = r;
+                }
+                c += warps;
+            }
+            let mut e = tid;
+            while e < capacity as usize {
+                *ranks.add(e) = 0;
+                e += nt;
+            }
+            if tid == 0 {
+                write_volatile(self.state.add(ADAPTIVE_BEST_KEY) as *mut u64, 0);
+                write_volatile(self.state.add(ADAPTIVE_BEST_INDEX), 0);
+            }
+            team.barrier();
+            // 2. The slots and their owners, each warp its chunks.
+            let mut c = warp;
+            while c < chunks {
+                let before = warp_count_before(parts, c, lane);
+                let i = c * 32 + lane as usize;
+                let (value, parent) = if i < m {
+                    (*tfit.add(i), *fit.add(i))
+                } else {
+                    (T::ZERO, T::ZERO)
+                };
+                let won = i < m && counts_success(s, value, parent);
+                let k = before + warp_exclusive_count(won, lane);
+                if i < m {
                     let mut word = NO_SLOT;
-                    if let Some(slot) = v.slot {
-                        // The slot's owner: the last parent to go there wins.
-                        *ranks.add(slot as usize) = i as u32;
-                        word = slot;
+                    if won {
+                        let len = if capacity == 0 || alen0 >= capacity {
+                            alen0
+                        } else {
+                            capacity.min(alen0 + k)
+                        };
+                        if let Some(slot) = archive_slot(*tword.add(i), len, capacity) {
+                            atomic_max_u32(ranks.add(slot as usize), i as u32 + 1);
+                            word = slot;
+                        }
                     }
-                    if v.replace {
+                    if replaces(s, value, parent) {
                         word |= REPLACES;
                     }
                     *tword.add(i) = word;
-                    i += 1;
                 }
-                let mut mk = *self.state.add(ADAPTIVE_MEMORY_K);
-                adapt(
-                    a,
-                    from_raw_parts_mut(self.memory, h),
-                    from_raw_parts_mut(self.memory.add(h), h),
-                    &mut mk,
-                    &wins,
-                );
-                *self.state.add(ADAPTIVE_MEMORY_K) = mk;
-                *self.state.add(ADAPTIVE_ARCHIVE) = alen;
-                let spent = *self.evals + m as u64;
-                *self.evals = spent;
-                *self.state.add(ADAPTIVE_NEXT) = next_size(a, n as u32, spent);
+                c += warps;
+            }
+            if warp == 0 {
+                let total = warp_merge_records(parts, chunks, lane);
+                if lane == 0 {
+                    let mut mk = *self.state.add(ADAPTIVE_MEMORY_K);
+                    adapt(
+                        a,
+                        from_raw_parts_mut(self.memory, h),
+                        from_raw_parts_mut(self.memory.add(h), h),
+                        &mut mk,
+                        &total,
+                    );
+                    *self.state.add(ADAPTIVE_MEMORY_K) = mk;
+                    *self.state.add(ADAPTIVE_ARCHIVE) =
+                        archive_len_after(alen0, total.count, capacity);
+                    let spent = *self.evals + m as u64;
+                    *self.evals = spent;
+                    *self.state.add(ADAPTIVE_NEXT) = next_size(a, n as u32, spent);
+                }
             }
             team.barrier();
-            // The archived parents (before any row is replaced), each slot's owner only.
-            let jde_run = strategy_of(a) == Strategy::Jde;
+            // 3. The archived parents (before any row is replaced), each slot's owner only.
             let total = m * d;
             if !jde_run {
                 let mut e = tid;
                 while e < total {
                     let i = e / d;
                     let slot = *tword.add(i) & NO_SLOT;
-                    if slot != NO_SLOT && *ranks.add(slot as usize) == i as u32 {
+                    if slot != NO_SLOT && read_volatile(ranks.add(slot as usize)) == i as u32 + 1 {
                         *archive.add(slot as usize * d + (e - i * d)) = *x.add(e);
                     }
                     e += nt;
@@ -646,6 +714,7 @@ impl<T: Real> Ctx<'_, T> {
                 e += nt;
             }
             team.barrier();
+            let mut best = self.team_best(team, n);
             let next = read_volatile(self.state.add(ADAPTIVE_NEXT)) as usize;
             if next < n {
                 // L-SHADE's and jSO's reduction: the `next` best, in index order.
@@ -656,21 +725,35 @@ impl<T: Real> Ctx<'_, T> {
                     i += nt;
                 }
                 team.barrier();
-                if tid == 0 {
-                    // Each kept row's place: how many kept rows come before it.
-                    let mut to = 0;
-                    let mut i = 0;
-                    while i < n {
-                        if (*ranks.add(i) as usize) < next {
-                            *ranks.add(i) = to;
-                            to += 1;
-                        } else {
-                            *ranks.add(i) = NO_SLOT;
-                        }
-                        i += 1;
+                // Each kept row's place: how many kept rows come before it (the
+                // chunks' counts, then a scan in the warp).
+                let counts = self.ranking;
+                let rows = n.div_ceil(32);
+                let mut c = warp;
+                while c < rows {
+                    let i = c * 32 + lane as usize;
+                    let kept = i < n && (*ranks.add(i) as usize) < next;
+                    let k = warp_exclusive_count(kept, lane);
+                    if lane == 31 {
+                        *counts.add(c) = k + kept as u32;
                     }
+                    c += warps;
                 }
                 team.barrier();
+                let mut c = warp;
+                while c < rows {
+                    let before = warp_sum_before(counts, c, lane);
+                    let i = c * 32 + lane as usize;
+                    let kept = i < n && (*ranks.add(i) as usize) < next;
+                    let k = before + warp_exclusive_count(kept, lane);
+                    if i < n {
+                        *ranks.add(i) = if kept { k } else { NO_SLOT };
+                    }
+                    c += warps;
+                }
+                team.barrier();
+                // The best is kept (rank 0); its place is its index from here on.
+                best = *ranks.add(best) as usize;
                 // The kept rows, packed into the trial buffers, then back.
                 let mut e = tid;
                 while e < n * d {
@@ -716,10 +799,230 @@ impl<T: Real> Ctx<'_, T> {
                 }
             }
             if tid == 0 {
-                self.best(g1);
+                self.best_is(g1, best);
             }
         }
     }
+
+    /// The best of the first `n` values (lower value, then lower index, NaN last: what
+    /// [`best_of`] gives) over the team: each thread its rows, a warp butterfly
+    /// ([`warp_best`]), then two atomic minima, of the values' order keys
+    /// ([`order_key`]) and of the index among the warps holding the least key. Every
+    /// thread gets the index.
+    ///
+    /// # Safety
+    /// The buffers of [`Ctx::new`]; every thread of `team` calls it, after a barrier
+    /// that follows the values' last change and the zeroing of the state's words
+    /// [`ADAPTIVE_BEST_KEY`] and [`ADAPTIVE_BEST_INDEX`]; the team's size is a multiple
+    /// of 32; `n ≥ 1`.
+    #[inline(always)]
+    unsafe fn team_best<M: Team>(&self, team: &mut M, n: usize) -> usize
+    where
+        T: LaneReal,
+    {
+        let (tid, nt) = (team.tid(), team.threads());
+        // SAFETY: the caller's contract; the words are changed by atomics only, and
+        // read after the barrier that follows them.
+        unsafe {
+            let key_word = self.state.add(ADAPTIVE_BEST_KEY) as *mut u64;
+            let index_word = self.state.add(ADAPTIVE_BEST_INDEX);
+            let (mut bf, mut bi) = (T::of(f64::NAN), u32::MAX);
+            let mut i = tid;
+            while i < n {
+                let f = *self.fit.add(i);
+                if better(f, i as u32, bf, bi) {
+                    bf = f;
+                    bi = i as u32;
+                }
+                i += nt;
+            }
+            let (bf, bi) = warp_best(bf, bi);
+            let leader = tid & 31 == 0 && bi != u32::MAX;
+            if leader {
+                atomic_max_u64(key_word, !order_key(bf));
+            }
+            team.barrier();
+            if leader && order_key(bf) == !read_volatile(key_word) {
+                atomic_max_u32(index_word, !bi);
+            }
+            team.barrier();
+            !read_volatile(index_word) as usize
+        }
+    }
+}
+
+// A chunk's record fits the 24 words `adaptive_ranking_words` gives it.
+const _: () = assert!(core::mem::size_of::<Successes<f64>>() <= 96);
+
+/// A value's place in the order of [`better`] as an unsigned key: NaN last, −0 as +0,
+/// the others by their bits (sign flipped, negatives reversed).
+#[inline(always)]
+fn order_key<T: LaneReal>(v: T) -> u64 {
+    if v.is_nan() {
+        return u64::MAX;
+    }
+    let v = if v == T::ZERO { T::ZERO } else { v };
+    let w = v.to_words();
+    let (bits, sign) = if T::WORDS == 2 {
+        (w[0] as u64 | ((w[1] as u64) << 32), 1u64 << 63)
+    } else {
+        (w[0] as u64, 1u64 << 31)
+    };
+    if bits & sign != 0 {
+        !bits & (sign | (sign - 1))
+    } else {
+        bits | sign
+    }
+}
+
+/// `v` of lane `lane ^ m`.
+#[inline(always)]
+fn xor_lane<T: LaneReal>(v: T, m: u32) -> T {
+    let w = v.to_words();
+    let a = shfl_bfly(w[0], m, 0x1f);
+    let b = if T::WORDS == 2 {
+        shfl_bfly(w[1], m, 0x1f)
+    } else {
+        0
+    };
+    T::from_words([a, b])
+}
+
+/// The record of the warp's 32 leaves, in every lane: the pairwise tree (distances 1,
+/// 2, 4, 8, 16; a merge is commutative bit for bit, so both lanes of a pair hold the
+/// node).
+#[inline(always)]
+fn warp_record<T: LaneReal>(mut r: Successes<T>) -> Successes<T> {
+    let mut m = 1;
+    while m < 32 {
+        let o = Successes {
+            count: shfl_bfly(r.count, m, 0x1f),
+            f: xor_lane(r.f, m),
+            f2: xor_lane(r.f2, m),
+            cr: xor_lane(r.cr, m),
+            cr2: xor_lane(r.cr2, m),
+            wf: xor_lane(r.wf, m),
+            wf2: xor_lane(r.wf2, m),
+            wcr: xor_lane(r.wcr, m),
+            wcr2: xor_lane(r.wcr2, m),
+            w: xor_lane(r.w, m),
+            cr_max: xor_lane(r.cr_max, m),
+        };
+        r = r.merge(o);
+        m *= 2;
+    }
+    r
+}
+
+/// The records of `chunks` chunks (`parts`) merged into one, by one warp: the pairwise
+/// tree 32 nodes at a time, each level's nodes written after the level below (from
+/// `parts + chunks` on), the chunks' records left as they are. Every lane gets it.
+///
+/// # Safety
+/// The whole warp calls it; `parts` holds `chunks` records and room for the levels
+/// above them (fewer than `chunks / 31 + 4` records); no other thread writes there
+/// meanwhile.
+#[inline(always)]
+unsafe fn warp_merge_records<T: LaneReal>(
+    parts: *mut Successes<T>,
+    chunks: usize,
+    lane: u32,
+) -> Successes<T> {
+    // SAFETY: the caller's contract; a level's nodes are written by lane 0 and read by
+    // the warp after the shuffles that follow the write, which order them.
+    unsafe {
+        let (mut level, mut count) = (parts, chunks);
+        loop {
+            let mut r = Successes::default();
+            let groups = count.div_ceil(32);
+            let mut g = 0;
+            while g < groups {
+                let k = g * 32 + lane as usize;
+                let leaf = if k < count {
+                    *level.add(k)
+                } else {
+                    Successes::default()
+                };
+                r = warp_record(leaf);
+                if groups > 1 && lane == 0 {
+                    *level.add(count + g) = r;
+                }
+                g += 1;
+            }
+            if groups <= 1 {
+                return r;
+            }
+            (level, count) = (level.add(count), groups);
+        }
+    }
+}
+
+/// How many successes the chunks before chunk `c` hold (their records' counts), in
+/// every lane of the warp.
+///
+/// # Safety
+/// The whole warp calls it; `parts` holds at least `c` records.
+#[inline(always)]
+unsafe fn warp_count_before<T: Real>(parts: *const Successes<T>, c: usize, lane: u32) -> u32 {
+    let mut sum = 0u32;
+    let mut c0 = 0;
+    while c0 < c {
+        let k = c0 + lane as usize;
+        // SAFETY: the caller's contract (k < c).
+        let v = if k < c {
+            unsafe { (*parts.add(k)).count }
+        } else {
+            0
+        };
+        sum += warp_sum(v);
+        c0 += 32;
+    }
+    sum
+}
+
+/// The sum of `counts[0 .. c]`, in every lane of the warp.
+///
+/// # Safety
+/// The whole warp calls it; `counts` holds at least `c` words.
+#[inline(always)]
+unsafe fn warp_sum_before(counts: *const u32, c: usize, lane: u32) -> u32 {
+    let mut sum = 0u32;
+    let mut c0 = 0;
+    while c0 < c {
+        let k = c0 + lane as usize;
+        // SAFETY: the caller's contract (k < c).
+        let v = if k < c { unsafe { *counts.add(k) } } else { 0 };
+        sum += warp_sum(v);
+        c0 += 32;
+    }
+    sum
+}
+
+/// The warp's sum of `v`, in every lane.
+#[inline(always)]
+fn warp_sum(mut v: u32) -> u32 {
+    let mut m = 1;
+    while m < 32 {
+        v += shfl_bfly(v, m, 0x1f);
+        m *= 2;
+    }
+    v
+}
+
+/// How many lanes below this one have `flag` set.
+#[inline(always)]
+fn warp_exclusive_count(flag: bool, lane: u32) -> u32 {
+    let own = flag as u32;
+    let mut v = own;
+    let mut d = 1;
+    while d < 32 {
+        let o = shfl_up(v, d, 0);
+        if lane >= d {
+            v += o;
+        }
+        d *= 2;
+    }
+    v - own
 }
 
 /// A trial's word after the judging pass: its parent's archive slot ([`NO_SLOT`]:
@@ -737,7 +1040,7 @@ const NO_SLOT: u32 = REPLACES - 1;
 /// [`GridTeam`], cooperatively, with `sync` a zeroed word; for [`Host`], the phases in
 /// their order, the values of each phase's rows written between them.
 #[inline(always)]
-pub(crate) unsafe fn adaptive<T: Real, O: Eval<T>, M: Team>(
+pub(crate) unsafe fn adaptive<T: LaneReal, O: Eval<T>, M: Team>(
     p: AdaptiveParams<T>,
     o: O,
     team: &mut M,

@@ -79,6 +79,14 @@ pub(crate) fn load_acquire_u64(p: *const u64) -> u64 {
 }
 
 #[inline(always)]
+pub(crate) fn atomic_max_u32(p: *mut u32, v: u32) {
+    // SAFETY: `p` is a valid global address (a word of a buffer the host allocated).
+    unsafe {
+        asm!("red.global.max.u32 [{p}], {v};", p = in(reg64) p, v = in(reg32) v);
+    }
+}
+
+#[inline(always)]
 pub(crate) fn atomic_max_u64(p: *mut u64, v: u64) {
     // SAFETY: `p` is a valid global address (a best slot the host allocated).
     unsafe {

@@ -32,7 +32,7 @@ use cudarc::driver::{CudaFunction, CudaSlice, CudaStream, LaunchConfig};
 use gpude_device::abi::{
     ADAPTIVE_BEST, ADAPTIVE_COUNT, ADAPTIVE_DONE, ADAPTIVE_GENS, ADAPTIVE_PHASE_INIT_BEST,
     ADAPTIVE_PHASE_INIT_ROWS, ADAPTIVE_PHASE_RUN, ADAPTIVE_PHASE_SELECT, ADAPTIVE_PHASE_TRIALS,
-    ADAPTIVE_SIZE, ADAPTIVE_STATE_WORDS, AdaptiveParams,
+    ADAPTIVE_SIZE, ADAPTIVE_STATE_WORDS, AdaptiveParams, adaptive_ranking_words,
 };
 use gpude_device::adaptive::archive_capacity;
 use gpude_device::cec2017::scratch_len;
@@ -356,8 +356,13 @@ impl CudaEngine {
             + shift.len()
             + rotation.len()
             + 2 * d;
-        let words =
-            2 * p * np + p * np.max(cap) + p * ADAPTIVE_STATE_WORDS + shuffle.len() + 3 * p + 2;
+        let words = p * np
+            + p * adaptive_ranking_words(np as u32)
+            + p * np.max(cap)
+            + p * ADAPTIVE_STATE_WORDS
+            + shuffle.len()
+            + 3 * p
+            + 2;
         let needed = (std::mem::size_of::<T>() * reals + 4 * words) as u64;
         self.check_memory(needed)?;
         let ctx = |what: &str| format!("{name}: {what}");
@@ -406,7 +411,7 @@ impl CudaEngine {
         let jde = alloc(2 * p * np)?;
         // The ranks double as the archive slots' owners in the selection.
         let ranks = allocu(p * np.max(cap))?;
-        let ranking = allocu(p * np)?;
+        let ranking = allocu(p * adaptive_ranking_words(np as u32))?;
         let scratch = alloc(team_threads * sl)?;
         let state = allocu(p * ADAPTIVE_STATE_WORDS)?;
         let evaluations = stream
