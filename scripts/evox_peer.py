@@ -22,6 +22,16 @@ import time
 import torch
 
 
+def evox_version():
+    """EvoX's version from its package metadata (the module has no __version__)."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("evox")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
 def main():
     from evox.algorithms import DE, SHADE, JaDE
     from evox.problems.numerical import Rastrigin
@@ -46,7 +56,7 @@ def main():
                 continue
             rec = {"algorithm": alg, "np": np_, "dim": dim, "function": "rastrigin",
                    "precision": "f32", "generations": g, "repeats": repeats,
-                   "evox": __import__("evox").__version__, "torch": torch.__version__,
+                   "evox": evox_version(), "torch": torch.__version__,
                    "device": torch.cuda.get_device_name()}
             try:
                 algorithm = made[alg](np_, lb, ub)

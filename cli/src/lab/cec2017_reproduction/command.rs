@@ -30,8 +30,8 @@ pub struct Args {
     #[arg(long, value_name = "N")]
     pub runs: Option<u32>,
 
-    /// Where to run: cpu, cuda or auto (the GPU when there is one). On the GPU each
-    /// function's runs of a strategy are one batch launch, one block per run.
+    /// Where to run: cpu, cuda or auto (the GPU when there is one). On the GPU every
+    /// function's runs of a strategy at a dimension are one batch, one block per run.
     #[arg(long, default_value = "auto", value_name = "B")]
     pub backend: String,
 
