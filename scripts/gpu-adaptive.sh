@@ -11,7 +11,8 @@
 # rand/1/bin beside them); EvoX's DE, JaDE and SHADE (scripts/evox_peer.py) on the same
 # GPU; `gpude reproduce cec2017 --dims 30 --strategies jso --backend cuda`, timed. A
 # summary comes last; logs and JSON in $OUT/adaptive.tgz.
-# Time shares (seconds): TESTS_S=150 SAN_S=120 BENCH_S=200 EVOX_S=200 REPRO_S=120.
+# Time shares (seconds): TESTS_S=150 SAN_S=120 BENCH_S=200 EVOX_S=200 REPRO_S=120; the
+# reproduction's REPRO_DIMS (30) and REPRO_STRATEGIES (jso).
 set -uo pipefail
 B=$(cd "${BUNDLE:-gpu-bundle}" && pwd)
 FINAL=${OUT:-/tmp/out}
@@ -88,10 +89,11 @@ fi
 
 if [[ ${REPRO_S:-120} -gt 0 ]]; then
   t0=$(date +%s)
-  timeout "${REPRO_S:-120}" "$B/gpude" reproduce cec2017 --dims 30 --strategies jso --backend cuda \
+  timeout "${REPRO_S:-120}" "$B/gpude" reproduce cec2017 --dims "${REPRO_DIMS:-30}" \
+    --strategies "${REPRO_STRATEGIES:-jso}" --backend cuda \
     --reference "$B/reference" --out "$W/repro" > "$W/repro.log" 2>&1
-  note "reproduce cec2017 --dims 30 --strategies jso --backend cuda: rc=$? in $(($(date +%s) - t0)) s"
-  grep -E "D = 30:|jSO [0-9.]+ s" "$W/repro.log" "$W/repro/REPORT.md" 2> /dev/null | head -5 | tee -a "$S"
+  note "reproduce cec2017 --dims ${REPRO_DIMS:-30} --strategies ${REPRO_STRATEGIES:-jso} --backend cuda: rc=$? in $(($(date +%s) - t0)) s"
+  grep -E "^D = [0-9]+:|GPU time at" "$W/repro/REPORT.md" 2> /dev/null | head -12 | tee -a "$S"
 fi
 
 python3 - "$W/bench.json" "$W/evox.jsonl" << 'PY' | tee -a "$S"
