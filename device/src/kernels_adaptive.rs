@@ -7,10 +7,10 @@
 //!
 //! A generation runs as the CPU engine runs it, through the same functions of
 //! [`crate::adaptive_gen`], every step spread over the team:
-//! 1. the p-best ranking, a top-k selection: the values' order keys, then each
-//!    individual's rank (how many are better) counted by a group of lanes
-//!    ([`Ctx::team_ranks`]); individual i goes to `ranking[rank(i)]` when its rank is
-//!    below k, the first k of the order the CPU engine's partial sort gives;
+//! 1. the p-best ranking, a top-k selection: each thread ranks individuals ([`rank`]:
+//!    how many are better) and puts individual i at `ranking[rank(i)]` when its rank is
+//!    below k, the first k of the order the CPU engine's partial sort gives (the trials
+//!    read no further);
 //! 2. the trials and their values, a thread per individual (strided over the team);
 //! 3. the selection ([`Ctx::select`]): the generation's record of successes as a
 //!    pairwise tree over the trials (warp butterflies; the CPU engine sums in the same
@@ -21,8 +21,8 @@
 //!    moved, thread 0 shrinking the archive;
 //! 5. thread 0: the memory's update, the history, the state.
 //!
-//! No step is a pass over the population on one thread; the rankings compare every
-//! pair (O(N²) over the team: the grid layout adds blocks for them at large N).
+//! No step is a pass over the population on one thread. The rankings compare every
+//! pair (O(N²/threads) a thread), the largest cost left at large N.
 //!
 //! The objective is a type of [`Eval`]: a built-in function, a CEC 2017 function, an
 //! objective linked in at run time (`adaptive_*_external`, the whole-vector
@@ -57,7 +57,7 @@ use crate::abi::{
     AdaptiveParams, AdaptiveRun, adaptive_ranking_words,
 };
 use crate::abi::{ADAPTIVE_BEST_INDEX, ADAPTIVE_BEST_KEY};
-use crate::adaptive::{JDE_CR_INIT, JDE_F_INIT, Successes, archive_capacity, archive_slot};
+use crate::adaptive::{JDE_CR_INIT, JDE_F_INIT, Successes, archive_capacity, archive_slot, rank};
 use crate::adaptive_gen::{
     Outcome, View, adapt, archive_len_after, classic_trial, counts_success, initial_memory,
     next_size, pbest_k, replaces, shrink_archive, strategy_of, success_leaf, trial,
@@ -491,10 +491,7 @@ impl<T: Real> Ctx<'_, T> {
     /// The buffers of [`Ctx::new`]; every thread of `team` calls it, after a barrier
     /// that follows the state's last change.
     #[inline(always)]
-    unsafe fn trials<O: Eval<T>, M: Team>(&self, team: &mut M, o: Option<&O>)
-    where
-        T: LaneReal,
-    {
+    unsafe fn trials<O: Eval<T>, M: Team>(&self, team: &mut M, o: Option<&O>) {
         let (a, d) = (&self.a, self.d);
         let (tid, nt) = (team.tid(), team.threads());
         // SAFETY: the caller's contract; every thread reads the state alike (no thread
@@ -511,12 +508,15 @@ impl<T: Real> Ctx<'_, T> {
             if k > 0 {
                 // The ranking's top k: individual i at its rank when that is below k
                 // (the trials read no further; the ranks are a permutation of 0..n).
-                let ranking = self.ranking;
-                self.team_ranks(team, n, |i, r| {
+                let fs = from_raw_parts(self.fit, n);
+                let mut i = tid;
+                while i < n {
+                    let r = rank(fs, i as u32);
                     if r < k {
-                        *ranking.add(r as usize) = i as u32;
+                        *self.ranking.add(r as usize) = i as u32;
                     }
-                });
+                    i += nt;
+                }
                 team.barrier();
             }
             let archive_len = read_volatile(self.state.add(ADAPTIVE_ARCHIVE));
@@ -719,7 +719,12 @@ impl<T: Real> Ctx<'_, T> {
             let next = read_volatile(self.state.add(ADAPTIVE_NEXT)) as usize;
             if next < n {
                 // L-SHADE's and jSO's reduction: the `next` best, in index order.
-                self.team_ranks(team, n, |i, r| *ranks.add(i) = r);
+                let fs = from_raw_parts(fit, n);
+                let mut i = tid;
+                while i < n {
+                    *ranks.add(i) = rank(fs, i as u32);
+                    i += nt;
+                }
                 team.barrier();
                 // Each kept row's place: how many kept rows come before it (the
                 // chunks' counts, then a scan in the warp).
@@ -796,75 +801,6 @@ impl<T: Real> Ctx<'_, T> {
             }
             if tid == 0 {
                 self.best_is(g1, best);
-            }
-        }
-    }
-
-    /// Every individual's rank among the first `n` (how many are better: the count of
-    /// [`rank`](crate::adaptive::rank)), given to `put(i, r)` by one thread each. The values' order keys
-    /// ([`order_key`]; in f32 with the index below them) go to the trial parameters'
-    /// buffer first; then a group of G lanes ranks each individual (G the largest power
-    /// of two ≤ 32 with G·n ≤ the team's threads), each lane counting every G-th key,
-    /// the group's counts summed by a butterfly.
-    ///
-    /// # Safety
-    /// The buffers of [`Ctx::new`]; every thread of `team` calls it, after a barrier that
-    /// follows the values' last change; nothing reads or writes the trial parameters
-    /// from the barrier before it to the barrier after it; the team's size is a
-    /// multiple of 32.
-    #[inline(always)]
-    unsafe fn team_ranks<M: Team>(&self, team: &mut M, n: usize, mut put: impl FnMut(usize, u32))
-    where
-        T: LaneReal,
-    {
-        let (tid, nt) = (team.tid(), team.threads());
-        // SAFETY: the caller's contract; the trial parameters' buffer holds 2·np values
-        // of T, at least 8·np bytes, 8-byte aligned (runs start at multiples of 2·np);
-        // each key is written by one thread and read after the barrier.
-        unsafe {
-            let keys = self.tparam as *mut u64;
-            let mut i = tid;
-            while i < n {
-                let k = order_key(*self.fit.add(i));
-                *keys.add(i) = if T::WORDS == 1 { (k << 32) | i as u64 } else { k };
-                i += nt;
-            }
-            team.barrier();
-            let mut g = 1;
-            while g < 32 && 2 * g * n <= nt {
-                g *= 2;
-            }
-            let (group, gl, groups) = (tid / g, tid % g, nt / g);
-            // A warp's lanes go round together (the butterfly needs them all).
-            let mut base = 0;
-            while base < n {
-                let i = base + group;
-                let mut c = 0u32;
-                if i < n {
-                    let ki = *keys.add(i);
-                    let mut j = gl;
-                    if T::WORDS == 1 {
-                        while j < n {
-                            c += (*keys.add(j) < ki) as u32;
-                            j += g;
-                        }
-                    } else {
-                        while j < n {
-                            let kj = *keys.add(j);
-                            c += (kj < ki || (kj == ki && j < i)) as u32;
-                            j += g;
-                        }
-                    }
-                }
-                let mut m = 1;
-                while m < g {
-                    c += shfl_bfly(c, m as u32, 0x1f);
-                    m *= 2;
-                }
-                if i < n && gl == 0 {
-                    put(i, c);
-                }
-                base += groups;
             }
         }
     }

@@ -327,14 +327,7 @@ impl CudaEngine {
         // fit on the GPU at once (the grid barrier needs every block resident).
         let blocks = if grid {
             let resident = self.resident_blocks(&func, &name, threads)?;
-            // The rankings (the p-best and L-SHADE's reduction) compare every pair: at
-            // large Np more blocks than a thread per individual share them (about 1 024
-            // comparisons a thread).
-            let pairs = (np as u64 * np as u64).div_ceil(1024 * threads as u64);
-            (np as u32)
-                .div_ceil(threads)
-                .max(pairs.min(u32::MAX as u64) as u32)
-                .clamp(1, resident)
+            (np as u32).div_ceil(threads).clamp(1, resident)
         } else {
             p as u32
         };
