@@ -339,10 +339,12 @@ pub const ADAPTIVE_NEXT: usize = 5;
 pub const ADAPTIVE_DONE: usize = 6;
 pub const ADAPTIVE_COUNT: usize = 7;
 /// The kernels' search for the best individual: the least order key of the values
-/// (a u64 in words 8 and 9) and the least index holding it (word 10); word 11 pads the
-/// state to an even count, so that every run's key is 8-byte aligned.
+/// (a u64 in words 8 and 9) and the least index holding it (word 10); the p-best
+/// ranking's threshold individual (word 11). The count is even, so that every run's
+/// key is 8-byte aligned.
 pub const ADAPTIVE_BEST_KEY: usize = 8;
 pub const ADAPTIVE_BEST_INDEX: usize = 10;
+pub const ADAPTIVE_TAU: usize = 11;
 pub const ADAPTIVE_STATE_WORDS: usize = 12;
 
 /// The words of a run's `ranking` buffer at initial size `np`: the p-best ranking (np

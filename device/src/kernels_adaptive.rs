@@ -7,10 +7,11 @@
 //!
 //! A generation runs as the CPU engine runs it, through the same functions of
 //! [`crate::adaptive_gen`], every step spread over the team:
-//! 1. the p-best ranking, a top-k selection: each thread ranks individuals ([`rank`]:
-//!    how many are better) and puts individual i at `ranking[rank(i)]` when its rank is
-//!    below k, the first k of the order the CPU engine's partial sort gives (the trials
-//!    read no further);
+//! 1. the p-best ranking, a top-k selection ([`Ctx::top_k`]): individual i at
+//!    `ranking[rank(i)]` when its rank ([`rank`]: how many are better) is below k, the
+//!    first k of the order the CPU engine's partial sort gives (the trials read no
+//!    further); from a few hundred individuals on, ranked among the candidates that a
+//!    sample's threshold leaves;
 //! 2. the trials and their values, a thread per individual (strided over the team);
 //! 3. the selection ([`Ctx::select`]): the generation's record of successes as a
 //!    pairwise tree over the trials (warp butterflies; the CPU engine sums in the same
@@ -21,8 +22,8 @@
 //!    moved, thread 0 shrinking the archive;
 //! 5. thread 0: the memory's update, the history, the state.
 //!
-//! No step is a pass over the population on one thread. The rankings compare every
-//! pair (O(N²/threads) a thread), the largest cost left at large N.
+//! No step is a pass over the population on one thread. L-SHADE's reduction still
+//! compares every pair (O(N²/threads) a thread), the largest cost left at large N.
 //!
 //! The objective is a type of [`Eval`]: a built-in function, a CEC 2017 function, an
 //! objective linked in at run time (`adaptive_*_external`, the whole-vector
@@ -56,7 +57,7 @@ use crate::abi::{
     ADAPTIVE_PHASE_SELECT, ADAPTIVE_PHASE_TRIALS, ADAPTIVE_SIZE, ADAPTIVE_STATE_WORDS,
     AdaptiveParams, AdaptiveRun, adaptive_ranking_words,
 };
-use crate::abi::{ADAPTIVE_BEST_INDEX, ADAPTIVE_BEST_KEY};
+use crate::abi::{ADAPTIVE_BEST_INDEX, ADAPTIVE_BEST_KEY, ADAPTIVE_TAU};
 use crate::adaptive::{JDE_CR_INIT, JDE_F_INIT, Successes, archive_capacity, archive_slot, rank};
 use crate::adaptive_gen::{
     Outcome, View, adapt, archive_len_after, classic_trial, counts_success, initial_memory,
@@ -491,7 +492,10 @@ impl<T: Real> Ctx<'_, T> {
     /// The buffers of [`Ctx::new`]; every thread of `team` calls it, after a barrier
     /// that follows the state's last change.
     #[inline(always)]
-    unsafe fn trials<O: Eval<T>, M: Team>(&self, team: &mut M, o: Option<&O>) {
+    unsafe fn trials<O: Eval<T>, M: Team>(&self, team: &mut M, o: Option<&O>)
+    where
+        T: LaneReal,
+    {
         let (a, d) = (&self.a, self.d);
         let (tid, nt) = (team.tid(), team.threads());
         // SAFETY: the caller's contract; every thread reads the state alike (no thread
@@ -506,18 +510,7 @@ impl<T: Real> Ctx<'_, T> {
             let t = spent as f64 / a.max_evaluations as f64;
             let k = pbest_k(a, n as u32, t);
             if k > 0 {
-                // The ranking's top k: individual i at its rank when that is below k
-                // (the trials read no further; the ranks are a permutation of 0..n).
-                let fs = from_raw_parts(self.fit, n);
-                let mut i = tid;
-                while i < n {
-                    let r = rank(fs, i as u32);
-                    if r < k {
-                        *self.ranking.add(r as usize) = i as u32;
-                    }
-                    i += nt;
-                }
-                team.barrier();
+                self.top_k(team, n, k);
             }
             let archive_len = read_volatile(self.state.add(ADAPTIVE_ARCHIVE));
             let v = View {
@@ -805,6 +798,128 @@ impl<T: Real> Ctx<'_, T> {
         }
     }
 
+    /// The p-best ranking's top k: individual i at `ranking[r]` for its rank r (how many
+    /// of the first `n` are better, [`rank`]) when r < k; the trials read no further.
+    /// Below [`TOP_K_SAMPLED_FROM`] individuals each thread counts its individuals'
+    /// ranks. From there on the count is over candidates only: a sample of
+    /// [`TOP_K_SAMPLE`] evenly spaced individuals is ranked (a warp per sample), its
+    /// element τ of rank ≈ 1.5·k·sample/n + 16 chosen; the candidates, every individual
+    /// not worse than τ, are packed in index order (a chunked scan) into `ranks` and
+    /// the trial values; each candidate's rank among them (a warp per candidate) is its
+    /// rank in the population, as every other individual is worse than all of them.
+    /// Where the candidates are fewer than k (a sample far from the population's order),
+    /// the threads count over everyone. Either way the ranking is the same.
+    ///
+    /// # Safety
+    /// The buffers of [`Ctx::new`]; every thread of `team` calls it, after a barrier
+    /// that follows the values' last change; `ranks`, the trial values and the trial
+    /// words are free until the barrier it ends with; the team's size is a multiple of
+    /// 32; `1 ≤ k ≤ n`.
+    #[inline(always)]
+    unsafe fn top_k<M: Team>(&self, team: &mut M, n: usize, k: u32) {
+        let (tid, nt) = (team.tid(), team.threads());
+        let (lane, warp, warps) = ((tid & 31) as u32, tid / 32, nt / 32);
+        let fs = self.fit;
+        // SAFETY: the caller's contract. Between barriers each word is written by one
+        // thread (τ's index by the one lane whose sample has rank q; a chunk's count by
+        // its lane 31; a candidate's place by its lane; a rank's entry by its
+        // candidate's warp) and read after the next barrier; every thread reaches every
+        // barrier and every warp's loops have the same trip counts for its lanes.
+        unsafe {
+            if n >= TOP_K_SAMPLED_FROM {
+                let s = if n < TOP_K_SAMPLE { n } else { TOP_K_SAMPLE };
+                let q = ((3 * k as usize * s) / (2 * n) + 16).min(s - 1) as u32;
+                // Sample t is individual t·n/s (distinct, in index order).
+                let at = |t: usize| t * n / s;
+                let tau = self.state.add(ADAPTIVE_TAU);
+                let mut t = warp;
+                while t < s {
+                    let it = at(t);
+                    let ft = *fs.add(it);
+                    let mut c = 0u32;
+                    let mut u0 = 0;
+                    while u0 < s {
+                        let u = u0 + lane as usize;
+                        if u < s {
+                            let iu = at(u);
+                            c += better(*fs.add(iu), iu as u32, ft, it as u32) as u32;
+                        }
+                        u0 += 32;
+                    }
+                    if warp_sum(c) == q && lane == 0 {
+                        *tau = it as u32;
+                    }
+                    t += warps;
+                }
+                team.barrier();
+                let it = read_volatile(tau) as usize;
+                let ft = *fs.add(it);
+                let candidate =
+                    |i: usize| i < n && (i == it || better(*fs.add(i), i as u32, ft, it as u32));
+                let chunks = n.div_ceil(32);
+                let counts = self.tword;
+                let mut c = warp;
+                while c < chunks {
+                    let i = c * 32 + lane as usize;
+                    let yes = candidate(i);
+                    let x = warp_exclusive_count(yes, lane);
+                    if lane == 31 {
+                        *counts.add(c) = x + yes as u32;
+                    }
+                    c += warps;
+                }
+                team.barrier();
+                let (ci, cv) = (self.ranks, self.tfit);
+                let mut c = warp;
+                while c < chunks {
+                    let before = warp_sum_before(counts, c, lane);
+                    let i = c * 32 + lane as usize;
+                    let yes = candidate(i);
+                    let to = (before + warp_exclusive_count(yes, lane)) as usize;
+                    if yes {
+                        *ci.add(to) = i as u32;
+                        *cv.add(to) = *fs.add(i);
+                    }
+                    c += warps;
+                }
+                let total = warp_sum_before(counts, chunks, lane) as usize;
+                team.barrier();
+                if total >= k as usize {
+                    let mut p = warp;
+                    while p < total {
+                        let (ip, vp) = (*ci.add(p), *cv.add(p));
+                        let mut c = 0u32;
+                        let mut q0 = 0;
+                        while q0 < total {
+                            let q = q0 + lane as usize;
+                            if q < total {
+                                c += better(*cv.add(q), *ci.add(q), vp, ip) as u32;
+                            }
+                            q0 += 32;
+                        }
+                        let r = warp_sum(c);
+                        if lane == 0 && r < k {
+                            *self.ranking.add(r as usize) = ip;
+                        }
+                        p += warps;
+                    }
+                    team.barrier();
+                    return;
+                }
+            }
+            let all = from_raw_parts(fs, n);
+            let mut i = tid;
+            while i < n {
+                let r = rank(all, i as u32);
+                if r < k {
+                    *self.ranking.add(r as usize) = i as u32;
+                }
+                i += nt;
+            }
+            team.barrier();
+        }
+    }
+
     /// The best of the first `n` values (lower value, then lower index, NaN last: what
     /// [`best_of`] gives) over the team: each thread its rows, a warp butterfly
     /// ([`warp_best`]), then two atomic minima, of the values' order keys
@@ -851,6 +966,11 @@ impl<T: Real> Ctx<'_, T> {
         }
     }
 }
+
+/// The population size from which [`Ctx::top_k`] ranks candidates only.
+const TOP_K_SAMPLED_FROM: usize = 256;
+/// The sample [`Ctx::top_k`] picks its threshold from.
+const TOP_K_SAMPLE: usize = 512;
 
 // A chunk's record fits the 24 words `adaptive_ranking_words` gives it.
 const _: () = assert!(core::mem::size_of::<Successes<f64>>() <= 96);
