@@ -10,8 +10,8 @@
 //! 1. the p-best ranking, a top-k selection ([`Ctx::top_k`]): individual i at
 //!    `ranking[rank(i)]` when its rank ([`rank`]: how many are better) is below k, the
 //!    first k of the order the CPU engine's partial sort gives (the trials read no
-//!    further); from a few hundred individuals on, ranked among the candidates that a
-//!    sample's threshold leaves;
+//!    further); from 2 048 individuals on, ranked among the candidates that a sample's
+//!    threshold leaves;
 //! 2. the trials and their values, a thread per individual (strided over the team);
 //! 3. the selection ([`Ctx::select`]): the generation's record of successes as a
 //!    pairwise tree over the trials (warp butterflies; the CPU engine sums in the same
@@ -803,7 +803,8 @@ impl<T: Real> Ctx<'_, T> {
     /// Below [`TOP_K_SAMPLED_FROM`] individuals each thread counts its individuals'
     /// ranks. From there on the count is over candidates only: a sample of
     /// [`TOP_K_SAMPLE`] evenly spaced individuals is ranked (a warp per sample), its
-    /// element τ of rank ≈ 1.5·k·sample/n + 16 chosen; the candidates, every individual
+    /// element τ of rank ≈ 1.2·k·sample/n + 8 chosen (about three standard deviations of the
+    /// sample's count above k's share); the candidates, every individual
     /// not worse than τ, are packed in index order (a chunked scan) into `ranks` and
     /// the trial values; each candidate's rank among them (a warp per candidate) is its
     /// rank in the population, as every other individual is worse than all of them.
@@ -828,7 +829,7 @@ impl<T: Real> Ctx<'_, T> {
         unsafe {
             if n >= TOP_K_SAMPLED_FROM {
                 let s = if n < TOP_K_SAMPLE { n } else { TOP_K_SAMPLE };
-                let q = ((3 * k as usize * s) / (2 * n) + 16).min(s - 1) as u32;
+                let q = ((6 * k as usize * s) / (5 * n) + 8).min(s - 1) as u32;
                 // Sample t is individual t·n/s (distinct, in index order).
                 let at = |t: usize| t * n / s;
                 let tau = self.state.add(ADAPTIVE_TAU);
@@ -967,8 +968,10 @@ impl<T: Real> Ctx<'_, T> {
     }
 }
 
-/// The population size from which [`Ctx::top_k`] ranks candidates only.
-const TOP_K_SAMPLED_FROM: usize = 256;
+/// The population size from which [`Ctx::top_k`] ranks candidates only (on an H200 the
+/// candidates cost more than counting over everyone at Np = 1 000, a fifth as much at
+/// 10 000).
+const TOP_K_SAMPLED_FROM: usize = 2048;
 /// The sample [`Ctx::top_k`] picks its threshold from.
 const TOP_K_SAMPLE: usize = 512;
 
