@@ -803,10 +803,10 @@ impl<T: Real> Ctx<'_, T> {
     /// Below [`TOP_K_SAMPLED_FROM`] individuals each thread counts its individuals'
     /// ranks. From there on the count is over candidates only: a sample of
     /// [`TOP_K_SAMPLE`] evenly spaced individuals is ranked (a warp per sample), its
-    /// element τ of rank ≈ 1.2·k·sample/n + 8 chosen (about three standard deviations of the
-    /// sample's count above k's share); the candidates, every individual
-    /// not worse than τ, are packed in index order (a chunked scan) into `ranks` and
-    /// the trial values; each candidate's rank among them (a warp per candidate) is its
+    /// element τ of rank ≈ 1.2·k·sample/n + 8 chosen (about three standard deviations
+    /// of the sample's count above k's share); the candidates, every individual not
+    /// worse than τ, are packed in index order (a chunked scan) into `ranks` and the
+    /// trial values; each candidate's rank among them (a warp per candidate) is its
     /// rank in the population, as every other individual is worse than all of them.
     /// Where the candidates are fewer than k (a sample far from the population's order),
     /// the threads count over everyone. Either way the ranking is the same.
