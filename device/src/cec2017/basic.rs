@@ -364,10 +364,9 @@ pub(super) fn katsuura<T: Real>(z: &[T]) -> T {
     f * c - c
 }
 
-/// HappyCat, `|Σz² − D|^(1/4) + (0.5 Σz² + Σz)/D + 0.5` on `z − 1` (eq. 16; the
-/// reference moves the optimum from −1 to the origin).
-pub(super) fn happy_cat<T: Real>(z: &[T]) -> T {
-    let nf = T::of_u32(z.len() as u32);
+/// `Σ(z − 1)²` and `Σ(z − 1)`, from the first component (HappyCat's and HGBat's sums).
+#[inline(always)]
+fn sums_from_one<T: Real>(z: &[T]) -> (T, T) {
     let mut r2 = T::ZERO;
     let mut sz = T::ZERO;
     let mut i = 0;
@@ -377,21 +376,21 @@ pub(super) fn happy_cat<T: Real>(z: &[T]) -> T {
         sz = sz + zi;
         i += 1;
     }
+    (r2, sz)
+}
+
+/// HappyCat, `|Σz² − D|^(1/4) + (0.5 Σz² + Σz)/D + 0.5` on `z − 1` (eq. 16; the
+/// reference moves the optimum from −1 to the origin).
+pub(super) fn happy_cat<T: Real>(z: &[T]) -> T {
+    let nf = T::of_u32(z.len() as u32);
+    let (r2, sz) = sums_from_one(z);
     (r2 - nf).abs().powf(T::of(0.25)) + (T::of(0.5) * r2 + sz) / nf + T::of(0.5)
 }
 
 /// HGBat, `|(Σz²)² − (Σz)²|^(1/2) + (0.5 Σz² + Σz)/D + 0.5` on `z − 1` (eq. 17).
 pub(super) fn hgbat<T: Real>(z: &[T]) -> T {
     let nf = T::of_u32(z.len() as u32);
-    let mut r2 = T::ZERO;
-    let mut sz = T::ZERO;
-    let mut i = 0;
-    while i < z.len() {
-        let zi = z[i] - T::ONE;
-        r2 = r2 + zi * zi;
-        sz = sz + zi;
-        i += 1;
-    }
+    let (r2, sz) = sums_from_one(z);
     (r2 * r2 - sz * sz).abs().sqrt() + (T::of(0.5) * r2 + sz) / nf + T::of(0.5)
 }
 

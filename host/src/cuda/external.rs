@@ -87,15 +87,20 @@ pub fn check_objective(job: &Job) -> Result<()> {
     ))
 }
 
+/// The cache key of a PTX objective's links: its text itself (length and hash), so that
+/// two objectives with the same module share a link.
+fn ptx_key(code: &PtxCode) -> String {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    code.text().hash(&mut h);
+    format!("ptx {} {:016x}", code.text().len(), h.finish())
+}
+
 /// The PTX that defines `job`'s objective in precision `p`, and the key it is cached
 /// under (`None` for a built-in function, which needs no linking).
 fn objective_code(job: &Job, p: ExprPrecision) -> Result<Option<(String, String)>> {
     if let Some(code) = job.objective().ptx_code() {
         check_objective(job)?;
-        // Keyed by the text itself: two objectives with the same module share a link.
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        code.text().hash(&mut h);
-        let key = format!("ptx {} {:016x}", code.text().len(), h.finish());
+        let key = ptx_key(code);
         // The separable kernels refer to the b-terms whatever the flags.
         let text = if code.separable(job.precision()).is_some() {
             with_separable_b(code.text(), job.precision())
@@ -259,9 +264,7 @@ impl CudaEngine {
                 ),
             });
         }
-        let mut hash = std::collections::hash_map::DefaultHasher::new();
-        code.text().hash(&mut hash);
-        let key = format!("eval ptx {:016x} {}", hash.finish(), code.text().len());
+        let key = format!("eval {}", ptx_key(code));
         self.evaluate_module::<T>(&key, dim, points, || {
             let mut m = code.text().to_string();
             m.push_str(&T::EXPR.eval_entry());

@@ -47,7 +47,15 @@
 //! other blocks wrote before it (see [`grid_sync`]); the state words that steer the
 //! control flow are read with `read_volatile` in both layouts.
 
-use core::arch::nvptx::{_block_dim_x, _block_idx_x, _grid_dim_x, _syncthreads, _thread_idx_x};
+mod team;
+mod warp;
+
+pub(crate) use team::{BlockTeam, GridTeam, Team};
+use warp::{
+    order_key, warp_count_before, warp_exclusive_count, warp_merge_records, warp_record, warp_sum,
+    warp_sum_before,
+};
+
 use core::ptr::{read_volatile, write_volatile};
 use core::slice::{from_raw_parts, from_raw_parts_mut};
 
@@ -69,9 +77,7 @@ use crate::de::{
 };
 use crate::external::ExternalReal;
 use crate::functions::{Formula, Function};
-use crate::kernels::{
-    LaneReal, atomic_max_u32, atomic_max_u64, grid_sync, shfl_bfly, shfl_up, warp_best,
-};
+use crate::kernels::{LaneReal, atomic_max_u32, atomic_max_u64, warp_best};
 use crate::kernels_separable;
 use crate::lanes::{evaluate, evaluate_of};
 use crate::philox::{block_words, key_of};
@@ -110,117 +116,6 @@ fn classic_params<T: Real>(a: &AdaptiveRun) -> Option<TrialParams<T>> {
         dim: a.dim,
         variant: ThesisVariant::from_bits(a.variant).unwrap_or(ThesisVariant::DEFAULT),
     })
-}
-
-/// The threads that run one run together: which run, this thread's index among them
-/// and their count, and their barrier.
-pub(crate) trait Team {
-    /// The run's index (its part of every per-run buffer).
-    fn run(&self) -> usize;
-    /// This thread's index in the team (thread 0 does the serial parts).
-    fn tid(&self) -> usize;
-    /// The team's thread count (the stride of the parallel loops).
-    fn threads(&self) -> usize;
-    /// Every thread of the team waits for all; what any of them wrote to global memory
-    /// before it, all of them see after it.
-    ///
-    /// # Safety
-    /// Every thread of the team reaches each call, the same number of times.
-    unsafe fn barrier(&mut self);
-}
-
-/// A block per run (`bar.sync`).
-pub(crate) struct BlockTeam {
-    run: usize,
-    tid: usize,
-    threads: usize,
-}
-
-impl BlockTeam {
-    #[inline(always)]
-    pub(crate) fn here() -> Self {
-        // SAFETY: reading the special registers has no precondition.
-        unsafe {
-            BlockTeam {
-                run: _block_idx_x() as usize,
-                tid: _thread_idx_x() as usize,
-                threads: _block_dim_x() as usize,
-            }
-        }
-    }
-}
-
-impl Team for BlockTeam {
-    #[inline(always)]
-    fn run(&self) -> usize {
-        self.run
-    }
-    #[inline(always)]
-    fn tid(&self) -> usize {
-        self.tid
-    }
-    #[inline(always)]
-    fn threads(&self) -> usize {
-        self.threads
-    }
-    #[inline(always)]
-    unsafe fn barrier(&mut self) {
-        // SAFETY: the caller's contract: every thread of the block reaches it.
-        unsafe { _syncthreads() }
-    }
-}
-
-/// The whole grid of a cooperative launch for run 0 ([`grid_sync`] on the counter
-/// `sync`).
-pub(crate) struct GridTeam {
-    tid: usize,
-    threads: usize,
-    sync: *mut u64,
-    blocks: u32,
-    epoch: u64,
-}
-
-impl GridTeam {
-    #[inline(always)]
-    pub(crate) fn here(sync: *mut u64) -> Self {
-        // SAFETY: reading the special registers has no precondition.
-        unsafe {
-            let (b, t, nt, nb) = (
-                _block_idx_x(),
-                _thread_idx_x(),
-                _block_dim_x(),
-                _grid_dim_x(),
-            );
-            GridTeam {
-                tid: b as usize * nt as usize + t as usize,
-                threads: nb as usize * nt as usize,
-                sync,
-                blocks: nb,
-                epoch: 0,
-            }
-        }
-    }
-}
-
-impl Team for GridTeam {
-    #[inline(always)]
-    fn run(&self) -> usize {
-        0
-    }
-    #[inline(always)]
-    fn tid(&self) -> usize {
-        self.tid
-    }
-    #[inline(always)]
-    fn threads(&self) -> usize {
-        self.threads
-    }
-    #[inline(always)]
-    unsafe fn barrier(&mut self) {
-        // SAFETY: the caller's contract (every thread of the grid reaches it), and the
-        // grid kernels' (a cooperative launch of `blocks` blocks, `sync` a zeroed word).
-        unsafe { grid_sync(self.sync, self.blocks, &mut self.epoch) }
-    }
 }
 
 /// An adaptive kernel's objective, as one thread evaluates one point.
@@ -974,180 +869,6 @@ impl<T: Real> Ctx<'_, T> {
 const TOP_K_SAMPLED_FROM: usize = 2048;
 /// The sample [`Ctx::top_k`] picks its threshold from.
 const TOP_K_SAMPLE: usize = 512;
-
-// A chunk's record fits the 24 words `adaptive_ranking_words` gives it.
-const _: () = assert!(core::mem::size_of::<Successes<f64>>() <= 96);
-
-/// A value's place in the order of [`better`] as an unsigned key: NaN last, −0 as +0,
-/// the others by their bits (sign flipped, negatives reversed).
-#[inline(always)]
-fn order_key<T: LaneReal>(v: T) -> u64 {
-    if v.is_nan() {
-        return u64::MAX;
-    }
-    let v = if v == T::ZERO { T::ZERO } else { v };
-    let w = v.to_words();
-    let (bits, sign) = if T::WORDS == 2 {
-        (w[0] as u64 | ((w[1] as u64) << 32), 1u64 << 63)
-    } else {
-        (w[0] as u64, 1u64 << 31)
-    };
-    if bits & sign != 0 {
-        !bits & (sign | (sign - 1))
-    } else {
-        bits | sign
-    }
-}
-
-/// `v` of lane `lane ^ m`.
-#[inline(always)]
-fn xor_lane<T: LaneReal>(v: T, m: u32) -> T {
-    let w = v.to_words();
-    let a = shfl_bfly(w[0], m, 0x1f);
-    let b = if T::WORDS == 2 {
-        shfl_bfly(w[1], m, 0x1f)
-    } else {
-        0
-    };
-    T::from_words([a, b])
-}
-
-/// The record of the warp's 32 leaves, in every lane: the pairwise tree (distances 1,
-/// 2, 4, 8, 16; a merge is commutative bit for bit, so both lanes of a pair hold the
-/// node).
-#[inline(always)]
-fn warp_record<T: LaneReal>(mut r: Successes<T>) -> Successes<T> {
-    let mut m = 1;
-    while m < 32 {
-        let o = Successes {
-            count: shfl_bfly(r.count, m, 0x1f),
-            f: xor_lane(r.f, m),
-            f2: xor_lane(r.f2, m),
-            cr: xor_lane(r.cr, m),
-            cr2: xor_lane(r.cr2, m),
-            wf: xor_lane(r.wf, m),
-            wf2: xor_lane(r.wf2, m),
-            wcr: xor_lane(r.wcr, m),
-            wcr2: xor_lane(r.wcr2, m),
-            w: xor_lane(r.w, m),
-            cr_max: xor_lane(r.cr_max, m),
-        };
-        r = r.merge(o);
-        m *= 2;
-    }
-    r
-}
-
-/// The records of `chunks` chunks (`parts`) merged into one, by one warp: the pairwise
-/// tree 32 nodes at a time, each level's nodes written after the level below (from
-/// `parts + chunks` on), the chunks' records left as they are. Every lane gets it.
-///
-/// # Safety
-/// The whole warp calls it; `parts` holds `chunks` records and room for the levels
-/// above them (fewer than `chunks / 31 + 4` records); no other thread writes there
-/// meanwhile.
-#[inline(always)]
-unsafe fn warp_merge_records<T: LaneReal>(
-    parts: *mut Successes<T>,
-    chunks: usize,
-    lane: u32,
-) -> Successes<T> {
-    // SAFETY: the caller's contract; a level's nodes are written by lane 0 and read by
-    // the warp after the shuffles that follow the write, which order them.
-    unsafe {
-        let (mut level, mut count) = (parts, chunks);
-        loop {
-            let mut r = Successes::default();
-            let groups = count.div_ceil(32);
-            let mut g = 0;
-            while g < groups {
-                let k = g * 32 + lane as usize;
-                let leaf = if k < count {
-                    *level.add(k)
-                } else {
-                    Successes::default()
-                };
-                r = warp_record(leaf);
-                if groups > 1 && lane == 0 {
-                    *level.add(count + g) = r;
-                }
-                g += 1;
-            }
-            if groups <= 1 {
-                return r;
-            }
-            (level, count) = (level.add(count), groups);
-        }
-    }
-}
-
-/// How many successes the chunks before chunk `c` hold (their records' counts), in
-/// every lane of the warp.
-///
-/// # Safety
-/// The whole warp calls it; `parts` holds at least `c` records.
-#[inline(always)]
-unsafe fn warp_count_before<T: Real>(parts: *const Successes<T>, c: usize, lane: u32) -> u32 {
-    let mut sum = 0u32;
-    let mut c0 = 0;
-    while c0 < c {
-        let k = c0 + lane as usize;
-        // SAFETY: the caller's contract (k < c).
-        let v = if k < c {
-            unsafe { (*parts.add(k)).count }
-        } else {
-            0
-        };
-        sum += warp_sum(v);
-        c0 += 32;
-    }
-    sum
-}
-
-/// The sum of `counts[0 .. c]`, in every lane of the warp.
-///
-/// # Safety
-/// The whole warp calls it; `counts` holds at least `c` words.
-#[inline(always)]
-unsafe fn warp_sum_before(counts: *const u32, c: usize, lane: u32) -> u32 {
-    let mut sum = 0u32;
-    let mut c0 = 0;
-    while c0 < c {
-        let k = c0 + lane as usize;
-        // SAFETY: the caller's contract (k < c).
-        let v = if k < c { unsafe { *counts.add(k) } } else { 0 };
-        sum += warp_sum(v);
-        c0 += 32;
-    }
-    sum
-}
-
-/// The warp's sum of `v`, in every lane.
-#[inline(always)]
-fn warp_sum(mut v: u32) -> u32 {
-    let mut m = 1;
-    while m < 32 {
-        v += shfl_bfly(v, m, 0x1f);
-        m *= 2;
-    }
-    v
-}
-
-/// How many lanes below this one have `flag` set.
-#[inline(always)]
-fn warp_exclusive_count(flag: bool, lane: u32) -> u32 {
-    let own = flag as u32;
-    let mut v = own;
-    let mut d = 1;
-    while d < 32 {
-        let o = shfl_up(v, d, 0);
-        if lane >= d {
-            v += o;
-        }
-        d *= 2;
-    }
-    v - own
-}
 
 /// A trial's word after the judging pass: its parent's archive slot ([`NO_SLOT`]:
 /// none) and, in the top bit, whether the trial replaces its parent.
