@@ -109,14 +109,30 @@ impl Solver {
         self.0.run_entries(entries, watch)
     }
 
-    /// Runs an archipelago: islands with migration, DE or PSO. The CPU engine only for
-    /// now; on the GPU backend this is an error.
+    /// Runs an archipelago: islands with migration, DE or PSO, on either engine (the
+    /// same bits on both).
     pub fn run_archipelago(
         &self,
         a: &Archipelago,
         observer: Option<Observer>,
     ) -> Result<ArchipelagoResult> {
         self.0.run_archipelago(a, observer)
+    }
+
+    /// Runs archipelagos, one result each in order; on the GPU, compatible ones (equal
+    /// but for seed and stream) share launches.
+    pub fn run_archipelagos(
+        &self,
+        list: &[Archipelago],
+        observer: Option<Observer>,
+    ) -> Result<Vec<ArchipelagoResult>> {
+        self.0.run_archipelagos(list, observer)
+    }
+
+    /// Why the GPU engine cannot run `a`, if it cannot: a host callback objective, a
+    /// history, PSO on an objective other than a built-in function.
+    pub fn gpu_archipelago(a: &Archipelago) -> Result<()> {
+        gpude_host::Solver::gpu_archipelago(a)
     }
 
     /// Runs one job with its population split by dimension into `slices` slices (see

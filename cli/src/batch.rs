@@ -11,7 +11,7 @@ use super::common::{self, BackendArgs, JobSpec, Summary, num};
 use super::input::{self, MIB};
 use super::islands;
 use super::{CliError, Result, plot_runs};
-use gpude::{Job, RunResult};
+use gpude::{Archipelago, Job, RunResult};
 use serde::Serialize;
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
@@ -88,9 +88,10 @@ pub fn run(args: Args) -> Result<String> {
             )));
         }
     }
-    // Islands and PSO run on the CPU engine: with any of them, the whole file does.
+    // With islands or PSO, the whole file runs on the engine that runs them.
     let solver = if plans.iter().any(Option::is_some) {
-        islands::open(&args.backend)?
+        let archs: Vec<Archipelago> = plans.iter().flatten().flatten().cloned().collect();
+        islands::open(&args.backend, &archs)?
     } else {
         let all: Vec<Job> = groups.iter().flatten().cloned().collect();
         args.backend.open_for(&all)?
@@ -369,7 +370,7 @@ const MEANINGS: [(&str, &str); 38] = [
     ),
     ("runs", "the same as repetitions"),
     ("algorithm", "de or pso [default: de]"),
-    ("islands", "islands per run (CPU engine only)"),
+    ("islands", "islands per run"),
     ("migration_interval", "generations between migrations"),
     (
         "migrants",
@@ -438,7 +439,7 @@ Keys (with the type each takes):
         "
 lower and upper take one number for every component, or an array of one per
 component. Every job is checked before any runs. Jobs that can share a GPU launch do;
-with islands or PSO the whole file runs on the CPU.
+with islands or PSO the whole file runs on the engine that runs them.
 
 Example:
 ",

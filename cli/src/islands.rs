@@ -1,11 +1,11 @@
 //! Islands and PSO on the command line: the flags of `gpude run`, the keys of batch
-//! files, their checks, and running archipelagos (on the CPU engine).
+//! files, their checks, and running archipelagos (on either engine).
 
 use super::common::{BackendArgs, JobSpec, describe_strategy, num};
 use super::{CliError, Result};
 use gpude::host::config::bounds_name;
 use gpude::host::islands::{
-    CPU_ONLY, emigrants_name, parse_emigrants, parse_replacement, parse_topology, replacement_name,
+    emigrants_name, parse_emigrants, parse_replacement, parse_topology, replacement_name,
     topology_name,
 };
 use gpude::{
@@ -23,7 +23,7 @@ pub struct IslandArgs {
     pub algorithm: Option<String>,
 
     /// Islands: every run is an archipelago of N populations of Np that exchange
-    /// individuals (the CPU engine only).
+    /// individuals (on the GPU one block per island, migration between launches).
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub islands: Option<u32>,
 
@@ -191,30 +191,42 @@ pub fn plan(spec: &JobSpec, jobs: &mut [Job]) -> Result<Option<Vec<Archipelago>>
     Ok(Some(out))
 }
 
-/// Opens the engine for archipelagos: the CPU (`auto` picks it); `cuda` is an error.
-pub fn open(backend: &BackendArgs) -> Result<Solver> {
-    let gpu_flags = backend.gpu_flags();
-    if !gpu_flags.is_empty() {
-        return Err(CliError::usage(format!(
-            "{} applies to the GPU only: islands and PSO run on the CPU engine",
-            gpu_flags.join(", ")
-        )));
-    }
+/// Opens the engine for archipelagos: `cuda` the GPU (an archipelago it cannot run is
+/// an error when it runs), `cpu` the CPU, and `auto` the GPU when there is one and it
+/// runs every archipelago of `archs` (else the CPU, with a notice).
+pub fn open(backend: &BackendArgs, archs: &[Archipelago]) -> Result<Solver> {
     match Backend::parse(&backend.backend)? {
-        Backend::Cuda => Err(CliError::usage(CPU_ONLY)),
-        Backend::Cpu | Backend::Auto => Ok(Solver::new(&SolverOptions {
-            backend: Backend::Cpu,
-            ..SolverOptions::default()
-        })?),
+        Backend::Cuda => backend.open(),
+        Backend::Cpu => {
+            let gpu_flags = backend.gpu_flags();
+            if !gpu_flags.is_empty() {
+                return Err(CliError::usage(format!(
+                    "{} applies to the GPU only: leave it out with --backend cpu",
+                    gpu_flags.join(", ")
+                )));
+            }
+            Ok(Solver::new(&SolverOptions {
+                backend: Backend::Cpu,
+                ..SolverOptions::default()
+            })?)
+        }
+        Backend::Auto => match archs.iter().find_map(|a| Solver::gpu_archipelago(a).err()) {
+            None => backend.open(),
+            Some(why) => {
+                eprintln!("notice: running the islands on the CPU: {why}");
+                Ok(Solver::new(&SolverOptions {
+                    backend: Backend::Cpu,
+                    ..SolverOptions::default()
+                })?)
+            }
+        },
     }
 }
 
-/// Runs the archipelagos in order.
+/// Runs the archipelagos, one result each in order (on the GPU, compatible ones share
+/// launches).
 pub fn execute(solver: &Solver, archs: &[Archipelago]) -> Result<Vec<ArchipelagoResult>> {
-    archs
-        .iter()
-        .map(|a| solver.run_archipelago(a, None).map_err(CliError::from))
-        .collect()
+    Ok(solver.run_archipelagos(archs, None)?)
 }
 
 /// The settings of `a` written back into a job description.

@@ -290,7 +290,7 @@ fn run_islands(
             "--polish does not apply to islands or PSO yet: it polishes the runs of one population",
         ));
     }
-    let solver = islands::open(&args.backend)?;
+    let solver = islands::open(&args.backend, archs)?;
     let start = Instant::now();
     let arch_results = islands::execute(&solver, archs)?;
     let wall = start.elapsed();

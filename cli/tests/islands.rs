@@ -177,10 +177,10 @@ fn flags_that_do_not_apply_are_errors() {
     assert!(with(&["--islands", "0"]).contains("number of islands"));
     assert!(with(&["--islands", "2", "--migration-interval", "0"]).contains("interval"));
     assert!(with(&["--algorithm", "pso", "--inertia", "3"]).contains("inertia weight"));
-    // The GPU engine turns islands and PSO down instead of running something else.
-    let mut cuda = vec!["run", "--function", "sphere", "-D", "4", "--islands", "2"];
-    cuda.extend_from_slice(&["--backend", "cuda"]);
-    assert!(usage_error(&cuda).contains("run on the CPU engine only for now; use --backend cpu"));
+    // GPU flags with the CPU backend are a usage error for islands as for any run.
+    let mut cpu = vec!["run", "--function", "sphere", "-D", "4", "--islands", "2"];
+    cpu.extend_from_slice(&["--backend", "cpu", "--device", "0"]);
+    assert!(usage_error(&cpu).contains("--device 0 applies to the GPU only"));
 }
 
 fn scratch(name: &str) -> PathBuf {

@@ -460,6 +460,104 @@ declare_params! {
     EvalParams, eval_params, "evaluate_"
 }
 
+/// The fields of [`SwarmParams`] (see [`batch_params!`](crate::batch_params)).
+#[macro_export]
+macro_rules! swarm_params {
+    ($callback:ident!($($args:tt)*), $t:ty) => {
+        $callback! { $($args)*; SwarmParams<$t> {
+            function: u32,
+            formula: u32,
+            bounds: u32,
+            dim: u32,
+            np: u32,
+            gens: u32,
+            target: $t,
+            inertia: $t,
+            c1: $t,
+            c2: $t,
+            seeds: *const u64,
+            streams: *const u32,
+            lo: *const $t,
+            hi: *const $t,
+            x: *mut $t,
+            v: *mut $t,
+            pbest: *mut $t,
+            pfit: *mut $t,
+            gbest: *mut $t,
+            scratch_f: *mut $t,
+            scratch_i: *mut u32,
+            gens_done: *mut u32,
+            best_f: *mut $t,
+        } }
+    };
+}
+
+declare_params! {
+    /// The particle-swarm kernels (`pso_batch_f32`, `pso_batch_f64`): one block per
+    /// swarm, its generations from `gens_done` (0: the initialisation first) up to
+    /// `gens`, or until its best reaches `target`, in one launch, with the rules of
+    /// [`crate::pso`]. `P` swarms (the grid size) of `np` particles with rows of
+    /// `stride(dim)` values: positions `x`, velocities `v`, personal bests `pbest`
+    /// (P·np rows) and their values `pfit` (P·np); `gbest` (P rows) is each generation's
+    /// snapshot of the swarm's best, `scratch_f`/`scratch_i` (32·P) the reductions'.
+    /// `gens_done` (P): each swarm's generations done, in and out; `u32::MAX` leaves a
+    /// swarm as it is. `best_f` (P): each swarm's best value at the end. `function`, `formula` and `bounds` are the `as u32` codes of
+    /// `Function`, `Formula` and `BoundPolicy`.
+    SwarmParams, swarm_params, "pso_batch_"
+}
+
+/// The fields of [`MigrateParams`] (see [`batch_params!`](crate::batch_params)).
+#[macro_export]
+macro_rules! migrate_params {
+    ($callback:ident!($($args:tt)*), $t:ty) => {
+        $callback! { $($args)*; MigrateParams<$t> {
+            phase: u32,
+            islands: u32,
+            np: u32,
+            dim: u32,
+            g: u32,
+            migrants: u32,
+            topology: u32,
+            emigrants: u32,
+            replace: u32,
+            seeds: *const u64,
+            streams: *const u32,
+            rows_a: *mut $t,
+            rows_b: *mut $t,
+            flags: *const u32,
+            also: *mut $t,
+            fit: *mut $t,
+            gens_done: *const u32,
+            out_rows: *mut $t,
+            out_fit: *mut $t,
+            pick: *mut u32,
+            ring: *mut u32,
+            rec_f: *mut $t,
+            rec_x: *mut $t,
+            scratch_f: *mut $t,
+            scratch_i: *mut u32,
+        } }
+    };
+}
+
+declare_params! {
+    /// The migration kernels (`migrate_f32`, `migrate_f64`): one event of
+    /// [`crate::migration`] after generation `g` over archipelagos of `islands` islands
+    /// (block `q` is island `q mod islands` of archipelago `q / islands`), in two
+    /// launches: `phase` 0 updates each island's record (`rec_f`, `rec_x`: one per
+    /// island) with its best, copies its `migrants` emigrants out (`out_rows`, `out_fit`:
+    /// `migrants` per island) and, for a random ring, island 0 draws its archipelago's
+    /// ring into `ring` (`islands` per archipelago); `phase` 1 picks each island's targets
+    /// (`pick`: `migrants · islands` per island), copies its sources' emigrants over them
+    /// and updates the record with the new best; `phase` 2 only updates the records (at
+    /// the end of a run), for every island. The members are `np` rows of
+    /// `stride(dim)` values per island in `rows_a`, or where `flags` (not null) says
+    /// (`rows_b` for flag 1), and their values `fit`; a replaced row is also written to
+    /// `also` when it is not null (a swarm's positions). In phases 0 and 1, islands whose
+    /// `gens_done` is `u32::MAX` are left alone. `scratch_f`/`scratch_i`: 32 per island.
+    MigrateParams, migrate_params, "migrate_"
+}
+
 /// Calls `f` with the kernel-name prefix (family, precision) and the fields of every
 /// parameter struct (as this target lays them out): the build script compares them with
 /// the `.param` declarations of every entry point in the PTX.
@@ -480,6 +578,10 @@ pub fn for_each_params(mut f: impl FnMut([&'static str; 2], &'static [Field])) {
     one::<BarrierParams<f32>>(&mut f);
     one::<AdaptiveParams<f32>>(&mut f);
     one::<AdaptiveParams<f64>>(&mut f);
+    one::<SwarmParams<f32>>(&mut f);
+    one::<SwarmParams<f64>>(&mut f);
+    one::<MigrateParams<f32>>(&mut f);
+    one::<MigrateParams<f64>>(&mut f);
     // The adaptive grid kernels share the batch kernels' parameters.
     f(
         [ADAPTIVE_GRID_FAMILY, f32::WORD],
@@ -535,6 +637,10 @@ mod tests {
         check::<CeilingParams<f64>>("iters", "out");
         check::<AdaptiveParams<f32>>("run", "sync");
         check::<AdaptiveParams<f64>>("run", "sync");
+        check::<SwarmParams<f32>>("function", "best_f");
+        check::<SwarmParams<f64>>("function", "best_f");
+        check::<MigrateParams<f32>>("phase", "scratch_i");
+        check::<MigrateParams<f64>>("phase", "scratch_i");
         assert_eq!(BatchParams::<f32>::FIELDS.len(), 19);
         assert_eq!(core::mem::size_of::<Run<f32>>(), 44);
         assert_eq!(core::mem::size_of::<Run<f64>>(), 56);
@@ -544,7 +650,7 @@ mod tests {
     fn kernel_names_follow_the_registry() {
         let mut names = Vec::new();
         for_each_params(|[family, precision], _| names.push(format!("{family}{precision}")));
-        assert_eq!(names.len(), 15);
+        assert_eq!(names.len(), 19);
         let key = crate::registry::KernelKey {
             layout: crate::registry::Layout::Grid,
             family: crate::registry::Family::Thesis,

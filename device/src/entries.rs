@@ -19,7 +19,7 @@ use core::slice::from_raw_parts;
 
 use crate::abi::{
     AdaptiveParams, AdaptiveRun, BarrierParams, BatchParams, CeilingParams, EvalParams, GridParams,
-    Run, StepParams,
+    MigrateParams, Run, StepParams, SwarmParams,
 };
 use crate::cec2017;
 use crate::de::{BoundPolicy, Strategy};
@@ -751,6 +751,64 @@ crate::adaptive_params!(
         adaptive_batch_f64_host,
         [host],
         batch
+    ),
+    f64
+);
+
+// The islands (`islands.rs`): the particle swarms and the migration events.
+
+macro_rules! islands_entry {
+    ($(#[$doc:meta])* $name:ident, $body:path; $params:ident<$t:ty> { $($f:ident: $ty:ty,)* }) => {
+        $(#[$doc])*
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $name($($f: $ty),*) {
+            // SAFETY: forwarded from this kernel's contract.
+            unsafe { $body($params::<$t> { $($f),* }) }
+        }
+    };
+}
+
+crate::swarm_params!(
+    islands_entry!(
+        /// One block per swarm; see [`crate::islands::swarm`].
+        ///
+        /// # Safety
+        /// Launched by the host with buffers sized as [`SwarmParams`] says.
+        pso_batch_f32,
+        crate::islands::swarm
+    ),
+    f32
+);
+crate::swarm_params!(
+    islands_entry!(
+        /// As `pso_batch_f32`, in double precision.
+        ///
+        /// # Safety
+        /// As `pso_batch_f32`.
+        pso_batch_f64,
+        crate::islands::swarm
+    ),
+    f64
+);
+crate::migrate_params!(
+    islands_entry!(
+        /// One block per island; see [`crate::islands::migrate`].
+        ///
+        /// # Safety
+        /// Launched by the host with buffers sized as [`MigrateParams`] says.
+        migrate_f32,
+        crate::islands::migrate
+    ),
+    f32
+);
+crate::migrate_params!(
+    islands_entry!(
+        /// As `migrate_f32`, in double precision.
+        ///
+        /// # Safety
+        /// As `migrate_f32`.
+        migrate_f64,
+        crate::islands::migrate
     ),
     f64
 );

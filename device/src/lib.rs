@@ -113,6 +113,9 @@ pub mod kernels_adaptive;
 #[cfg(target_arch = "nvptx64")]
 pub mod kernels_separable;
 
+#[cfg(target_arch = "nvptx64")]
+pub mod islands;
+
 pub use de::{BoundPolicy, Crossover, Strategy};
 pub use functions::{Formula, Function};
 pub use philox::{Philox4x32, philox4x32_10};

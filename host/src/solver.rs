@@ -195,21 +195,45 @@ impl Solver {
         }
     }
 
-    /// Runs an archipelago (islands with migration, DE or PSO). The CPU engine only for
-    /// now: the CUDA engine turns it down rather than run something else.
+    /// Runs an archipelago (islands with migration, DE or PSO), on either engine.
     pub fn run_archipelago(
         &self,
         a: &Archipelago,
         observer: Option<Observer>,
     ) -> Result<ArchipelagoResult> {
-        if self.cuda.is_some() {
-            return Err(Error::invalid("backend", "cuda", islands::CPU_ONLY));
+        let mut r = self.run_archipelagos(std::slice::from_ref(a), observer)?;
+        r.pop()
+            .ok_or_else(|| Error::invalid("archipelagos", 0, "one"))
+    }
+
+    /// Why the GPU engine cannot run `a`, if it cannot (see [`Solver::run_archipelagos`]).
+    pub fn gpu_archipelago(a: &Archipelago) -> Result<()> {
+        match crate::cuda::islands_unsupported(a) {
+            Some(e) => Err(e),
+            None => Ok(()),
         }
-        let objective = a.template().objective();
-        objective.reset_failure();
-        let r = islands::run_cpu(a, observer);
-        objective.take_failure()?;
-        Ok(r)
+    }
+
+    /// Runs archipelagos, one result each in order: on the GPU engine, compatible ones
+    /// (equal but for seed and stream) share launches; the CPU engine runs them one
+    /// after the other. The observer watches when the list holds one archipelago.
+    pub fn run_archipelagos(
+        &self,
+        list: &[Archipelago],
+        observer: Option<Observer>,
+    ) -> Result<Vec<ArchipelagoResult>> {
+        if let Some(cuda) = &self.cuda {
+            return cuda.run_archipelagos(list, observer);
+        }
+        let mut out = Vec::with_capacity(list.len());
+        for a in list {
+            let objective = a.template().objective();
+            objective.reset_failure();
+            let r = islands::run_cpu(a, if list.len() == 1 { observer } else { None });
+            objective.take_failure()?;
+            out.push(r);
+        }
+        Ok(out)
     }
 
     /// Runs one job with its population split by dimension into `slices` slices (see

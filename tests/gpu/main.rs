@@ -26,6 +26,7 @@ mod common;
 mod control;
 mod evaluate;
 mod expressions;
+mod islands;
 mod layouts;
 mod pipelined;
 mod ptx;
@@ -45,6 +46,7 @@ fn main() {
         pipelined::tests(),
         adaptive::tests(),
         callbacks::tests(),
+        islands::tests(),
     ]
     .concat();
     let mut names: Vec<&str> = tests.iter().map(|t| t.0).collect();

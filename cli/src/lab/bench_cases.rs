@@ -56,6 +56,19 @@ pub struct Case {
     /// classic strategies, 10 000·D for the adaptive ones), else this many.
     pub max_evaluations: Option<u64>,
     pub precision: &'static str,
+    /// Mode `islands`: the islands of one archipelago (each of Np), the generations
+    /// between migration events (more than the generations: none), and the algorithm
+    /// (`de`: the strategy's DE, `pso`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub islands: Option<IslandCase>,
+}
+
+/// An archipelago case's settings (see [`Case::islands`]).
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct IslandCase {
+    pub islands: u32,
+    pub interval: u32,
+    pub algorithm: &'static str,
 }
 
 /// Its measurement.
@@ -122,6 +135,7 @@ pub fn standard_cases(gpu: bool, quick: bool) -> Vec<Case> {
         generations: gens,
         max_evaluations: None,
         precision: prec.name(),
+        islands: None,
     };
     use Precision::{F32, F64};
     // (name, backend, mode, Np, populations, generations, precision)
@@ -188,8 +202,54 @@ pub fn standard_cases(gpu: bool, quick: bool) -> Vec<Case> {
     }
     if gpu {
         v.extend(adaptive_cases(quick));
+        v.extend(island_cases(quick));
     }
     v
+}
+
+/// Archipelagos on the GPU beside the same populations without migration (Rastrigin,
+/// D = 30, f32): DE (the thesis strategy) on 132 islands of 2 048 with ring migration
+/// of the best every 10 generations (1 % of 1 000), the same islands with no event, and
+/// the same populations as a plain batch; PSO on Castro Liera et al.'s 21 × 128 and on
+/// 132 × 1 024, with and without migration.
+pub fn island_cases(quick: bool) -> Vec<Case> {
+    let gens = if quick { 100 } else { 1000 };
+    // (name, Np, islands, interval or 0 for none, algorithm; 0 islands: a plain batch)
+    #[rustfmt::skip]
+    let table: &[(&str, u32, u32, u32, &'static str)] = &[
+        ("islands de 132 x 2048 D=30 ring/10",    2048, 132, 10, "de"),
+        ("islands de 132 x 2048 D=30 no events",  2048, 132, 0,  "de"),
+        ("batch 132 x 2048 D=30 rastrigin",       2048, 0,   0,  "de"),
+        ("islands pso 21 x 128 D=30 ring/10",     128,  21,  10, "pso"),
+        ("islands pso 132 x 1024 D=30 ring/10",   1024, 132, 10, "pso"),
+        ("islands pso 132 x 1024 D=30 no events", 1024, 132, 0,  "pso"),
+    ];
+    table
+        .iter()
+        .map(|&(name, pop, islands, interval, algorithm)| Case {
+            name: name.into(),
+            backend: "cuda",
+            mode: if islands > 0 { "islands" } else { "batch" },
+            function: "rastrigin",
+            expression: false,
+            ptx: false,
+            separable: false,
+            dim: 30,
+            pop,
+            batch_kernel: "auto",
+            spare_rows: None,
+            populations: if islands > 0 { 1 } else { 132 },
+            strategy: "thesis",
+            generations: gens,
+            max_evaluations: None,
+            precision: Precision::F32.name(),
+            islands: (islands > 0).then_some(IslandCase {
+                islands,
+                interval: if interval == 0 { u32::MAX } else { interval },
+                algorithm,
+            }),
+        })
+        .collect()
 }
 
 /// The adaptive strategies beside the classic rand/1/bin: one population of Rastrigin,
@@ -229,6 +289,7 @@ pub fn adaptive_cases(quick: bool) -> Vec<Case> {
                     // large populations' runs early); the short run is its start.
                     max_evaluations: Some(u64::from(np) * (u64::from(gens) + 1)),
                     precision: Precision::F32.name(),
+                    islands: None,
                 });
             }
         }
@@ -305,6 +366,23 @@ fn time_once(c: &Case, gens: u32, engine: Option<&gpude::CudaEngine>) -> Result<
     let jobs = jobs_for(c, gens)?;
     let start = Instant::now();
     let first = match (c.backend, engine) {
+        ("cuda", Some(e)) if c.mode == "islands" => {
+            e.set_batch_kernel(BatchKernel::Auto);
+            e.set_spare_rows_cap(None);
+            let i = c.islands.ok_or_else(|| gpude::Error::Input {
+                what: format!("bench case {}", c.name),
+                message: "an islands case without its islands".into(),
+            })?;
+            let algorithm = match i.algorithm {
+                "pso" => gpude::Algorithm::Pso(gpude::Pso::default()),
+                _ => gpude::Algorithm::De,
+            };
+            let a = gpude::Archipelago::builder(jobs[0].clone(), i.islands)
+                .interval(i.interval)
+                .algorithm(algorithm)
+                .build()?;
+            e.run_archipelagos(&[a], None)?.swap_remove(0).overall
+        }
         ("cuda", Some(e)) if c.mode == "cli" => {
             e.set_batch_kernel(BatchKernel::Auto);
             e.set_spare_rows_cap(None);
@@ -373,7 +451,8 @@ pub fn measure(c: &Case, engine: Option<&gpude::CudaEngine>, repeats: usize) -> 
     }
     let (t_short, t_long) = (median(&ts), median(&tl));
     let per_gen_ms = ((t_long - t_short) / (long - short) as f64).max(1e-9);
-    let elements = c.populations as f64 * c.pop as f64 * c.dim as f64;
+    let populations = c.islands.map_or(c.populations, |i| i.islands);
+    let elements = populations as f64 * c.pop as f64 * c.dim as f64;
     Ok(Record {
         case: c.clone(),
         us_per_gen: per_gen_ms * 1e3,

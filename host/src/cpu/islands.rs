@@ -20,10 +20,15 @@
 //! personal bests: a newcomer becomes the replaced particle's position and personal
 //! best, and keeps that particle's velocity.
 //!
-//! Each island also keeps a record of the best point it has held: after every
-//! generation and every event it takes the island's current best unless the record is
-//! strictly better (with random replacement an island can lose its best individual).
-//! The results report these records.
+//! Each island also keeps a record of the best point it has held (with random
+//! replacement an island can lose its best individual): at every migration event, just
+//! before it and just after it, and at the end of the run, the record takes the island's
+//! current best unless the record is strictly better. Between two events an island's
+//! best value never worsens, so after any generation the better of the record and the
+//! current best is the best value the island has held: the history and the target test
+//! read that. The results report the records. (Taking them at the events only, not
+//! after every generation, lets the GPU engine keep them in its migration kernel; the
+//! values are the same, and where two points tie the record is the later one.)
 
 use crate::cpu::pso::{self, Pso, Swarm};
 use crate::cpu::{self, Population};
@@ -50,9 +55,6 @@ use std::time::Instant;
 pub const MAX_ISLANDS: u32 = 1 << 16;
 /// The most individuals over all islands.
 pub const MAX_INDIVIDUALS: u64 = 1 << 26;
-
-/// Why the CUDA engine turns islands and PSO down.
-pub const CPU_ONLY: &str = "islands and PSO run on the CPU engine only for now; use --backend cpu";
 
 /// Names of the topologies, emigrant rules, replacement rules and algorithms.
 pub const TOPOLOGIES: [(&str, Topology); 3] = [
@@ -169,6 +171,16 @@ impl Archipelago {
     }
     pub fn algorithm(&self) -> Algorithm {
         self.algorithm
+    }
+
+    /// Whether `other` is this archipelago but for its template's seed and stream (the
+    /// GPU engine runs such archipelagos in the same launches).
+    pub fn shares_launches_with(&self, other: &Archipelago) -> bool {
+        let strip = |a: &Archipelago| Archipelago {
+            template: a.template.clone().with_seed(0).with_stream(0),
+            ..a.clone()
+        };
+        strip(self) == strip(other)
     }
 
     /// Individuals each island receives per event.
@@ -394,7 +406,17 @@ impl<T: Real> Island<T> {
             }
             State::Pso(s) => pso::generation(&self.job, params, s, g),
         }
-        self.take_record(false);
+    }
+
+    /// The best value the island has held: the record's, or the current best's when
+    /// the record is not strictly better.
+    fn held(&self) -> T {
+        let fb = self.members().1[self.best()];
+        if better(self.rec_f, 0, fb, 1) {
+            self.rec_f
+        } else {
+            fb
+        }
     }
 
     fn replace(&mut self, i: usize, row: &[T], f: T) {
@@ -417,18 +439,18 @@ impl<T: Real> Island<T> {
     }
 
     fn record_history(&mut self) {
-        let f = self.rec_f.to_f64();
+        let f = self.held().to_f64();
         if let Some(h) = self.history.as_mut() {
             h.push(f);
         }
     }
 }
 
-/// The island with the best record (lowest value, then lowest index).
+/// The island that has held the best value (lowest value, then lowest index).
 fn overall<T: Real>(isl: &[Island<T>]) -> usize {
     let mut b = 0;
     for k in 1..isl.len() {
-        if better(isl[k].rec_f, k as u32, isl[b].rec_f, b as u32) {
+        if better(isl[k].held(), k as u32, isl[b].held(), b as u32) {
             b = k;
         }
     }
@@ -441,6 +463,7 @@ fn migrate<T: Real>(a: &Archipelago, isl: &mut [Island<T>], g: u32) {
     let k = a.migrants as usize;
     let key = key_of(a.template.seed());
     let np = a.template.pop();
+    isl.par_iter_mut().for_each(|i| i.take_record(false));
     // 1. The snapshot: every island's emigrants, copied out.
     let out: Vec<(Vec<T>, Vec<T>)> = isl
         .par_iter()
@@ -504,14 +527,14 @@ pub fn run<T: Real>(a: &Archipelago, observer: Option<Observer>) -> ArchipelagoR
     let target = a.template.target_value();
     let reached = |isl: &[Island<T>]| {
         let b = overall(isl);
-        target.is_some_and(|t| isl[b].rec_f.to_f64() <= t)
+        target.is_some_and(|t| isl[b].held().to_f64() <= t)
     };
     let mut history = a.template.history().then(Vec::new);
     let mut note = |isl: &mut [Island<T>], g: u32| {
         for i in isl.iter_mut() {
             i.record_history();
         }
-        let f = isl[overall(isl)].rec_f.to_f64();
+        let f = isl[overall(isl)].held().to_f64();
         if let Some(h) = history.as_mut() {
             h.push(f);
         }
@@ -537,6 +560,9 @@ pub fn run<T: Real>(a: &Archipelago, observer: Option<Observer>) -> ArchipelagoR
         note(&mut isl, g);
     }
     let elapsed = start.elapsed();
+    for i in isl.iter_mut() {
+        i.take_record(false);
+    }
     let b = overall(&isl);
     let overall_f = isl[b].rec_f.to_f64();
     let first_hit = reached(&isl).then_some(g);

@@ -27,6 +27,10 @@ pub enum Kernel {
     CeilingFma(KernelPrecision),
     /// The grid-barrier kernel of the ceilings' measurements.
     CeilingBarrier,
+    /// The particle-swarm kernel of the built-in functions (`gpude_device::islands`).
+    Swarm(KernelPrecision),
+    /// The migration kernel of the islands (`gpude_device::islands`).
+    Migrate(KernelPrecision),
     /// An expression's evaluation kernel, linked in at run time
     /// ([`gpude_expr::Expr::ptx_eval_kernel`]).
     ExprEval(ExprPrecision),
@@ -43,6 +47,8 @@ impl Kernel {
             Kernel::Evaluate(p) => format!("evaluate_{}", word(*p)),
             Kernel::CeilingFma(p) => format!("ceiling_fma_{}", word(*p)),
             Kernel::CeilingBarrier => "ceiling_barrier_f32".to_string(),
+            Kernel::Swarm(p) => format!("pso_batch_{}", word(*p)),
+            Kernel::Migrate(p) => format!("migrate_{}", word(*p)),
             Kernel::ExprEval(p) => p.kernel_name().to_string(),
         }
     }
@@ -223,6 +229,8 @@ mod tests {
             Kernel::CeilingFma(KernelPrecision::F32).name(),
             "ceiling_fma_f32"
         );
+        assert_eq!(Kernel::Swarm(KernelPrecision::F64).name(), "pso_batch_f64");
+        assert_eq!(Kernel::Migrate(KernelPrecision::F32).name(), "migrate_f32");
         assert_eq!(
             Kernel::ExprEval(ExprPrecision::F32).name(),
             "gpude_objective_eval_f32"

@@ -12,6 +12,8 @@
 //!   `adaptive` (the adaptive kernels), `callback` (host callbacks).
 //! - Runs under control: the control block (`control`), the state that moves between
 //!   host and device (`state`), and lists of runs (`entries`).
+//! - Islands (`islands`): archipelagos of DE populations or particle swarms, with the
+//!   migration kernel between launches.
 //! - Linked objectives (`external`, [`ptx_inline`]) and the ceilings' measurements
 //!   (`ceilings`).
 
@@ -25,6 +27,7 @@ mod engine;
 pub(crate) mod entries;
 mod external;
 mod grid;
+mod islands;
 mod jobs;
 mod kernels;
 mod launch;
@@ -37,5 +40,6 @@ pub use batch_kernel::BatchKernel;
 pub use ceilings::Ceilings;
 pub use engine::{CudaEngine, FinalPopulation, MAX_STREAMS, Mode, driver_present};
 pub use external::{check_objective, objective_symbol};
+pub(crate) use islands::unsupported as islands_unsupported;
 pub use jobs::Costs;
 pub use kernels::{GpuReal, Kernel};

@@ -108,6 +108,8 @@ pub enum RunLayout {
     Steps,
     /// The host evaluates the objective between the GPU's phases.
     HostCallback,
+    /// The GPU's islands: one block per island, migration kernels between launches.
+    Islands,
 }
 
 impl RunLayout {
@@ -131,6 +133,7 @@ impl RunLayout {
             RunLayout::Grid => "grid",
             RunLayout::Steps => "steps",
             RunLayout::HostCallback => "host_callback",
+            RunLayout::Islands => "islands",
         }
     }
 }

@@ -21,7 +21,7 @@ pub struct Args {
     #[arg(long, default_value = "f64", value_name = "P")]
     pub precision: String,
 
-    /// Where to run: cpu (islands run on the CPU engine only for now).
+    /// Where to run: cpu, cuda, or auto (the GPU when there is one).
     #[arg(long, default_value = "cpu", value_name = "B")]
     pub backend: String,
 
@@ -70,7 +70,7 @@ pub fn run(args: Args) -> Result<String> {
         device: None,
         streams: None,
     };
-    let solver = crate::islands::open(&backend)?;
+    let solver = crate::islands::open(&backend, &[])?;
     let cases = cases(&options);
     let mut results = Vec::with_capacity(cases.len());
     for (k, (case, family)) in cases.iter().enumerate() {

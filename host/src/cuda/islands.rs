@@ -1,0 +1,712 @@
+//! Islands on the GPU: archipelagos of DE populations or particle swarms, one block
+//! per island, with the CPU engine's rules ([`crate::cpu::islands`]) and bits.
+//!
+//! Compatible archipelagos (equal but for seed and stream) share every launch: the
+//! islands of archipelago `a` are blocks `a·N … a·N + N − 1`. The generations between
+//! two migration events run in one launch (a DE island is a population of the batch
+//! layout, which goes on from its buffers; a swarm runs the kernel
+//! `gpude_device::islands::swarm`), and an event in two launches of the migration
+//! kernel (emigrants out, then replacements), which also keeps each island's record
+//! (see [`crate::cpu::islands`]).
+//!
+//! With a target, the CPU engine stops an archipelago after the first generation at
+//! which any island has reached it. Each island of a launch stops at its own target, so
+//! the others may have run on: the launch's state is copied before it, and an
+//! archipelago that ended inside a launch is put back and run again to the generation
+//! where it ended. An archipelago that has ended takes no part in the launches that
+//! follow (its islands' `gens_done` is `u32::MAX`).
+
+use super::batch::BatchLaunch;
+use super::engine::{CudaEngine, cuda_err};
+use super::kernels::{GpuReal, Kernel};
+use super::launch::{dev, padded, push_params};
+use crate::cpu::islands::{Algorithm, Archipelago, ArchipelagoResult};
+use crate::error::{Error, Result};
+use crate::job::config::Job;
+use crate::run::control::Observer;
+use crate::run::result::{Ending, RunLayout, RunResult, termination};
+use cudarc::driver::{CudaFunction, CudaSlice, CudaStream, LaunchConfig};
+use gpude_device::abi::{MigrateParams, SwarmParams};
+use gpude_device::de::better;
+use gpude_device::lanes::{group_width, stride};
+use gpude_device::migration::sources;
+use nalgebra::DVector;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// An island that has ended (or takes no part in a launch).
+const IDLE: u32 = u32::MAX;
+
+/// Threads per block of the migration kernel.
+const MIGRATE_THREADS: u32 = 256;
+
+/// Why an archipelago cannot run on the GPU engine, if it cannot.
+pub(crate) fn unsupported(a: &Archipelago) -> Option<Error> {
+    let job = a.template();
+    if job.history() {
+        return Some(Error::invalid(
+            "history of islands on the GPU engine",
+            "on",
+            "off (the GPU engine keeps no per-generation record of an archipelago yet; the CPU engine does: --backend cpu)",
+        ));
+    }
+    if job.objective().is_host_callback() {
+        return Some(Error::invalid(
+            "objective of islands on the GPU engine",
+            job.objective().name(),
+            "a built-in function, an expression or a PTX objective (a host callback runs islands on the CPU engine: --backend cpu)",
+        ));
+    }
+    if matches!(a.algorithm(), Algorithm::Pso(_)) && job.builtin().is_none() {
+        return Some(Error::invalid(
+            "objective of PSO on the GPU engine",
+            job.objective().name(),
+            "a built-in function (other objectives run PSO on the CPU engine: --backend cpu)",
+        ));
+    }
+    None
+}
+
+/// A swarm launch: one block per swarm (see `gpude_device::abi::SwarmParams`).
+struct SwarmLaunch<T: GpuReal> {
+    name: String,
+    func: CudaFunction,
+    cfg: LaunchConfig,
+    params: SwarmParams<T>,
+    x: CudaSlice<T>,
+    v: CudaSlice<T>,
+    pbest: CudaSlice<T>,
+    pfit: CudaSlice<T>,
+    gens_done: CudaSlice<u32>,
+    best_f: CudaSlice<T>,
+    #[allow(clippy::type_complexity)]
+    _keep: (
+        CudaSlice<u64>,
+        CudaSlice<u32>,
+        CudaSlice<T>,
+        CudaSlice<T>,
+        CudaSlice<T>,
+        CudaSlice<T>,
+        CudaSlice<u32>,
+    ),
+}
+
+/// The islands' buffers: a batch launch of DE populations or a swarm launch.
+enum Members<T: GpuReal> {
+    De(Box<BatchLaunch<T>>),
+    Pso(Box<SwarmLaunch<T>>),
+}
+
+/// A copy of the islands' state before a launch.
+struct Snapshot<T> {
+    rows: Vec<CudaSlice<T>>,
+    values: CudaSlice<T>,
+    flags: Option<CudaSlice<u32>>,
+}
+
+impl<T: GpuReal> Members<T> {
+    fn name(&self) -> &str {
+        match self {
+            Members::De(l) => &l.name,
+            Members::Pso(s) => &s.name,
+        }
+    }
+
+    fn launch(&mut self, end: u32, stream: &CudaStream) -> Result<()> {
+        match self {
+            Members::De(l) => l.launch(end, 0, 0),
+            Members::Pso(s) => {
+                s.params.gens = end;
+                let mut b = stream.launch_builder(&s.func);
+                push_params(&mut b, &s.params);
+                // SAFETY: the parameters are the kernel's (the build script checks them
+                // against the PTX); every buffer has the length `alloc_swarm` gave it for
+                // the grid's swarms and lives as long as `s`; the block is a multiple of
+                // the group width.
+                unsafe { b.launch(s.cfg) }.map_err(cuda_err(format!("{}: launching", s.name)))?;
+                Ok(())
+            }
+        }
+    }
+
+    fn gens_done(&mut self) -> &mut CudaSlice<u32> {
+        match self {
+            Members::De(l) => &mut l.gens_done,
+            Members::Pso(s) => &mut s.gens_done,
+        }
+    }
+
+    fn best_f(&self) -> &CudaSlice<T> {
+        match self {
+            Members::De(l) => &l.best_f,
+            Members::Pso(s) => &s.best_f,
+        }
+    }
+
+    /// The row buffers (`np · stride` per island), the values (`np` per island) and the
+    /// flags, if any.
+    fn state(
+        &mut self,
+    ) -> (
+        Vec<&mut CudaSlice<T>>,
+        &mut CudaSlice<T>,
+        Option<&mut CudaSlice<u32>>,
+    ) {
+        match self {
+            Members::De(l) => (
+                vec![&mut l.pop_a, &mut l.pop_b],
+                &mut l.fit,
+                Some(&mut l.flags),
+            ),
+            Members::Pso(s) => (vec![&mut s.x, &mut s.v, &mut s.pbest], &mut s.pfit, None),
+        }
+    }
+
+    fn snapshot(&mut self, stream: &Arc<CudaStream>) -> Result<Snapshot<T>> {
+        let context = format!("{}: copying the islands' state", self.name());
+        let err = |e| cuda_err(context.clone())(e);
+        let (rows, values, flags) = self.state();
+        let mut out = Vec::with_capacity(rows.len());
+        for r in rows {
+            out.push(stream.clone_dtod(&*r).map_err(err)?);
+        }
+        Ok(Snapshot {
+            rows: out,
+            values: stream.clone_dtod(&*values).map_err(err)?,
+            flags: match flags {
+                Some(f) => Some(stream.clone_dtod(&*f).map_err(err)?),
+                None => None,
+            },
+        })
+    }
+
+    /// Puts islands `k0 .. k1` back as `snap` holds them.
+    fn restore(
+        &mut self,
+        snap: &Snapshot<T>,
+        k0: usize,
+        k1: usize,
+        np: usize,
+        st: usize,
+        stream: &Arc<CudaStream>,
+    ) -> Result<()> {
+        let err = |e| cuda_err("restoring the islands' state")(e);
+        let (rows, values, flags) = self.state();
+        let (r0, r1) = (k0 * np * st, k1 * np * st);
+        for (dst, src) in rows.into_iter().zip(&snap.rows) {
+            stream
+                .memcpy_dtod(&src.slice(r0..r1), &mut dst.slice_mut(r0..r1))
+                .map_err(err)?;
+        }
+        stream
+            .memcpy_dtod(
+                &snap.values.slice(k0 * np..k1 * np),
+                &mut values.slice_mut(k0 * np..k1 * np),
+            )
+            .map_err(err)?;
+        if let (Some(dst), Some(src)) = (flags, &snap.flags) {
+            stream
+                .memcpy_dtod(
+                    &src.slice(k0 * np..k1 * np),
+                    &mut dst.slice_mut(k0 * np..k1 * np),
+                )
+                .map_err(err)?;
+        }
+        Ok(())
+    }
+
+    /// The members the migration kernel moves: rows, the second row buffer and flags
+    /// (DE), the positions written with them (PSO), and their values.
+    fn migrating(&self, stream: &CudaStream) -> (*mut T, *mut T, *const u32, *mut T, *mut T) {
+        let null = std::ptr::null_mut();
+        match self {
+            Members::De(l) => (
+                dev(&l.pop_a, stream),
+                dev(&l.pop_b, stream),
+                dev(&l.flags, stream),
+                null,
+                dev(&l.fit, stream),
+            ),
+            Members::Pso(s) => (
+                dev(&s.pbest, stream),
+                null,
+                std::ptr::null(),
+                dev(&s.x, stream),
+                dev(&s.pfit, stream),
+            ),
+        }
+    }
+}
+
+impl CudaEngine {
+    /// Runs archipelagos on the GPU, one result each in order; compatible ones (equal
+    /// but for seed and stream) share launches. The observer (for a single archipelago)
+    /// sees the overall best after every stretch of generations between two events.
+    pub fn run_archipelagos(
+        &self,
+        list: &[Archipelago],
+        observer: Option<Observer>,
+    ) -> Result<Vec<ArchipelagoResult>> {
+        for a in list {
+            if let Some(e) = unsupported(a) {
+                return Err(e);
+            }
+        }
+        let mut out: Vec<Option<ArchipelagoResult>> = vec![None; list.len()];
+        let mut left: Vec<usize> = (0..list.len()).collect();
+        while let Some(&first) = left.first() {
+            let group: Vec<usize> = left
+                .iter()
+                .copied()
+                .filter(|&k| list[first].shares_launches_with(&list[k]))
+                .collect();
+            left.retain(|k| !group.contains(k));
+            let refs: Vec<&Archipelago> = group.iter().map(|&k| &list[k]).collect();
+            let obs = if list.len() == 1 { observer } else { None };
+            let results = match list[first].template().precision() {
+                crate::job::precision::Precision::F32 => self.run_group::<f32>(&refs, obs)?,
+                crate::job::precision::Precision::F64 => self.run_group::<f64>(&refs, obs)?,
+            };
+            for (k, r) in group.into_iter().zip(results) {
+                out[k] = Some(r);
+            }
+        }
+        Ok(out.into_iter().flatten().collect())
+    }
+
+    /// The swarm launch of `jobs` (one per island), every swarm at generation 0.
+    fn alloc_swarm<T: GpuReal>(
+        &self,
+        jobs: &[&Job],
+        stream: &Arc<CudaStream>,
+    ) -> Result<SwarmLaunch<T>> {
+        let job = jobs[0];
+        let p = jobs.len();
+        let dim = job.dim();
+        let st = stride(dim) as usize;
+        let np = job.pop() as usize;
+        let t = std::mem::size_of::<T>() as u64;
+        self.check_memory(
+            t * (4 * p * np * st + p * np + p * st + 33 * p + 2 * st) as u64 + 4 * (34 * p) as u64,
+        )?;
+        let kernel = Kernel::Swarm(T::KERNEL);
+        let name = kernel.name();
+        let func = self.function(kernel)?;
+        let g = group_width(dim);
+        let threads = self
+            .max_threads(&func, &name)?
+            .min(((np as u32 * g).div_ceil(32) * 32).max(32));
+        let ctx = |what: &str| format!("{name}: {what}");
+        let alloc = |n: usize| -> Result<CudaSlice<T>> {
+            stream
+                .alloc_zeros::<T>(n.max(1))
+                .map_err(cuda_err(ctx("allocating")))
+        };
+        let up = |e| cuda_err(ctx("uploading"))(e);
+        let seeds: Vec<u64> = jobs.iter().map(|j| j.seed()).collect();
+        let streams: Vec<u32> = jobs.iter().map(|j| j.stream()).collect();
+        let seeds_d = stream.clone_htod(&seeds).map_err(up)?;
+        let streams_d = stream.clone_htod(&streams).map_err(up)?;
+        let lo_d = stream
+            .clone_htod(&padded::<T>(job.lower(), st))
+            .map_err(up)?;
+        let hi_d = stream
+            .clone_htod(&padded::<T>(job.upper(), st))
+            .map_err(up)?;
+        let (x, v, pbest) = (
+            alloc(p * np * st)?,
+            alloc(p * np * st)?,
+            alloc(p * np * st)?,
+        );
+        let pfit = alloc(p * np)?;
+        let gbest = alloc(p * st)?;
+        let scratch_f = alloc(32 * p)?;
+        let scratch_i = stream
+            .alloc_zeros::<u32>(32 * p)
+            .map_err(cuda_err(ctx("allocating")))?;
+        let gens_done = stream
+            .alloc_zeros::<u32>(p)
+            .map_err(cuda_err(ctx("allocating")))?;
+        let best_f = alloc(p)?;
+        let s = &**stream;
+        let params = SwarmParams::<T> {
+            function: job.builtin().map_or(0, |f| f as u32),
+            formula: job.formula() as u32,
+            bounds: job.bounds() as u32,
+            dim,
+            np: np as u32,
+            gens: 0,
+            target: T::of(job.target_value().unwrap_or(f64::NAN)),
+            inertia: T::ZERO,
+            c1: T::ZERO,
+            c2: T::ZERO,
+            seeds: dev(&seeds_d, s),
+            streams: dev(&streams_d, s),
+            lo: dev(&lo_d, s),
+            hi: dev(&hi_d, s),
+            x: dev(&x, s),
+            v: dev(&v, s),
+            pbest: dev(&pbest, s),
+            pfit: dev(&pfit, s),
+            gbest: dev(&gbest, s),
+            scratch_f: dev(&scratch_f, s),
+            scratch_i: dev(&scratch_i, s),
+            gens_done: dev(&gens_done, s),
+            best_f: dev(&best_f, s),
+        };
+        Ok(SwarmLaunch {
+            name,
+            func,
+            cfg: LaunchConfig {
+                grid_dim: (p as u32, 1, 1),
+                block_dim: (threads, 1, 1),
+                shared_mem_bytes: 0,
+            },
+            params,
+            x,
+            v,
+            pbest,
+            pfit,
+            gens_done,
+            best_f,
+            _keep: (seeds_d, streams_d, lo_d, hi_d, gbest, scratch_f, scratch_i),
+        })
+    }
+
+    /// Runs compatible archipelagos together in precision `T`.
+    fn run_group<T: GpuReal>(
+        &self,
+        list: &[&Archipelago],
+        observer: Option<Observer>,
+    ) -> Result<Vec<ArchipelagoResult>> {
+        let start = Instant::now();
+        let a0 = list[0];
+        let template = a0.template();
+        let n = a0.islands() as usize;
+        let na = list.len();
+        let p = na * n;
+        let jobs: Vec<Job> = list
+            .iter()
+            .flat_map(|a| (0..a.islands()).map(|k| a.island_job(k)))
+            .collect();
+        let refs: Vec<&Job> = jobs.iter().collect();
+        let (dim, np) = (template.dim(), template.pop() as usize);
+        let st = stride(dim) as usize;
+        let gmax = template.generations();
+        let k = a0.migrants() as usize;
+        let stream = self.first_stream();
+        let mut members = match a0.algorithm() {
+            Algorithm::De => Members::De(Box::new(self.alloc_batch::<T>(
+                &refs,
+                stream.clone(),
+                true,
+            )?)),
+            Algorithm::Pso(pso) => {
+                let mut s = self.alloc_swarm::<T>(&refs, &stream)?;
+                let pp = pso.params::<T>();
+                (s.params.inertia, s.params.c1, s.params.c2) = (pp.inertia, pp.c1, pp.c2);
+                Members::Pso(Box::new(s))
+            }
+        };
+        let name = format!("{} islands", members.name());
+        let err = |what: &'static str| {
+            let name = name.clone();
+            move |e| cuda_err(format!("{name}: {what}"))(e)
+        };
+        // The migration kernel's buffers.
+        let t = std::mem::size_of::<T>() as u64;
+        self.check_memory(
+            t * (p * k * st + p * k + p + p * st + 32 * p) as u64
+                + 4 * (p * k * n + p + 32 * p) as u64,
+        )?;
+        let migrate = self.function(Kernel::Migrate(T::KERNEL))?;
+        let mthreads = self.max_threads(&migrate, &name)?.min(MIGRATE_THREADS);
+        let alloc = |len: usize| {
+            stream
+                .alloc_zeros::<T>(len.max(1))
+                .map_err(err("allocating"))
+        };
+        let allocu = |len: usize| {
+            stream
+                .alloc_zeros::<u32>(len.max(1))
+                .map_err(err("allocating"))
+        };
+        let out_rows = alloc(p * k * st)?;
+        let out_fit = alloc(p * k)?;
+        let pick = allocu(p * k * n)?;
+        let ring = allocu(p)?;
+        let rec_f = stream
+            .clone_htod(&vec![T::NAN; p])
+            .map_err(err("uploading"))?;
+        let rec_x = alloc(p * st)?;
+        let scratch_f = alloc(32 * p)?;
+        let scratch_i = allocu(32 * p)?;
+        let seeds: Vec<u64> = jobs.iter().map(|j| j.seed()).collect();
+        let streams: Vec<u32> = jobs.iter().map(|j| j.stream()).collect();
+        let seeds_d = stream.clone_htod(&seeds).map_err(err("uploading"))?;
+        let streams_d = stream.clone_htod(&streams).map_err(err("uploading"))?;
+        let migrate_phase = |members: &Members<T>, phase: u32, g: u32| -> Result<()> {
+            let s = &*stream;
+            let (rows_a, rows_b, flags, also, fit) = members.migrating(s);
+            let params = MigrateParams::<T> {
+                phase,
+                islands: n as u32,
+                np: np as u32,
+                dim,
+                g,
+                migrants: k as u32,
+                topology: a0.topology() as u32,
+                emigrants: a0.emigrants() as u32,
+                replace: a0.replacement() as u32,
+                seeds: dev(&seeds_d, s),
+                streams: dev(&streams_d, s),
+                rows_a,
+                rows_b,
+                flags,
+                also,
+                fit,
+                gens_done: match members {
+                    Members::De(l) => dev(&l.gens_done, s),
+                    Members::Pso(w) => dev(&w.gens_done, s),
+                },
+                out_rows: dev(&out_rows, s),
+                out_fit: dev(&out_fit, s),
+                pick: dev(&pick, s),
+                ring: dev(&ring, s),
+                rec_f: dev(&rec_f, s),
+                rec_x: dev(&rec_x, s),
+                scratch_f: dev(&scratch_f, s),
+                scratch_i: dev(&scratch_i, s),
+            };
+            let mut b = s.launch_builder(&migrate);
+            push_params(&mut b, &params);
+            // SAFETY: the parameters are the kernel's (checked against the PTX at build
+            // time); the members' buffers hold p islands of np rows of stride(dim)
+            // values (and np values, flags), the migration buffers are sized above for p
+            // islands of k emigrants and k·n picks (k · sources ≤ k·n, and below np as
+            // the archipelago's builder checks), and all of them outlive the launch.
+            unsafe {
+                b.launch(LaunchConfig {
+                    grid_dim: (p as u32, 1, 1),
+                    block_dim: (mthreads, 1, 1),
+                    shared_mem_bytes: 0,
+                })
+            }
+            .map_err(cuda_err(format!("{name}: launching the migration")))?;
+            Ok(())
+        };
+
+        let target = template.target_value();
+        // Each archipelago's generation at which it ended, and its events.
+        let mut ended: Vec<Option<u32>> = vec![None; na];
+        let mut migrations = vec![0u32; na];
+        let mut g = 0u32;
+        let interval = a0.interval();
+        let ns = sources(a0.topology(), n as u32);
+        while ended.iter().any(Option::is_none) {
+            let end = gmax.min((g / interval + 1).saturating_mul(interval));
+            let snap = if target.is_some() {
+                Some(members.snapshot(&stream)?)
+            } else {
+                None
+            };
+            members.launch(end, &stream)?;
+            if target.is_some() || observer.is_some() {
+                let done = stream
+                    .clone_dtoh(&*members.gens_done())
+                    .map_err(err("running"))?;
+                let best = stream
+                    .clone_dtoh(members.best_f())
+                    .map_err(err("reading back"))?;
+                let mut reruns: Vec<(u32, usize)> = Vec::new();
+                for (a, e) in ended.iter_mut().enumerate() {
+                    if e.is_some() {
+                        continue;
+                    }
+                    let isl = a * n..(a + 1) * n;
+                    let hit = isl
+                        .clone()
+                        .filter(|&q| target.is_some_and(|t| best[q].to_f64() <= t))
+                        .map(|q| done[q])
+                        .min();
+                    if let Some(gs) = hit {
+                        if isl.clone().any(|q| done[q] > gs) {
+                            reruns.push((gs, a));
+                        }
+                        *e = Some(gs);
+                    }
+                }
+                reruns.sort_unstable();
+                let mut i = 0;
+                while i < reruns.len() {
+                    let gs = reruns[i].0;
+                    let mut gens = vec![IDLE; p];
+                    while i < reruns.len() && reruns[i].0 == gs {
+                        let a = reruns[i].1;
+                        if let Some(s) = &snap {
+                            members.restore(s, a * n, (a + 1) * n, np, st, &stream)?;
+                        }
+                        gens[a * n..(a + 1) * n].fill(g);
+                        i += 1;
+                    }
+                    stream
+                        .memcpy_htod(&gens, members.gens_done())
+                        .map_err(err("uploading"))?;
+                    members.launch(gs, &stream)?;
+                }
+                if let Some(o) = observer {
+                    let _ = o(
+                        end,
+                        self.held_best::<T>(&stream, members.best_f(), &rec_f, &name)?,
+                    );
+                }
+            }
+            g = end;
+            if g >= gmax {
+                for e in ended.iter_mut().filter(|e| e.is_none()) {
+                    *e = Some(gmax);
+                }
+            }
+            // Ended archipelagos idle from now on; the others are all at g.
+            let gens: Vec<u32> = (0..p)
+                .map(|q| if ended[q / n].is_some() { IDLE } else { g })
+                .collect();
+            stream
+                .memcpy_htod(&gens, members.gens_done())
+                .map_err(err("uploading"))?;
+            if n > 1 && ns > 0 && ended.iter().any(Option::is_none) {
+                migrate_phase(&members, 0, g)?;
+                migrate_phase(&members, 1, g)?;
+                for (a, e) in ended.iter().enumerate() {
+                    if e.is_none() {
+                        migrations[a] += 1;
+                    }
+                }
+            }
+        }
+        // The records at the end: every island's, whatever its gens_done.
+        migrate_phase(&members, 2, g)?;
+        let rf = stream.clone_dtoh(&rec_f).map_err(err("reading back"))?;
+        let rx = stream.clone_dtoh(&rec_x).map_err(err("reading back"))?;
+        let elapsed = start.elapsed();
+        let mut results = Vec::with_capacity(na);
+        for (a, arch) in list.iter().enumerate() {
+            let ga = ended[a].unwrap_or(gmax);
+            let isl = a * n..(a + 1) * n;
+            let mut b = isl.start;
+            for q in isl.clone() {
+                if better(rf[q], q as u32, rf[b], b as u32) {
+                    b = q;
+                }
+            }
+            let overall_f = rf[b].to_f64();
+            let result = |q: usize, job: &Job, stream: u32, evaluations: u64| {
+                RunResult::ended(
+                    job,
+                    Ending {
+                        best_x: DVector::from_iterator(
+                            dim as usize,
+                            rx[q * st..q * st + dim as usize].iter().map(|v| v.to_f64()),
+                        ),
+                        best_f: rf[q].to_f64(),
+                        generations: ga,
+                        evaluations,
+                        termination: termination(job, ga, overall_f),
+                        elapsed,
+                        history: None,
+                        layout: RunLayout::Islands,
+                        stream,
+                    },
+                )
+            };
+            let islands: Vec<RunResult> = isl
+                .clone()
+                .map(|q| result(q, &jobs[q], jobs[q].stream(), jobs[q].evaluations(ga)))
+                .collect();
+            let overall = result(
+                b,
+                arch.template(),
+                arch.template().stream(),
+                arch.evaluations(ga),
+            );
+            results.push(ArchipelagoResult {
+                islands,
+                best_island: b - isl.start,
+                overall,
+                migrations: migrations[a],
+                first_hit: target.filter(|&t| overall_f <= t).map(|_| ga),
+            });
+        }
+        Ok(results)
+    }
+
+    /// The best value held over all islands (records and current bests).
+    fn held_best<T: GpuReal>(
+        &self,
+        stream: &Arc<CudaStream>,
+        best: &CudaSlice<T>,
+        rec: &CudaSlice<T>,
+        name: &str,
+    ) -> Result<f64> {
+        let b = stream
+            .clone_dtoh(best)
+            .map_err(cuda_err(format!("{name}: reading back")))?;
+        let r = stream
+            .clone_dtoh(rec)
+            .map_err(cuda_err(format!("{name}: reading back")))?;
+        let mut out = T::NAN;
+        for (fb, fr) in b.into_iter().zip(r) {
+            let held = if better(fr, 0, fb, 1) { fr } else { fb };
+            if better(held, 0, out, 1) {
+                out = held;
+            }
+        }
+        Ok(out.to_f64())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cpu::pso::Pso;
+    use crate::job::objective::Objective;
+    use gpude_device::Function;
+
+    #[test]
+    fn what_the_gpu_does_not_run_is_named() {
+        let job = |history: bool| {
+            Job::builder(Function::Sphere, 4)
+                .pop(8)
+                .generations(10)
+                .history(history)
+                .build()
+                .unwrap()
+        };
+        let arch = |j: Job, alg| Archipelago::builder(j, 2).algorithm(alg).build().unwrap();
+        assert!(unsupported(&arch(job(false), Algorithm::De)).is_none());
+        assert!(unsupported(&arch(job(false), Algorithm::Pso(Pso::default()))).is_none());
+        let e = unsupported(&arch(job(true), Algorithm::De)).unwrap();
+        assert!(e.to_string().contains("history"), "{e}");
+        let expr = Job::builder_for(Objective::expr("sum(x[j]^2)", None).unwrap(), 2)
+            .domain(-1.0, 1.0)
+            .pop(8)
+            .generations(10)
+            .build()
+            .unwrap();
+        assert!(unsupported(&arch(expr.clone(), Algorithm::De)).is_none());
+        let e = unsupported(&arch(expr, Algorithm::Pso(Pso::default()))).unwrap();
+        assert!(e.to_string().contains("a built-in function"), "{e}");
+        let cb = Objective::callback("f", None, |xs: &[f64], d: usize| {
+            xs.chunks(d).map(|x| x[0]).collect()
+        })
+        .unwrap();
+        let cb = Job::builder_for(cb, 2)
+            .domain(-1.0, 1.0)
+            .pop(8)
+            .generations(10)
+            .build()
+            .unwrap();
+        let e = unsupported(&arch(cb, Algorithm::De)).unwrap();
+        assert!(e.to_string().contains("host callback"), "{e}");
+    }
+}
