@@ -545,11 +545,11 @@ declare_params! {
     /// [`crate::migration`] after generation `g` over archipelagos of `islands` islands
     /// (block `q` is island `q mod islands` of archipelago `q / islands`), in two
     /// launches: `phase` 0 updates each island's record (`rec_f`, `rec_x`: one per
-    /// island) with its best, copies its `migrants` emigrants out (`out_rows`, `out_fit`:
+    /// island; with random replacement only) with its best, copies its `migrants` emigrants out (`out_rows`, `out_fit`:
     /// `migrants` per island) and, for a random ring, island 0 draws its archipelago's
     /// ring into `ring` (`islands` per archipelago); `phase` 1 picks each island's targets
     /// (`pick`: `migrants · islands` per island), copies its sources' emigrants over them
-    /// and updates the record with the new best; `phase` 2 only updates the records (at
+    /// and (with random replacement) updates the record with the new best; `phase` 2 only updates the records (at
     /// the end of a run), for every island. The members are `np` rows of
     /// `stride(dim)` values per island in `rows_a`, or where `flags` (not null) says
     /// (`rows_b` for flag 1), and their values `fit`; a replaced row is also written to

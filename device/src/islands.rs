@@ -352,10 +352,15 @@ pub(crate) unsafe fn migrate<T: LaneReal>(p: MigrateParams<T>) {
         );
         let (rec_f, rec_x) = (rec_f.add(q as usize), rec_x.add(q as usize * st));
 
+        // With worst replacement an island keeps its best: its record is taken at the
+        // end only.
+        let random = Replacement::from_u32(replace) == Some(Replacement::Random);
         if phase == 2 {
             keep_record(m, fit, np, dim, tid, nthreads, rec_f, rec_x, sf, si);
         } else if phase == 0 {
-            keep_record(m, fit, np, dim, tid, nthreads, rec_f, rec_x, sf, si);
+            if random {
+                keep_record(m, fit, np, dim, tid, nthreads, rec_f, rec_x, sf, si);
+            }
             // The emigrants, copied out.
             if Emigrants::from_u32(emigrants) == Some(Emigrants::Random) {
                 if tid == 0 {
@@ -385,7 +390,7 @@ pub(crate) unsafe fn migrate<T: LaneReal>(p: MigrateParams<T>) {
         } else {
             // The targets, from the island's own values before the event.
             let count = k * ns;
-            if Replacement::from_u32(replace) == Some(Replacement::Random) {
+            if random {
                 if tid == 0 {
                     let out = from_raw_parts_mut(pick, count as usize);
                     draw_distinct(key, pstream, g, REPLACE_SLOT, np, out);
@@ -415,14 +420,16 @@ pub(crate) unsafe fn migrate<T: LaneReal>(p: MigrateParams<T>) {
                     *out_fit.add((from * k + e % k) as usize);
                 e += nthreads;
             }
-            _syncthreads();
-            keep_record(m, fit, np, dim, tid, nthreads, rec_f, rec_x, sf, si);
+            if random {
+                _syncthreads();
+                keep_record(m, fit, np, dim, tid, nthreads, rec_f, rec_x, sf, si);
+            }
         }
     }
 }
 
-/// The island's record takes its current best unless the record is strictly better
-/// (the CPU engine's rule; a NaN record takes anything).
+/// The island's record takes its current best unless the record is strictly better:
+/// a lower value (the CPU engine's rule; a tie or an empty record, NaN, takes it).
 ///
 /// # Safety
 /// Every thread of the block calls it, after the members are complete.
@@ -444,7 +451,7 @@ unsafe fn keep_record<T: LaneReal>(
     // its writes.
     unsafe {
         let (fb, bi) = swarm_best(fit, np, tid, nthreads, sf, si);
-        let take = !better(*rec_f, 0, fb, 1);
+        let take = !better(*rec_f, u32::MAX, fb, 0);
         _syncthreads();
         if take {
             let src = m.row(bi);

@@ -20,15 +20,18 @@
 //! personal bests: a newcomer becomes the replaced particle's position and personal
 //! best, and keeps that particle's velocity.
 //!
-//! Each island also keeps a record of the best point it has held (with random
-//! replacement an island can lose its best individual): at every migration event, just
-//! before it and just after it, and at the end of the run, the record takes the island's
-//! current best unless the record is strictly better. Between two events an island's
-//! best value never worsens, so after any generation the better of the record and the
-//! current best is the best value the island has held: the history and the target test
-//! read that. The results report the records. (Taking them at the events only, not
-//! after every generation, lets the GPU engine keep them in its migration kernel; the
-//! values are the same, and where two points tie the record is the later one.)
+//! Each island also keeps a record of the best point it has held, because with random
+//! replacement an island can lose its best individual: the record starts empty and, at
+//! every migration event with random replacement (just before it and just after it) and
+//! at the end of the run, takes the island's current best unless the record is strictly
+//! better. With worst replacement an island never loses its best (it receives fewer
+//! individuals than it has, and its best is never among its worst), so the record is
+//! only taken at the end: its current best. Between two events an island's best value
+//! never worsens, so after any generation the better of the record and the current best
+//! is the best value the island has held: the history and the target test read that.
+//! The results report the records. (Taking them at the events only, not after every
+//! generation, lets the GPU engine keep them in its migration kernel; the values are the
+//! same, and where two points tie the record is the later one.)
 
 use crate::cpu::pso::{self, Pso, Swarm};
 use crate::cpu::{self, Population};
@@ -356,15 +359,13 @@ impl<T: Real> Island<T> {
             Algorithm::Pso(_) => State::Pso(pso::initial::<T>(&job)),
         };
         let history = job.history().then(Vec::new);
-        let mut isl = Island {
+        Island {
             job,
             state,
-            rec_f: T::INFINITY,
+            rec_f: T::NAN,
             rec_x: Vec::new(),
             history,
-        };
-        isl.take_record(true);
-        isl
+        }
     }
 
     /// The migrating individuals: rows (row-major) and values.
@@ -386,13 +387,14 @@ impl<T: Real> Island<T> {
         }
     }
 
-    /// The record takes the current best unless the record is strictly better.
-    fn take_record(&mut self, first: bool) {
+    /// The record takes the current best unless the record is strictly better (a lower
+    /// value; a tie or an empty record, NaN, takes it).
+    fn take_record(&mut self) {
         let b = self.best();
         let d = self.dim();
         let (rows, fit) = self.members();
         let fb = fit[b];
-        if first || !better(self.rec_f, 0, fb, 1) {
+        if !better(self.rec_f, u32::MAX, fb, 0) {
             let row = rows[b * d..(b + 1) * d].to_vec();
             self.rec_f = fb;
             self.rec_x = row;
@@ -412,7 +414,7 @@ impl<T: Real> Island<T> {
     /// the record is not strictly better.
     fn held(&self) -> T {
         let fb = self.members().1[self.best()];
-        if better(self.rec_f, 0, fb, 1) {
+        if better(self.rec_f, u32::MAX, fb, 0) {
             self.rec_f
         } else {
             fb
@@ -430,12 +432,14 @@ impl<T: Real> Island<T> {
         }
     }
 
-    fn refresh(&mut self) {
+    fn refresh(&mut self, record: bool) {
         match &mut self.state {
             State::De { pop, best, .. } => *best = pop.best(),
             State::Pso(s) => s.gbest = s.best(),
         }
-        self.take_record(false);
+        if record {
+            self.take_record();
+        }
     }
 
     fn record_history(&mut self) {
@@ -463,7 +467,10 @@ fn migrate<T: Real>(a: &Archipelago, isl: &mut [Island<T>], g: u32) {
     let k = a.migrants as usize;
     let key = key_of(a.template.seed());
     let np = a.template.pop();
-    isl.par_iter_mut().for_each(|i| i.take_record(false));
+    let record = a.replace == Replacement::Random;
+    if record {
+        isl.par_iter_mut().for_each(|i| i.take_record());
+    }
     // 1. The snapshot: every island's emigrants, copied out.
     let out: Vec<(Vec<T>, Vec<T>)> = isl
         .par_iter()
@@ -507,7 +514,7 @@ fn migrate<T: Real>(a: &Archipelago, isl: &mut [Island<T>], g: u32) {
                 i.replace(t, &rows[m * d..(m + 1) * d], fit[m]);
             }
         }
-        i.refresh();
+        i.refresh(record);
     });
 }
 
@@ -561,7 +568,7 @@ pub fn run<T: Real>(a: &Archipelago, observer: Option<Observer>) -> ArchipelagoR
     }
     let elapsed = start.elapsed();
     for i in isl.iter_mut() {
-        i.take_record(false);
+        i.take_record();
     }
     let b = overall(&isl);
     let overall_f = isl[b].rec_f.to_f64();

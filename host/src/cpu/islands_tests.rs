@@ -30,19 +30,17 @@ fn hand_built(a: &Archipelago, fits: [[f64; 4]; 3]) -> Vec<Island<f64>> {
                 kc: vec![[0.0; 4]],
             };
             let best = pop.best();
-            let mut isl = Island {
+            Island {
                 job,
                 state: State::De {
                     pop,
                     best,
                     scratch: Vec::new(),
                 },
-                rec_f: f64::INFINITY,
+                rec_f: f64::NAN,
                 rec_x: Vec::new(),
                 history: None,
-            };
-            isl.take_record(true);
-            isl
+            }
         })
         .collect()
 }
@@ -105,8 +103,11 @@ fn ring_of_three_two_migrants_best_to_worst() {
     }
     // The bests are recomputed: island 0 now holds 0.5 at slot 0, island 1 0.25 at 3.
     assert_eq!([isl[0].best(), isl[1].best(), isl[2].best()], [0, 3, 3]);
+    // With worst replacement no record is taken at the event (an island keeps its
+    // best); the best values held are the new bests.
+    assert!(isl.iter().all(|i| i.rec_f.is_nan()));
     assert_eq!(
-        [isl[0].rec_f, isl[1].rec_f, isl[2].rec_f],
+        [isl[0].held(), isl[1].held(), isl[2].held()],
         [0.5, 0.25, 0.25]
     );
 }

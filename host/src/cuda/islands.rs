@@ -37,8 +37,8 @@ use std::time::Instant;
 /// An island that has ended (or takes no part in a launch).
 const IDLE: u32 = u32::MAX;
 
-/// Threads per block of the migration kernel.
-const MIGRATE_THREADS: u32 = 256;
+/// The most threads per block of the migration kernel (fewer for small islands).
+const MIGRATE_THREADS: u32 = 512;
 
 /// Why an archipelago cannot run on the GPU engine, if it cannot.
 pub(crate) fn unsupported(a: &Archipelago) -> Option<Error> {
@@ -420,7 +420,10 @@ impl CudaEngine {
                 + 4 * (p * k * n + p + 32 * p) as u64,
         )?;
         let migrate = self.function(Kernel::Migrate(T::KERNEL))?;
-        let mthreads = self.max_threads(&migrate, &name)?.min(MIGRATE_THREADS);
+        let mthreads = self
+            .max_threads(&migrate, &name)?
+            .min(MIGRATE_THREADS)
+            .min((np as u32).next_multiple_of(32));
         let alloc = |len: usize| {
             stream
                 .alloc_zeros::<T>(len.max(1))
@@ -656,7 +659,7 @@ impl CudaEngine {
             .map_err(cuda_err(format!("{name}: reading back")))?;
         let mut out = T::NAN;
         for (fb, fr) in b.into_iter().zip(r) {
-            let held = if better(fr, 0, fb, 1) { fr } else { fb };
+            let held = if better(fr, u32::MAX, fb, 0) { fr } else { fb };
             if better(held, 0, out, 1) {
                 out = held;
             }

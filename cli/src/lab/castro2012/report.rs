@@ -92,21 +92,36 @@ pub fn report(o: &Options, results: &[CaseResult], backend: &str, command: &str)
     let _ = writeln!(
         s,
         "\n\"gens to target\" is the mean generation at which the successful runs reached the target; \
-a run stops there, so \"time/run\" is the time to the target (or to g_max). The paper ran every \
+a run stops there, so \"time/run\" is the time to the target (or to g_max); on the GPU the runs of a \
+case share every launch (one block per island of every run), and \"time/run\" is the case's wall time \
+over its runs. The paper ran every \
 run for g_max generations and reports the success rate and time at two generation limits. \
 The DE rows are gpude's DE ({} strategy, clip bounds) on the same islands and migration; the paper's \
 other algorithm, a GA whose operators it leaves unstated, is shown for reference only.\n",
         strategy_name(Strategy::Thesis)
     );
-    s.push_str(DIFFERENCES);
+    s.push_str(&differences(backend));
     s
 }
 
-/// What differs from the paper's experiment.
-const DIFFERENCES: &str = "## What differs from the paper\n\n\
-- Hardware: the paper ran CUDA on a GeForce GTX 460 (one block per swarm); this run is gpude's \
-engine named above (the CPU engine: rayon over the cores of the machine). Times are not comparable \
-across the two; the generation counts and success rates are.\n\
+/// What differs from the paper's experiment, on `backend`.
+fn differences(backend: &str) -> String {
+    let hardware = if backend == "cuda" {
+        "gpude's CUDA engine (one block per island, the migration in a kernel between \
+launches, every run of a case in the same launches), on the GPU the command ran on"
+    } else {
+        "gpude's CPU engine (rayon over the cores of the machine)"
+    };
+    format!(
+        "## What differs from the paper\n\n\
+- Hardware: the paper ran CUDA on a GeForce GTX 460 (one block per swarm, one run at a time); this \
+run is {hardware}. Times are not comparable across the two; the generation counts and success \
+rates are.\n{DIFFERENCES}"
+    )
+}
+
+/// What differs from the paper's experiment, whatever the hardware.
+const DIFFERENCES: &str = "\
 - Runs: the paper ran 1500 runs per case; this report states its own number. With few runs a \
 success rate of 100 % only bounds the failure rate loosely.\n\
 - Stopping: runs stop at the target; the paper ran the full generation budget.\n\
