@@ -25,7 +25,7 @@ pub use gpude_host::{
     Termination, ThesisVariant,
 };
 pub use gpude_host::{
-    Algorithm, Archipelago, ArchipelagoBuilder, ArchipelagoResult, Emigrants, Pso, Replacement,
+    Algorithm, Archipelago, ArchipelagoBuilder, ArchipelagoResult, Emigrants, Ga, Pso, Replacement,
     Topology,
 };
 // Where callers found these before the host's folders held them (run::checkpoint,

@@ -297,7 +297,7 @@ pub(crate) fn parse(text: &str, path: &Path) -> Result<Vec<JobSpec>> {
 }
 
 /// What each key of a job means, in the order of [`KEYS`].
-const MEANINGS: [(&str, &str); 38] = [
+const MEANINGS: [(&str, &str); 40] = [
     (
         "function",
         "a built-in or cec2017-f1 … cec2017-f30 (see `gpude functions`)",
@@ -369,7 +369,7 @@ const MEANINGS: [(&str, &str); 38] = [
         "independent runs, streams 0 … n−1 of the seed [default: 1]",
     ),
     ("runs", "the same as repetitions"),
-    ("algorithm", "de or pso [default: de]"),
+    ("algorithm", "de, pso or ga [default: de]"),
     ("islands", "islands per run"),
     ("migration_interval", "generations between migrations"),
     (
@@ -388,6 +388,14 @@ const MEANINGS: [(&str, &str); 38] = [
         "PSO's confidence in the particle's own best [default: 1.62]",
     ),
     ("c2", "PSO's confidence in the swarm's best [default: 1.62]"),
+    (
+        "crossover_probability",
+        "the GA's crossover probability, in [0, 1] [default: 0.16]",
+    ),
+    (
+        "mutation_probability",
+        "the GA's mutation probability, in [0, 1] [default: 0.7]",
+    ),
 ];
 
 /// The example in `gpude batch --help` (the first jobs of examples/batch.toml).
@@ -450,7 +458,7 @@ Example:
 }
 
 /// The keys of a job and the type each needs.
-const KEYS: [(&str, &str); 38] = [
+const KEYS: [(&str, &str); 40] = [
     ("function", "a function name"),
     ("expr", "an expression (a string)"),
     ("objective_ptx", "the path of a PTX file (a string)"),
@@ -482,7 +490,7 @@ const KEYS: [(&str, &str); 38] = [
     ),
     ("repetitions", WHOLE32),
     ("runs", WHOLE32),
-    ("algorithm", "de or pso"),
+    ("algorithm", "de, pso or ga"),
     ("islands", WHOLE32),
     ("migration_interval", WHOLE32),
     ("migrants", WHOLE32),
@@ -492,6 +500,8 @@ const KEYS: [(&str, &str); 38] = [
     ("inertia", "a number"),
     ("c1", "a number"),
     ("c2", "a number"),
+    ("crossover_probability", "a number"),
+    ("mutation_probability", "a number"),
 ];
 const WHOLE32: &str = "a whole number in 0 ..= 4294967295";
 const WHOLE64: &str = "a whole number ≥ 0";

@@ -448,6 +448,10 @@ pub struct JobSpec {
     pub c1: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub c2: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub crossover_probability: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mutation_probability: Option<f64>,
 }
 
 impl JobSpec {

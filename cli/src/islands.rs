@@ -9,16 +9,16 @@ use gpude::host::islands::{
     topology_name,
 };
 use gpude::{
-    Algorithm, Archipelago, ArchipelagoResult, Backend, BoundPolicy, Job, Pso, RunResult, Solver,
-    SolverOptions,
+    Algorithm, Archipelago, ArchipelagoResult, Backend, BoundPolicy, Ga, Job, Pso, RunResult,
+    Solver, SolverOptions,
 };
 use serde::Serialize;
 
 /// The island and PSO flags of `gpude run` (batch files take the same keys, with `_`).
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct IslandArgs {
-    /// Algorithm: de or pso [default: de]. PSO keeps positions in the domain with
-    /// --bounds clip unless another policy is given.
+    /// Algorithm: de, pso or ga [default: de]. PSO and the GA keep positions in the
+    /// domain with --bounds clip unless another policy is given.
     #[arg(long, value_name = "A")]
     pub algorithm: Option<String>,
 
@@ -59,6 +59,15 @@ pub struct IslandArgs {
     /// PSO's confidence in the swarm's best, in [0, 4] [default: 1.62].
     #[arg(long, value_name = "C2", allow_negative_numbers = true)]
     pub c2: Option<f64>,
+
+    /// The GA's crossover probability (BLX-0.5), in [0, 1] [default: 0.16].
+    #[arg(long, value_name = "P", allow_negative_numbers = true)]
+    pub crossover_probability: Option<f64>,
+
+    /// The GA's mutation probability per offspring (the breeder GA's mutation of one
+    /// component), in [0, 1] [default: 0.7].
+    #[arg(long, value_name = "P", allow_negative_numbers = true)]
+    pub mutation_probability: Option<f64>,
 }
 
 impl JobSpec {
@@ -74,22 +83,33 @@ impl JobSpec {
         self.inertia = a.inertia;
         self.c1 = a.c1;
         self.c2 = a.c2;
+        self.crossover_probability = a.crossover_probability;
+        self.mutation_probability = a.mutation_probability;
         self
     }
 }
 
-/// Is `algorithm` PSO? (`None` and `de` are DE.)
-fn is_pso(spec: &JobSpec) -> Result<bool> {
+/// The algorithms of the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    De,
+    Pso,
+    Ga,
+}
+
+/// The description's algorithm (`None` is DE).
+fn kind(spec: &JobSpec) -> Result<Kind> {
     match spec
         .algorithm
         .as_deref()
         .map(|s| s.trim().to_ascii_lowercase())
+        .as_deref()
     {
-        None => Ok(false),
-        Some(a) if a == "de" => Ok(false),
-        Some(a) if a == "pso" => Ok(true),
+        None | Some("de") => Ok(Kind::De),
+        Some("pso") => Ok(Kind::Pso),
+        Some("ga") => Ok(Kind::Ga),
         Some(_) => Err(CliError::usage(format!(
-            "unknown algorithm {:?}; known: de, pso",
+            "unknown algorithm {:?}; known: de, pso, ga",
             spec.algorithm.as_deref().unwrap_or_default()
         ))),
     }
@@ -98,7 +118,8 @@ fn is_pso(spec: &JobSpec) -> Result<bool> {
 /// Refuses settings that do not apply to the algorithm or to runs without islands
 /// (before the jobs are made, so that the message names the flag, not a DE setting).
 pub fn check_flags(spec: &JobSpec) -> Result<()> {
-    let pso = is_pso(spec)?;
+    let kind = kind(spec)?;
+    let pso = kind == Kind::Pso;
     let island_keys = [
         (
             "migration interval (--migration-interval)",
@@ -126,6 +147,23 @@ pub fn check_flags(spec: &JobSpec) -> Result<()> {
             "{name} applies only to PSO: give algorithm pso (--algorithm pso) as well"
         )));
     }
+    let ga_keys = [
+        (
+            "crossover probability (--crossover-probability)",
+            spec.crossover_probability.is_some(),
+        ),
+        (
+            "mutation probability (--mutation-probability)",
+            spec.mutation_probability.is_some(),
+        ),
+    ];
+    if kind != Kind::Ga
+        && let Some((name, _)) = ga_keys.iter().find(|(_, given)| *given)
+    {
+        return Err(CliError::usage(format!(
+            "{name} applies only to the GA: give algorithm ga (--algorithm ga) as well"
+        )));
+    }
     let de_keys = [
         ("strategy (--strategy)", spec.strategy.is_some()),
         ("crossover (--crossover)", spec.crossover.is_some()),
@@ -136,9 +174,12 @@ pub fn check_flags(spec: &JobSpec) -> Result<()> {
             spec.thesis_variant.is_some(),
         ),
     ];
-    if pso && let Some((name, _)) = de_keys.iter().find(|(_, given)| *given) {
+    if kind != Kind::De
+        && let Some((name, _)) = de_keys.iter().find(|(_, given)| *given)
+    {
         return Err(CliError::usage(format!(
-            "{name} applies only to DE, not to algorithm pso"
+            "{name} applies only to DE, not to algorithm {}",
+            if pso { "pso" } else { "ga" }
         )));
     }
     Ok(())
@@ -150,23 +191,32 @@ pub fn check_flags(spec: &JobSpec) -> Result<()> {
 /// --bounds gets clip).
 pub fn plan(spec: &JobSpec, jobs: &mut [Job]) -> Result<Option<Vec<Archipelago>>> {
     check_flags(spec)?;
-    let pso = is_pso(spec)?;
-    if !pso && spec.islands.is_none() {
+    let kind = kind(spec)?;
+    if kind == Kind::De && spec.islands.is_none() {
         return Ok(None);
     }
-    let algorithm = if pso {
-        let d = Pso::default();
-        Algorithm::Pso(Pso {
-            inertia: spec.inertia.unwrap_or(d.inertia),
-            c1: spec.c1.unwrap_or(d.c1),
-            c2: spec.c2.unwrap_or(d.c2),
-        })
-    } else {
-        Algorithm::De
+    let algorithm = match kind {
+        Kind::Pso => {
+            let d = Pso::default();
+            Algorithm::Pso(Pso {
+                inertia: spec.inertia.unwrap_or(d.inertia),
+                c1: spec.c1.unwrap_or(d.c1),
+                c2: spec.c2.unwrap_or(d.c2),
+            })
+        }
+        Kind::Ga => {
+            let d = Ga::default();
+            Algorithm::Ga(Ga {
+                crossover: spec.crossover_probability.unwrap_or(d.crossover),
+                mutation: spec.mutation_probability.unwrap_or(d.mutation),
+                ..d
+            })
+        }
+        Kind::De => Algorithm::De,
     };
     let mut out = Vec::with_capacity(jobs.len());
     for job in jobs.iter_mut() {
-        if pso && spec.bounds.is_none() {
+        if kind != Kind::De && spec.bounds.is_none() {
             *job = job.clone().with_bounds(BoundPolicy::Clip);
         }
         let mut b =
@@ -231,17 +281,24 @@ pub fn execute(solver: &Solver, archs: &[Archipelago]) -> Result<Vec<Archipelago
 
 /// The settings of `a` written back into a job description.
 pub fn resolve(spec: &mut JobSpec, a: &Archipelago) {
-    if let Algorithm::Pso(p) = a.algorithm() {
-        spec.algorithm = Some("pso".into());
+    match a.algorithm() {
+        Algorithm::Pso(p) => {
+            spec.inertia = Some(p.inertia);
+            spec.c1 = Some(p.c1);
+            spec.c2 = Some(p.c2);
+        }
+        Algorithm::Ga(g) => {
+            spec.crossover_probability = Some(g.crossover);
+            spec.mutation_probability = Some(g.mutation);
+        }
+        Algorithm::De => {}
+    }
+    spec.algorithm = Some(a.algorithm().name().into());
+    if a.algorithm() != Algorithm::De {
         spec.strategy = None;
         spec.crossover = None;
         spec.f = None;
         spec.cr = None;
-        spec.inertia = Some(p.inertia);
-        spec.c1 = Some(p.c1);
-        spec.c2 = Some(p.c2);
-    } else {
-        spec.algorithm = Some("de".into());
     }
     spec.islands = Some(a.islands());
     if a.islands() > 1 {
@@ -265,6 +322,17 @@ pub fn describe(a: &Archipelago) -> Vec<(&'static str, String)> {
                 p.inertia,
                 p.c1,
                 p.c2,
+                bounds_name(job.bounds())
+            ),
+        ),
+        Algorithm::Ga(g) => (
+            "algorithm",
+            format!(
+                "ga, tournaments of 2, BLX-{} crossover p = {}, mutation (range {}) p = {}, elitism 1, bounds {}",
+                g.alpha,
+                g.crossover,
+                g.range,
+                g.mutation,
                 bounds_name(job.bounds())
             ),
         ),

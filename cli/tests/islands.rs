@@ -156,7 +156,7 @@ fn flags_that_do_not_apply_are_errors() {
     assert!(with(&["--islands", "2", "--c1", "1"]).contains("c1 (--c1) applies only to PSO"));
     assert!(with(&["--algorithm", "pso", "--strategy", "rand1"]).contains("applies only to DE"));
     assert!(with(&["--algorithm", "pso", "--cr", "0.3"]).contains("Cr (--cr) applies only to DE"));
-    assert!(with(&["--algorithm", "ga"]).contains("unknown algorithm \"ga\""));
+    assert!(with(&["--algorithm", "ge"]).contains("unknown algorithm \"ge\""));
     assert!(with(&["--islands", "2", "--topology", "star"]).contains("unknown topology"));
     assert!(with(&["--islands", "2", "--replace", "best"]).contains("unknown replacement"));
     // Out of range: 40 migrants into islands of Np = 40; 2 × 3 sources of a full
@@ -177,6 +177,14 @@ fn flags_that_do_not_apply_are_errors() {
     assert!(with(&["--islands", "0"]).contains("number of islands"));
     assert!(with(&["--islands", "2", "--migration-interval", "0"]).contains("interval"));
     assert!(with(&["--algorithm", "pso", "--inertia", "3"]).contains("inertia weight"));
+    assert!(with(&["--crossover-probability", "0.5"]).contains("applies only to the GA"));
+    assert!(with(&["--algorithm", "ga", "--c1", "1"]).contains("applies only to PSO"));
+    assert!(with(&["--algorithm", "ga", "-F", "0.5"]).contains("not to algorithm ga"));
+    assert!(
+        with(&["--algorithm", "ga", "--mutation-probability", "1.5"])
+            .contains("mutation probability")
+    );
+    assert!(with(&["--algorithm", "gaa"]).contains("known: de, pso, ga"));
     // GPU flags with the CPU backend are a usage error for islands as for any run.
     let mut cpu = vec!["run", "--function", "sphere", "-D", "4", "--islands", "2"];
     cpu.extend_from_slice(&["--backend", "cpu", "--device", "0"]);
@@ -255,8 +263,8 @@ fn castro2012_quick() {
         .lines()
         .filter(|l| l.starts_with("| ") && !l.starts_with("| ---"))
         .collect();
-    // Header plus PSO and DE for each of the two functions.
-    assert_eq!(rows.len(), 5, "{report}");
+    // Header plus PSO, DE and the GA for each of the two functions.
+    assert_eq!(rows.len(), 7, "{report}");
     assert!(
         rows[1].starts_with("| ackley | PSO | 130 | 2e-6 |"),
         "{}",
@@ -264,16 +272,27 @@ fn castro2012_quick() {
     );
     assert!(rows[1].ends_with("13000 / 100 % / 1.02 s; 12000 / 99.93 % / 0.95 s |"));
     assert!(
-        rows[4].starts_with("| schwefel12 | DE (thesis) | 420 | 1e-6 |"),
+        rows[5].starts_with("| schwefel12 | DE (thesis) | 420 | 1e-6 |"),
         "{}",
-        rows[4]
+        rows[5]
     );
-    assert!(rows[4].contains("GA: 20000 / no success / 46.59 s"));
+    assert!(rows[5].ends_with("(not in the paper) |"), "{}", rows[5]);
+    // The GA's own generation limit (its table's ÷ 100) and the paper's GA row.
+    assert!(
+        rows[6].starts_with("| schwefel12 | GA | 200 | 1e-6 |"),
+        "{}",
+        rows[6]
+    );
+    assert!(
+        rows[6].ends_with("20000 / no success / 46.59 s |"),
+        "{}",
+        rows[6]
+    );
     assert!(report.contains("## What differs from the paper"));
     let runs: Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("runs.json")).unwrap()).unwrap();
     let cases = runs.as_array().unwrap();
-    assert_eq!(cases.len(), 4);
+    assert_eq!(cases.len(), 6);
     for c in cases {
         assert_eq!(
             (c["islands"].as_u64(), c["particles"].as_u64()),
@@ -301,6 +320,7 @@ fn castro2012_quick() {
         "--functions",
         "ackley",
         "--no-de",
+        "--no-ga",
     ]);
     let strip = |s: &str| -> Vec<String> {
         s.lines()

@@ -506,6 +506,49 @@ declare_params! {
     SwarmParams, swarm_params, "pso_batch_"
 }
 
+/// The fields of [`GeneticParams`] (see [`batch_params!`](crate::batch_params)).
+#[macro_export]
+macro_rules! genetic_params {
+    ($callback:ident!($($args:tt)*), $t:ty) => {
+        $callback! { $($args)*; GeneticParams<$t> {
+            function: u32,
+            formula: u32,
+            bounds: u32,
+            dim: u32,
+            np: u32,
+            gens: u32,
+            target: $t,
+            crossover: $t,
+            mutation: $t,
+            alpha: $t,
+            range: $t,
+            seeds: *const u64,
+            streams: *const u32,
+            lo: *const $t,
+            hi: *const $t,
+            x: *mut $t,
+            y: *mut $t,
+            fit: *mut $t,
+            yfit: *mut $t,
+            scratch_f: *mut $t,
+            scratch_i: *mut u32,
+            gens_done: *mut u32,
+            best_f: *mut $t,
+        } }
+    };
+}
+
+declare_params! {
+    /// The genetic-algorithm kernels (`ga_batch_f32`, `ga_batch_f64`): one block per
+    /// island, its generations from `gens_done` (0: the initialisation first) up to
+    /// `gens`, or until its best reaches `target`, in one launch, with the rules of
+    /// [`crate::ga`]. `P` islands (the grid size) of `np` individuals with rows of
+    /// `stride(dim)` values in `x` and values in `fit`; `y`, `yfit` (as large) hold a
+    /// generation's offspring, `scratch_f`/`scratch_i` (32·P) the reductions'.
+    /// `gens_done` and `best_f` (P) as for [`SwarmParams`].
+    GeneticParams, genetic_params, "ga_batch_"
+}
+
 /// The fields of [`MigrateParams`] (see [`batch_params!`](crate::batch_params)).
 #[macro_export]
 macro_rules! migrate_params {
@@ -580,6 +623,8 @@ pub fn for_each_params(mut f: impl FnMut([&'static str; 2], &'static [Field])) {
     one::<AdaptiveParams<f64>>(&mut f);
     one::<SwarmParams<f32>>(&mut f);
     one::<SwarmParams<f64>>(&mut f);
+    one::<GeneticParams<f32>>(&mut f);
+    one::<GeneticParams<f64>>(&mut f);
     one::<MigrateParams<f32>>(&mut f);
     one::<MigrateParams<f64>>(&mut f);
     // The adaptive grid kernels share the batch kernels' parameters.
@@ -639,6 +684,8 @@ mod tests {
         check::<AdaptiveParams<f64>>("run", "sync");
         check::<SwarmParams<f32>>("function", "best_f");
         check::<SwarmParams<f64>>("function", "best_f");
+        check::<GeneticParams<f32>>("function", "best_f");
+        check::<GeneticParams<f64>>("function", "best_f");
         check::<MigrateParams<f32>>("phase", "scratch_i");
         check::<MigrateParams<f64>>("phase", "scratch_i");
         assert_eq!(BatchParams::<f32>::FIELDS.len(), 19);
@@ -650,7 +697,7 @@ mod tests {
     fn kernel_names_follow_the_registry() {
         let mut names = Vec::new();
         for_each_params(|[family, precision], _| names.push(format!("{family}{precision}")));
-        assert_eq!(names.len(), 19);
+        assert_eq!(names.len(), 21);
         let key = crate::registry::KernelKey {
             layout: crate::registry::Layout::Grid,
             family: crate::registry::Family::Thesis,

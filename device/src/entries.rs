@@ -18,8 +18,8 @@ use core::arch::nvptx::{_block_dim_x, _block_idx_x, _grid_dim_x, _thread_idx_x};
 use core::slice::from_raw_parts;
 
 use crate::abi::{
-    AdaptiveParams, AdaptiveRun, BarrierParams, BatchParams, CeilingParams, EvalParams, GridParams,
-    MigrateParams, Run, StepParams, SwarmParams,
+    AdaptiveParams, AdaptiveRun, BarrierParams, BatchParams, CeilingParams, EvalParams,
+    GeneticParams, GridParams, MigrateParams, Run, StepParams, SwarmParams,
 };
 use crate::cec2017;
 use crate::de::{BoundPolicy, Strategy};
@@ -787,6 +787,28 @@ crate::swarm_params!(
         /// As `pso_batch_f32`.
         pso_batch_f64,
         crate::islands::swarm
+    ),
+    f64
+);
+crate::genetic_params!(
+    islands_entry!(
+        /// One block per island; see [`crate::islands::genetic`].
+        ///
+        /// # Safety
+        /// Launched by the host with buffers sized as [`GeneticParams`] says.
+        ga_batch_f32,
+        crate::islands::genetic
+    ),
+    f32
+);
+crate::genetic_params!(
+    islands_entry!(
+        /// As `ga_batch_f32`, in double precision.
+        ///
+        /// # Safety
+        /// As `ga_batch_f32`.
+        ga_batch_f64,
+        crate::islands::genetic
     ),
     f64
 );

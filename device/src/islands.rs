@@ -1,5 +1,6 @@
 //! Islands on the GPU (nvptx64 only): the particle-swarm body ([`swarm`], one block per
-//! swarm, the rules of [`crate::pso`]) and the migration event's two phases
+//! swarm, the rules of [`crate::pso`]), the genetic algorithm's ([`genetic`], one block
+//! per island, the rules of [`crate::ga`]) and the migration event's two phases
 //! ([`migrate`], one block per island, the rules of [`crate::migration`]). A DE island
 //! is a population of the batch layout ([`crate::batch`]), which goes on from its
 //! buffers where a migration left it; the host runs the generations between two events
@@ -15,9 +16,10 @@
 use core::arch::nvptx::{_block_dim_x, _block_idx_x, _syncthreads, _thread_idx_x};
 use core::slice::{from_raw_parts, from_raw_parts_mut};
 
-use crate::abi::{MigrateParams, SwarmParams};
+use crate::abi::{GeneticParams, MigrateParams, SwarmParams};
 use crate::de::{BoundPolicy, RESAMPLE_SLOT, accepts, better, block, init_chunk, subsequence};
 use crate::functions::{BuiltinObjective, Formula, Function};
+use crate::ga::{BITS_SLOT, BLEND_SLOT, DECIDE_SLOT, GaParams, SELECT_SLOT, child_chunk, plan};
 use crate::kernels::{Eval, Group, LaneReal, block_best, shfl_bfly};
 use crate::lanes::{LaneObjective, chunk, group_width, rounds, stride};
 use crate::migration::{
@@ -554,6 +556,205 @@ unsafe fn select<T: LaneReal>(
             }
             _syncthreads();
             done += 1;
+        }
+    }
+}
+
+/// An island of the GA in one block: see [`GeneticParams`] and [`crate::ga`]. Thread
+/// groups of [`group_width`] lanes build one offspring each per pass into `y`, which is
+/// copied over the population once every offspring is done.
+///
+/// # Safety
+/// The host sizes every buffer as [`GeneticParams`] says for gridDim islands and
+/// launches a multiple of the group width threads per block (at most 1 024).
+#[inline(always)]
+pub(crate) unsafe fn genetic<T: LaneReal>(p: GeneticParams<T>) {
+    let GeneticParams {
+        function,
+        formula,
+        bounds,
+        dim,
+        np,
+        gens,
+        target,
+        crossover,
+        mutation,
+        alpha,
+        range,
+        seeds,
+        streams,
+        lo,
+        hi,
+        x,
+        y,
+        fit,
+        yfit,
+        scratch_f,
+        scratch_i,
+        gens_done,
+        best_f,
+    } = p;
+    // SAFETY: the caller's contract; every index below is < np (rows, values), < 32
+    // (scratch) or < stride(dim) (components), inside the block's share.
+    unsafe {
+        let s = _block_idx_x() as usize;
+        let gen0 = *gens_done.add(s);
+        if gen0 == u32::MAX {
+            return;
+        }
+        let tid = _thread_idx_x();
+        let nthreads = _block_dim_x();
+        let o = BuiltinObjective {
+            f: Function::from_u32(function).unwrap_or(Function::Sphere),
+            formula: Formula::from_u32(formula).unwrap_or(Formula::Exact),
+        };
+        let bounds = BoundPolicy::from_u32(bounds).unwrap_or(BoundPolicy::Clip);
+        let params = GaParams {
+            crossover,
+            mutation,
+            alpha,
+            range,
+        };
+        let g = group_width(dim);
+        let gr = Group::new(g, tid & 31);
+        let groups = nthreads / g;
+        let my_group = tid / g;
+        let st = stride(dim) as usize;
+        let key = key_of(*seeds.add(s));
+        let pstream = *streams.add(s);
+        let off = s * np as usize * st;
+        let (x, y) = (x.add(off), y.add(off));
+        let (fit, yfit) = (fit.add(s * np as usize), yfit.add(s * np as usize));
+        let (sf, si) = (scratch_f.add(32 * s), scratch_i.add(32 * s));
+        let nr = rounds(dim);
+        let passes = np.div_ceil(groups);
+
+        if gen0 == 0 {
+            // DE's initial population.
+            let mut pass = 0;
+            while pass < passes {
+                let i0 = pass * groups + my_group;
+                let active = i0 < np;
+                let i = if active { i0 } else { np - 1 };
+                let sub = subsequence(pstream, i);
+                let mut ev = Eval::<T>::new(&o);
+                let mut c = 0;
+                while c < nr {
+                    let (j0, n) = chunk(dim, g, c, gr.lane);
+                    let mut xv = [T::ZERO; 4];
+                    if n > 0 {
+                        let (l4, h4) =
+                            (T::load4(lo.add(j0 as usize)), T::load4(hi.add(j0 as usize)));
+                        xv = init_chunk(&block_words(key, sub, block(0, j0 / 4)), n, &l4, &h4);
+                        if active {
+                            T::store4(x.add(i as usize * st + j0 as usize), xv);
+                        }
+                    }
+                    ev.round(&gr, &o, xv, j0, n, dim, &o.consts(j0));
+                    c += 1;
+                }
+                let fx = ev.value(&gr, &o, dim);
+                if active && gr.lane == 0 {
+                    *fit.add(i as usize) = fx;
+                }
+                pass += 1;
+            }
+            _syncthreads();
+        }
+        let (mut bf, mut bi) = swarm_best(fit, np, tid, nthreads, sf, si);
+        let mut gn = gen0;
+        // Not `bf > target`: a NaN best never counts as having reached the target.
+        #[allow(clippy::neg_cmp_op_on_partial_ord)]
+        while gn < gens && !(bf <= target) {
+            gn += 1;
+            let mut pass = 0;
+            while pass < passes {
+                let i0 = pass * groups + my_group;
+                let active = i0 < np;
+                let i = if active { i0 } else { np - 1 };
+                let row = i as usize * st;
+                if i == 0 {
+                    // The elite: the old best, row and value.
+                    let mut c = 0;
+                    while c < nr {
+                        let (j0, n) = chunk(dim, g, c, gr.lane);
+                        if n > 0 {
+                            T::store4(
+                                y.add(j0 as usize),
+                                T::load4(x.add(bi as usize * st + j0 as usize)),
+                            );
+                        }
+                        c += 1;
+                    }
+                    if gr.lane == 0 {
+                        *yfit = bf;
+                    }
+                } else {
+                    let sub = subsequence(pstream, i);
+                    let words = |slot: u32| block_words(key, sub, block(gn, slot));
+                    let plan = plan(
+                        &params,
+                        np,
+                        dim,
+                        &words(SELECT_SLOT),
+                        &words(DECIDE_SLOT),
+                        || words(BITS_SLOT),
+                        |k| *fit.add(k as usize),
+                    );
+                    let mut ev = Eval::<T>::new(&o);
+                    let mut c = 0;
+                    while c < nr {
+                        let (j0, n) = chunk(dim, g, c, gr.lane);
+                        let mut cv = [T::ZERO; 4];
+                        if n > 0 {
+                            let q = j0 / 4;
+                            let (l4, h4) =
+                                (T::load4(lo.add(j0 as usize)), T::load4(hi.add(j0 as usize)));
+                            cv = child_chunk(
+                                &params,
+                                &plan,
+                                bounds,
+                                j0,
+                                n,
+                                &T::load4(x.add(plan.a as usize * st + j0 as usize)),
+                                &T::load4(x.add(plan.b as usize * st + j0 as usize)),
+                                &l4,
+                                &h4,
+                                || words(BLEND_SLOT + q),
+                                || words(RESAMPLE_SLOT + q),
+                            );
+                            if active {
+                                T::store4(y.add(row + j0 as usize), cv);
+                            }
+                        }
+                        ev.round(&gr, &o, cv, j0, n, dim, &o.consts(j0));
+                        c += 1;
+                    }
+                    let fx = ev.value(&gr, &o, dim);
+                    if active && gr.lane == 0 {
+                        *yfit.add(i as usize) = fx;
+                    }
+                }
+                pass += 1;
+            }
+            _syncthreads();
+            // The new generation over the old.
+            let mut t = tid as usize;
+            while t < np as usize * st {
+                *x.add(t) = *y.add(t);
+                t += nthreads as usize;
+            }
+            let mut i = tid;
+            while i < np {
+                *fit.add(i as usize) = *yfit.add(i as usize);
+                i += nthreads;
+            }
+            _syncthreads();
+            (bf, bi) = swarm_best(fit, np, tid, nthreads, sf, si);
+        }
+        if tid == 0 {
+            *gens_done.add(s) = gn;
+            *best_f.add(s) = bf;
         }
     }
 }

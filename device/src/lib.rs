@@ -57,6 +57,7 @@ pub mod de;
 pub mod exact;
 pub mod expr_maths;
 pub mod functions;
+pub mod ga;
 pub mod lanes;
 pub mod math;
 pub mod migration;

@@ -19,6 +19,7 @@ pub use nalgebra;
 pub use cpu::{islands, pso, split};
 pub use job::{cec2017, config, objective, problem, ptx_objective};
 
+pub use cpu::ga::Ga;
 pub use cpu::islands::{
     Algorithm, Archipelago, ArchipelagoBuilder, ArchipelagoResult, Emigrants, Replacement, Topology,
 };

@@ -1,5 +1,5 @@
 //! Islands on the GPU against the CPU engine: DE archipelagos (every row source of the
-//! batch layout) and particle swarms, every topology and migration rule, both
+//! batch layout), particle swarms and the GA, every topology and migration rule, both
 //! precisions, with and without a target, several archipelagos in one launch.
 
 use crate::Test;
@@ -7,13 +7,14 @@ use crate::common::job;
 use gpude::host::cpu::islands::run_cpu;
 use gpude::{
     Algorithm, Archipelago, ArchipelagoResult, BatchKernel, BoundPolicy, Crossover, CudaEngine,
-    Emigrants, Function, Job, Precision, Pso, Replacement, Strategy, Topology,
+    Emigrants, Function, Ga, Job, Precision, Pso, Replacement, Strategy, Topology,
 };
 
 pub fn tests() -> Vec<Test> {
     tests![
         de_islands_match_cpu_bit_for_bit,
         pso_islands_match_cpu_bit_for_bit,
+        ga_islands_match_cpu_bit_for_bit,
         islands_stop_at_the_target_as_on_the_cpu
     ]
 }
@@ -224,11 +225,44 @@ fn pso_islands_match_cpu_bit_for_bit(e: &CudaEngine) {
     }
 }
 
+/// The GA: the paper's settings and others, every topology and rule, both precisions,
+/// the bound policies.
+fn ga_islands_match_cpu_bit_for_bit(e: &CudaEngine) {
+    use Emigrants as E;
+    use Replacement as R;
+    use Topology as T;
+    let strong = Ga {
+        crossover: 0.9,
+        mutation: 0.5,
+        ..Ga::default()
+    };
+    #[rustfmt::skip]
+    let cases = [
+        (Function::Rastrigin, 30, 64, BoundPolicy::Clip, Precision::F32, T::Ring, E::Best, R::Worst, 2, Ga::default()),
+        (Function::Ackley, 10, 40, BoundPolicy::Reflect, Precision::F64, T::Full, E::Random, R::Random, 1, strong),
+        (Function::Griewank, 45, 33, BoundPolicy::Resample, Precision::F32, T::Random, E::Best, R::Random, 2, strong),
+        (Function::Schwefel12, 8, 64, BoundPolicy::Clip, Precision::F64, T::Ring, E::Random, R::Worst, 3, Ga::default()),
+    ];
+    for (f, d, np, b, p, t, em, rep, k, ga) in cases {
+        let tmpl = job(f, d, np, 50, Strategy::Rand1, Crossover::Binomial, b, p, 13);
+        let archs = archipelagos(&tmpl, 3, 4, t, 5, k, em, rep, Algorithm::Ga(ga));
+        same_as_cpu(
+            e,
+            &archs,
+            &format!("GA {f:?} D={d} {t:?} {em:?}→{rep:?} K={k} {p:?}"),
+        );
+    }
+}
+
 /// With a target, each archipelago stops after the first generation at which one of
 /// its islands reaches it, also inside a stretch between two events, while the others
 /// of the launch go on.
 fn islands_stop_at_the_target_as_on_the_cpu(e: &CudaEngine) {
-    for alg in [Algorithm::De, Algorithm::Pso(Pso::default())] {
+    for alg in [
+        Algorithm::De,
+        Algorithm::Pso(Pso::default()),
+        Algorithm::Ga(Ga::default()),
+    ] {
         for p in [Precision::F32, Precision::F64] {
             let tmpl = Job::builder(Function::Sphere, 10)
                 .pop(40)

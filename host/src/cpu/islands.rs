@@ -4,7 +4,7 @@
 //! Island `k` of an archipelago built from a job with stream `s` is that job with
 //! population stream `s·N + k` (N islands), so archipelago `s` of a series of runs uses
 //! streams `s·N … s·N + N − 1`. Every island runs the same algorithm: DE with the job's
-//! strategy (any of them) or PSO ([`crate::cpu::pso`]).
+//! strategy (any of them), PSO ([`crate::cpu::pso`]) or the GA ([`crate::cpu::ga`]).
 //!
 //! # Order of a run
 //! 1. Every island's generation 0 (its initial population), then its best.
@@ -33,6 +33,7 @@
 //! generation, lets the GPU engine keep them in its migration kernel; the values are the
 //! same, and where two points tie the record is the later one.)
 
+use crate::cpu::ga::{self, Ga};
 use crate::cpu::pso::{self, Pso, Swarm};
 use crate::cpu::{self, Population};
 use crate::error::{Error, Result};
@@ -43,6 +44,7 @@ use crate::run::control::Observer;
 use crate::run::result::{Ending, RunResult, termination};
 use gpude_device::Real;
 use gpude_device::de::better;
+use gpude_device::ga::GaParams;
 use gpude_device::migration::{
     EMIGRANT_SLOT, REPLACE_SLOT, draw_distinct, random_ring, select_best, select_worst, source,
     sources,
@@ -98,6 +100,8 @@ pub enum Algorithm {
     De,
     /// Particle swarm optimization.
     Pso(Pso),
+    /// The genetic algorithm ([`crate::cpu::ga`]).
+    Ga(Ga),
 }
 
 impl Algorithm {
@@ -105,6 +109,7 @@ impl Algorithm {
         match self {
             Algorithm::De => "de",
             Algorithm::Pso(_) => "pso",
+            Algorithm::Ga(_) => "ga",
         }
     }
 }
@@ -296,6 +301,16 @@ impl ArchipelagoBuilder {
                 ),
             ));
         }
+        if let Algorithm::Ga(g) = a.algorithm {
+            g.validate()?;
+        }
+        if matches!(a.algorithm, Algorithm::Ga(_)) && !a.template.thesis_variant().is_default() {
+            return Err(Error::invalid(
+                "thesis variant",
+                crate::job::config::variant_name(a.template.thesis_variant()),
+                "the default with algorithm ga (the variants are the thesis DE's)",
+            ));
+        }
         if let Algorithm::Pso(p) = a.algorithm {
             p.validate()?;
             if !a.template.thesis_variant().is_default() {
@@ -334,6 +349,11 @@ enum State<T> {
         scratch: Vec<T>,
     },
     Pso(Swarm<T>),
+    Ga {
+        pop: Population<T>,
+        best: usize,
+        params: GaParams<T>,
+    },
 }
 
 struct Island<T> {
@@ -357,6 +377,15 @@ impl<T: Real> Island<T> {
                 }
             }
             Algorithm::Pso(_) => State::Pso(pso::initial::<T>(&job)),
+            Algorithm::Ga(g) => {
+                let pop = cpu::initial::<T>(&job);
+                let best = pop.best();
+                State::Ga {
+                    pop,
+                    best,
+                    params: g.params::<T>(),
+                }
+            }
         };
         let history = job.history().then(Vec::new);
         Island {
@@ -371,7 +400,7 @@ impl<T: Real> Island<T> {
     /// The migrating individuals: rows (row-major) and values.
     fn members(&self) -> (&[T], &[T]) {
         match &self.state {
-            State::De { pop, .. } => (&pop.x, &pop.fit),
+            State::De { pop, .. } | State::Ga { pop, .. } => (&pop.x, &pop.fit),
             State::Pso(s) => (&s.pbest, &s.pfit),
         }
     }
@@ -382,7 +411,7 @@ impl<T: Real> Island<T> {
 
     fn best(&self) -> usize {
         match &self.state {
-            State::De { best, .. } => *best,
+            State::De { best, .. } | State::Ga { best, .. } => *best,
             State::Pso(s) => s.gbest,
         }
     }
@@ -407,6 +436,9 @@ impl<T: Real> Island<T> {
                 *best = cpu::generation(&self.job, pop, *best, g, scratch);
             }
             State::Pso(s) => pso::generation(&self.job, params, s, g),
+            State::Ga { pop, best, params } => {
+                *best = ga::generation(&self.job, params, pop, *best, g);
+            }
         }
     }
 
@@ -423,7 +455,7 @@ impl<T: Real> Island<T> {
 
     fn replace(&mut self, i: usize, row: &[T], f: T) {
         match &mut self.state {
-            State::De { pop, .. } => {
+            State::De { pop, .. } | State::Ga { pop, .. } => {
                 let d = pop.dim;
                 pop.x[i * d..(i + 1) * d].copy_from_slice(row);
                 pop.fit[i] = f;
@@ -434,7 +466,7 @@ impl<T: Real> Island<T> {
 
     fn refresh(&mut self, record: bool) {
         match &mut self.state {
-            State::De { pop, best, .. } => *best = pop.best(),
+            State::De { pop, best, .. } | State::Ga { pop, best, .. } => *best = pop.best(),
             State::Pso(s) => s.gbest = s.best(),
         }
         if record {
@@ -525,7 +557,7 @@ pub fn run<T: Real>(a: &Archipelago, observer: Option<Observer>) -> ArchipelagoR
     let n = a.islands;
     let params = match a.algorithm {
         Algorithm::Pso(p) => p.params::<T>(),
-        Algorithm::De => Pso::default().params::<T>(),
+        Algorithm::De | Algorithm::Ga(_) => Pso::default().params::<T>(),
     };
     let mut isl: Vec<Island<T>> = (0..n)
         .into_par_iter()

@@ -404,7 +404,7 @@ fn pso_migration_moves_particles_and_personal_bests() {
         .iter()
         .map(|i| match &i.state {
             State::Pso(s) => s.clone(),
-            State::De { .. } => unreachable!(),
+            _ => unreachable!(),
         })
         .collect();
     migrate(&a, &mut isl, 1);

@@ -7,6 +7,7 @@
 //! a run resumed from a [`Checkpoint`] gives the same bits as one that never stopped.
 
 pub mod adaptive;
+pub mod ga;
 pub mod islands;
 pub mod pso;
 pub mod split;

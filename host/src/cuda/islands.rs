@@ -1,11 +1,11 @@
-//! Islands on the GPU: archipelagos of DE populations or particle swarms, one block
-//! per island, with the CPU engine's rules ([`crate::cpu::islands`]) and bits.
+//! Islands on the GPU: archipelagos of DE populations, particle swarms or GA
+//! populations, one block per island, with the CPU engine's rules ([`crate::cpu::islands`]) and bits.
 //!
 //! Compatible archipelagos (equal but for seed and stream) share every launch: the
 //! islands of archipelago `a` are blocks `a·N … a·N + N − 1`. The generations between
 //! two migration events run in one launch (a DE island is a population of the batch
 //! layout, which goes on from its buffers; a swarm runs the kernel
-//! `gpude_device::islands::swarm`), and an event in two launches of the migration
+//! `gpude_device::islands::swarm`, a GA island `gpude_device::islands::genetic`), and an event in two launches of the migration
 //! kernel (emigrants out, then replacements), which also keeps each island's record
 //! (see [`crate::cpu::islands`]).
 //!
@@ -26,7 +26,7 @@ use crate::job::config::Job;
 use crate::run::control::Observer;
 use crate::run::result::{Ending, RunLayout, RunResult, termination};
 use cudarc::driver::{CudaFunction, CudaSlice, CudaStream, LaunchConfig};
-use gpude_device::abi::{MigrateParams, SwarmParams};
+use gpude_device::abi::{GeneticParams, KernelParams, MigrateParams, SwarmParams};
 use gpude_device::de::better;
 use gpude_device::lanes::{group_width, stride};
 use gpude_device::migration::sources;
@@ -57,44 +57,88 @@ pub(crate) fn unsupported(a: &Archipelago) -> Option<Error> {
             "a built-in function, an expression or a PTX objective (a host callback runs islands on the CPU engine: --backend cpu)",
         ));
     }
-    if matches!(a.algorithm(), Algorithm::Pso(_)) && job.builtin().is_none() {
+    if !matches!(a.algorithm(), Algorithm::De) && job.builtin().is_none() {
         return Some(Error::invalid(
-            "objective of PSO on the GPU engine",
+            if matches!(a.algorithm(), Algorithm::Pso(_)) {
+                "objective of PSO on the GPU engine"
+            } else {
+                "objective of the GA on the GPU engine"
+            },
             job.objective().name(),
-            "a built-in function (other objectives run PSO on the CPU engine: --backend cpu)",
+            format!(
+                "a built-in function (other objectives run {} on the CPU engine: --backend cpu)",
+                a.algorithm().name()
+            ),
         ));
     }
     None
 }
 
-/// A swarm launch: one block per swarm (see `gpude_device::abi::SwarmParams`).
-struct SwarmLaunch<T: GpuReal> {
+/// The common inputs of the islands' own kernels (swarms, GA): the seeds, streams and
+/// bounds, uploaded, and the launch shape.
+struct Inputs<T> {
+    seeds: CudaSlice<u64>,
+    streams: CudaSlice<u32>,
+    lo: CudaSlice<T>,
+    hi: CudaSlice<T>,
+}
+
+/// A launch of one of the islands' own kernels, one block per island: the swarms'
+/// (`gpude_device::abi::SwarmParams`) or the GA's (`GeneticParams`).
+struct OwnLaunch<T: GpuReal, P> {
     name: String,
     func: CudaFunction,
     cfg: LaunchConfig,
-    params: SwarmParams<T>,
-    x: CudaSlice<T>,
-    v: CudaSlice<T>,
-    pbest: CudaSlice<T>,
-    pfit: CudaSlice<T>,
+    params: P,
+    /// The row buffers a launch changes (`np · stride` per island): the members first
+    /// (a swarm's personal bests, the GA's population), then the others.
+    rows: Vec<CudaSlice<T>>,
+    /// For a swarm, the index in `rows` of the positions a migrant also becomes.
+    also: Option<usize>,
+    /// The members' values (`np` per island).
+    values: CudaSlice<T>,
     gens_done: CudaSlice<u32>,
     best_f: CudaSlice<T>,
-    #[allow(clippy::type_complexity)]
-    _keep: (
-        CudaSlice<u64>,
-        CudaSlice<u32>,
-        CudaSlice<T>,
-        CudaSlice<T>,
-        CudaSlice<T>,
-        CudaSlice<T>,
-        CudaSlice<u32>,
-    ),
+    _keep: (Inputs<T>, Vec<CudaSlice<T>>, CudaSlice<u32>),
 }
 
-/// The islands' buffers: a batch launch of DE populations or a swarm launch.
+/// The generation limit field of an own kernel's parameters.
+trait Limit {
+    fn set_gens(&mut self, gens: u32);
+}
+
+impl<T> Limit for SwarmParams<T> {
+    fn set_gens(&mut self, gens: u32) {
+        self.gens = gens;
+    }
+}
+
+impl<T> Limit for GeneticParams<T> {
+    fn set_gens(&mut self, gens: u32) {
+        self.gens = gens;
+    }
+}
+
+impl<T: GpuReal, P: KernelParams + Limit> OwnLaunch<T, P> {
+    fn launch(&mut self, end: u32, stream: &CudaStream) -> Result<()> {
+        self.params.set_gens(end);
+        let mut b = stream.launch_builder(&self.func);
+        push_params(&mut b, &self.params);
+        // SAFETY: the parameters are the kernel's (the build script checks them against
+        // the PTX); every buffer has the length `alloc_swarm` or `alloc_genetic` gave it
+        // for the grid's islands and lives as long as `self`; the block is a multiple of
+        // the group width.
+        unsafe { b.launch(self.cfg) }.map_err(cuda_err(format!("{}: launching", self.name)))?;
+        Ok(())
+    }
+}
+
+/// The islands' buffers: a batch launch of DE populations, or a launch of the swarms'
+/// or the GA's kernel.
 enum Members<T: GpuReal> {
     De(Box<BatchLaunch<T>>),
-    Pso(Box<SwarmLaunch<T>>),
+    Pso(Box<OwnLaunch<T, SwarmParams<T>>>),
+    Ga(Box<OwnLaunch<T, GeneticParams<T>>>),
 }
 
 /// A copy of the islands' state before a launch.
@@ -108,43 +152,38 @@ impl<T: GpuReal> Members<T> {
     fn name(&self) -> &str {
         match self {
             Members::De(l) => &l.name,
-            Members::Pso(s) => &s.name,
+            Members::Pso(l) => &l.name,
+            Members::Ga(l) => &l.name,
         }
     }
 
     fn launch(&mut self, end: u32, stream: &CudaStream) -> Result<()> {
         match self {
             Members::De(l) => l.launch(end, 0, 0),
-            Members::Pso(s) => {
-                s.params.gens = end;
-                let mut b = stream.launch_builder(&s.func);
-                push_params(&mut b, &s.params);
-                // SAFETY: the parameters are the kernel's (the build script checks them
-                // against the PTX); every buffer has the length `alloc_swarm` gave it for
-                // the grid's swarms and lives as long as `s`; the block is a multiple of
-                // the group width.
-                unsafe { b.launch(s.cfg) }.map_err(cuda_err(format!("{}: launching", s.name)))?;
-                Ok(())
-            }
+            Members::Pso(l) => l.launch(end, stream),
+            Members::Ga(l) => l.launch(end, stream),
         }
     }
 
     fn gens_done(&mut self) -> &mut CudaSlice<u32> {
         match self {
             Members::De(l) => &mut l.gens_done,
-            Members::Pso(s) => &mut s.gens_done,
+            Members::Pso(l) => &mut l.gens_done,
+            Members::Ga(l) => &mut l.gens_done,
         }
     }
 
     fn best_f(&self) -> &CudaSlice<T> {
         match self {
             Members::De(l) => &l.best_f,
-            Members::Pso(s) => &s.best_f,
+            Members::Pso(l) => &l.best_f,
+            Members::Ga(l) => &l.best_f,
         }
     }
 
     /// The row buffers (`np · stride` per island), the values (`np` per island) and the
     /// flags, if any.
+    #[allow(clippy::type_complexity)]
     fn state(
         &mut self,
     ) -> (
@@ -158,7 +197,8 @@ impl<T: GpuReal> Members<T> {
                 &mut l.fit,
                 Some(&mut l.flags),
             ),
-            Members::Pso(s) => (vec![&mut s.x, &mut s.v, &mut s.pbest], &mut s.pfit, None),
+            Members::Pso(l) => (l.rows.iter_mut().collect(), &mut l.values, None),
+            Members::Ga(l) => (l.rows.iter_mut().collect(), &mut l.values, None),
         }
     }
 
@@ -219,6 +259,15 @@ impl<T: GpuReal> Members<T> {
     /// (DE), the positions written with them (PSO), and their values.
     fn migrating(&self, stream: &CudaStream) -> (*mut T, *mut T, *const u32, *mut T, *mut T) {
         let null = std::ptr::null_mut();
+        let own = |rows: &[CudaSlice<T>], also: Option<usize>, values: &CudaSlice<T>| {
+            (
+                dev(&rows[0], stream),
+                null,
+                std::ptr::null(),
+                also.map_or(null, |k| dev(&rows[k], stream)),
+                dev(values, stream),
+            )
+        };
         match self {
             Members::De(l) => (
                 dev(&l.pop_a, stream),
@@ -227,13 +276,16 @@ impl<T: GpuReal> Members<T> {
                 null,
                 dev(&l.fit, stream),
             ),
-            Members::Pso(s) => (
-                dev(&s.pbest, stream),
-                null,
-                std::ptr::null(),
-                dev(&s.x, stream),
-                dev(&s.pfit, stream),
-            ),
+            Members::Pso(l) => own(&l.rows, l.also, &l.values),
+            Members::Ga(l) => own(&l.rows, l.also, &l.values),
+        }
+    }
+
+    fn gens_done_ptr(&self, stream: &CudaStream) -> *mut u32 {
+        match self {
+            Members::De(l) => dev(&l.gens_done, stream),
+            Members::Pso(l) => dev(&l.gens_done, stream),
+            Members::Ga(l) => dev(&l.gens_done, stream),
         }
     }
 }
@@ -274,12 +326,16 @@ impl CudaEngine {
         Ok(out.into_iter().flatten().collect())
     }
 
-    /// The swarm launch of `jobs` (one per island), every swarm at generation 0.
-    fn alloc_swarm<T: GpuReal>(
+    /// The inputs of an own kernel's launch of `jobs` (one per island) and its shape:
+    /// its function, name and threads per block.
+    #[allow(clippy::type_complexity)]
+    fn own_inputs<T: GpuReal>(
         &self,
+        kernel: Kernel,
         jobs: &[&Job],
         stream: &Arc<CudaStream>,
-    ) -> Result<SwarmLaunch<T>> {
+        rows: usize,
+    ) -> Result<(Inputs<T>, CudaFunction, String, LaunchConfig)> {
         let job = jobs[0];
         let p = jobs.len();
         let dim = job.dim();
@@ -287,48 +343,68 @@ impl CudaEngine {
         let np = job.pop() as usize;
         let t = std::mem::size_of::<T>() as u64;
         self.check_memory(
-            t * (4 * p * np * st + p * np + p * st + 33 * p + 2 * st) as u64 + 4 * (34 * p) as u64,
+            t * (rows * p * np * st + 2 * p * np + p * st + 33 * p + 2 * st) as u64
+                + 4 * (34 * p) as u64,
         )?;
-        let kernel = Kernel::Swarm(T::KERNEL);
         let name = kernel.name();
         let func = self.function(kernel)?;
         let g = group_width(dim);
         let threads = self
             .max_threads(&func, &name)?
             .min(((np as u32 * g).div_ceil(32) * 32).max(32));
-        let ctx = |what: &str| format!("{name}: {what}");
+        let up = |e| cuda_err(format!("{name}: uploading"))(e);
+        let seeds: Vec<u64> = jobs.iter().map(|j| j.seed()).collect();
+        let streams: Vec<u32> = jobs.iter().map(|j| j.stream()).collect();
+        let inputs = Inputs {
+            seeds: stream.clone_htod(&seeds).map_err(up)?,
+            streams: stream.clone_htod(&streams).map_err(up)?,
+            lo: stream
+                .clone_htod(&padded::<T>(job.lower(), st))
+                .map_err(up)?,
+            hi: stream
+                .clone_htod(&padded::<T>(job.upper(), st))
+                .map_err(up)?,
+        };
+        let cfg = LaunchConfig {
+            grid_dim: (p as u32, 1, 1),
+            block_dim: (threads, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        Ok((inputs, func, name, cfg))
+    }
+
+    /// The swarm launch of `jobs` (one per island), every swarm at generation 0.
+    fn alloc_swarm<T: GpuReal>(
+        &self,
+        jobs: &[&Job],
+        pso: &crate::cpu::pso::Pso,
+        stream: &Arc<CudaStream>,
+    ) -> Result<OwnLaunch<T, SwarmParams<T>>> {
+        let job = jobs[0];
+        let (p, dim, np) = (jobs.len(), job.dim(), job.pop() as usize);
+        let st = stride(dim) as usize;
+        let (inputs, func, name, cfg) =
+            self.own_inputs::<T>(Kernel::Swarm(T::KERNEL), jobs, stream, 3)?;
         let alloc = |n: usize| -> Result<CudaSlice<T>> {
             stream
                 .alloc_zeros::<T>(n.max(1))
-                .map_err(cuda_err(ctx("allocating")))
+                .map_err(cuda_err(format!("{name}: allocating")))
         };
-        let up = |e| cuda_err(ctx("uploading"))(e);
-        let seeds: Vec<u64> = jobs.iter().map(|j| j.seed()).collect();
-        let streams: Vec<u32> = jobs.iter().map(|j| j.stream()).collect();
-        let seeds_d = stream.clone_htod(&seeds).map_err(up)?;
-        let streams_d = stream.clone_htod(&streams).map_err(up)?;
-        let lo_d = stream
-            .clone_htod(&padded::<T>(job.lower(), st))
-            .map_err(up)?;
-        let hi_d = stream
-            .clone_htod(&padded::<T>(job.upper(), st))
-            .map_err(up)?;
-        let (x, v, pbest) = (
+        let allocu = |n: usize| -> Result<CudaSlice<u32>> {
+            stream
+                .alloc_zeros::<u32>(n.max(1))
+                .map_err(cuda_err(format!("{name}: allocating")))
+        };
+        // Personal bests (the members), positions, velocities.
+        let rows = vec![
             alloc(p * np * st)?,
             alloc(p * np * st)?,
             alloc(p * np * st)?,
-        );
-        let pfit = alloc(p * np)?;
-        let gbest = alloc(p * st)?;
-        let scratch_f = alloc(32 * p)?;
-        let scratch_i = stream
-            .alloc_zeros::<u32>(32 * p)
-            .map_err(cuda_err(ctx("allocating")))?;
-        let gens_done = stream
-            .alloc_zeros::<u32>(p)
-            .map_err(cuda_err(ctx("allocating")))?;
-        let best_f = alloc(p)?;
+        ];
+        let (pfit, gbest, scratch_f) = (alloc(p * np)?, alloc(p * st)?, alloc(32 * p)?);
+        let (scratch_i, gens_done, best_f) = (allocu(32 * p)?, allocu(p)?, alloc(p)?);
         let s = &**stream;
+        let pp = pso.params::<T>();
         let params = SwarmParams::<T> {
             function: job.builtin().map_or(0, |f| f as u32),
             formula: job.formula() as u32,
@@ -337,16 +413,16 @@ impl CudaEngine {
             np: np as u32,
             gens: 0,
             target: T::of(job.target_value().unwrap_or(f64::NAN)),
-            inertia: T::ZERO,
-            c1: T::ZERO,
-            c2: T::ZERO,
-            seeds: dev(&seeds_d, s),
-            streams: dev(&streams_d, s),
-            lo: dev(&lo_d, s),
-            hi: dev(&hi_d, s),
-            x: dev(&x, s),
-            v: dev(&v, s),
-            pbest: dev(&pbest, s),
+            inertia: pp.inertia,
+            c1: pp.c1,
+            c2: pp.c2,
+            seeds: dev(&inputs.seeds, s),
+            streams: dev(&inputs.streams, s),
+            lo: dev(&inputs.lo, s),
+            hi: dev(&inputs.hi, s),
+            x: dev(&rows[1], s),
+            v: dev(&rows[2], s),
+            pbest: dev(&rows[0], s),
             pfit: dev(&pfit, s),
             gbest: dev(&gbest, s),
             scratch_f: dev(&scratch_f, s),
@@ -354,22 +430,84 @@ impl CudaEngine {
             gens_done: dev(&gens_done, s),
             best_f: dev(&best_f, s),
         };
-        Ok(SwarmLaunch {
+        Ok(OwnLaunch {
             name,
             func,
-            cfg: LaunchConfig {
-                grid_dim: (p as u32, 1, 1),
-                block_dim: (threads, 1, 1),
-                shared_mem_bytes: 0,
-            },
+            cfg,
             params,
-            x,
-            v,
-            pbest,
-            pfit,
+            rows,
+            also: Some(1),
+            values: pfit,
             gens_done,
             best_f,
-            _keep: (seeds_d, streams_d, lo_d, hi_d, gbest, scratch_f, scratch_i),
+            _keep: (inputs, vec![gbest, scratch_f], scratch_i),
+        })
+    }
+
+    /// The GA launch of `jobs` (one per island), every island at generation 0.
+    fn alloc_genetic<T: GpuReal>(
+        &self,
+        jobs: &[&Job],
+        ga: &crate::cpu::ga::Ga,
+        stream: &Arc<CudaStream>,
+    ) -> Result<OwnLaunch<T, GeneticParams<T>>> {
+        let job = jobs[0];
+        let (p, dim, np) = (jobs.len(), job.dim(), job.pop() as usize);
+        let st = stride(dim) as usize;
+        let (inputs, func, name, cfg) =
+            self.own_inputs::<T>(Kernel::Genetic(T::KERNEL), jobs, stream, 2)?;
+        let alloc = |n: usize| -> Result<CudaSlice<T>> {
+            stream
+                .alloc_zeros::<T>(n.max(1))
+                .map_err(cuda_err(format!("{name}: allocating")))
+        };
+        let allocu = |n: usize| -> Result<CudaSlice<u32>> {
+            stream
+                .alloc_zeros::<u32>(n.max(1))
+                .map_err(cuda_err(format!("{name}: allocating")))
+        };
+        // The population (the members), then the offspring's rows.
+        let rows = vec![alloc(p * np * st)?, alloc(p * np * st)?];
+        let (fit, yfit, scratch_f) = (alloc(p * np)?, alloc(p * np)?, alloc(32 * p)?);
+        let (scratch_i, gens_done, best_f) = (allocu(32 * p)?, allocu(p)?, alloc(p)?);
+        let s = &**stream;
+        let gp = ga.params::<T>();
+        let params = GeneticParams::<T> {
+            function: job.builtin().map_or(0, |f| f as u32),
+            formula: job.formula() as u32,
+            bounds: job.bounds() as u32,
+            dim,
+            np: np as u32,
+            gens: 0,
+            target: T::of(job.target_value().unwrap_or(f64::NAN)),
+            crossover: gp.crossover,
+            mutation: gp.mutation,
+            alpha: gp.alpha,
+            range: gp.range,
+            seeds: dev(&inputs.seeds, s),
+            streams: dev(&inputs.streams, s),
+            lo: dev(&inputs.lo, s),
+            hi: dev(&inputs.hi, s),
+            x: dev(&rows[0], s),
+            y: dev(&rows[1], s),
+            fit: dev(&fit, s),
+            yfit: dev(&yfit, s),
+            scratch_f: dev(&scratch_f, s),
+            scratch_i: dev(&scratch_i, s),
+            gens_done: dev(&gens_done, s),
+            best_f: dev(&best_f, s),
+        };
+        Ok(OwnLaunch {
+            name,
+            func,
+            cfg,
+            params,
+            rows,
+            also: None,
+            values: fit,
+            gens_done,
+            best_f,
+            _keep: (inputs, vec![yfit, scratch_f], scratch_i),
         })
     }
 
@@ -402,10 +540,10 @@ impl CudaEngine {
                 true,
             )?)),
             Algorithm::Pso(pso) => {
-                let mut s = self.alloc_swarm::<T>(&refs, &stream)?;
-                let pp = pso.params::<T>();
-                (s.params.inertia, s.params.c1, s.params.c2) = (pp.inertia, pp.c1, pp.c2);
-                Members::Pso(Box::new(s))
+                Members::Pso(Box::new(self.alloc_swarm::<T>(&refs, &pso, &stream)?))
+            }
+            Algorithm::Ga(ga) => {
+                Members::Ga(Box::new(self.alloc_genetic::<T>(&refs, &ga, &stream)?))
             }
         };
         let name = format!("{} islands", members.name());
@@ -468,10 +606,7 @@ impl CudaEngine {
                 flags,
                 also,
                 fit,
-                gens_done: match members {
-                    Members::De(l) => dev(&l.gens_done, s),
-                    Members::Pso(w) => dev(&w.gens_done, s),
-                },
+                gens_done: members.gens_done_ptr(s),
                 out_rows: dev(&out_rows, s),
                 out_fit: dev(&out_fit, s),
                 pick: dev(&pick, s),

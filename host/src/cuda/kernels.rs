@@ -29,6 +29,8 @@ pub enum Kernel {
     CeilingBarrier,
     /// The particle-swarm kernel of the built-in functions (`gpude_device::islands`).
     Swarm(KernelPrecision),
+    /// The genetic algorithm's kernel of the built-in functions (`gpude_device::islands`).
+    Genetic(KernelPrecision),
     /// The migration kernel of the islands (`gpude_device::islands`).
     Migrate(KernelPrecision),
     /// An expression's evaluation kernel, linked in at run time
@@ -48,6 +50,7 @@ impl Kernel {
             Kernel::CeilingFma(p) => format!("ceiling_fma_{}", word(*p)),
             Kernel::CeilingBarrier => "ceiling_barrier_f32".to_string(),
             Kernel::Swarm(p) => format!("pso_batch_{}", word(*p)),
+            Kernel::Genetic(p) => format!("ga_batch_{}", word(*p)),
             Kernel::Migrate(p) => format!("migrate_{}", word(*p)),
             Kernel::ExprEval(p) => p.kernel_name().to_string(),
         }
@@ -231,6 +234,7 @@ mod tests {
         );
         assert_eq!(Kernel::Swarm(KernelPrecision::F64).name(), "pso_batch_f64");
         assert_eq!(Kernel::Migrate(KernelPrecision::F32).name(), "migrate_f32");
+        assert_eq!(Kernel::Genetic(KernelPrecision::F32).name(), "ga_batch_f32");
         assert_eq!(
             Kernel::ExprEval(ExprPrecision::F32).name(),
             "gpude_objective_eval_f32"

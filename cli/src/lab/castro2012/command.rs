@@ -25,9 +25,13 @@ pub struct Args {
     #[arg(long, default_value = "cpu", value_name = "B")]
     pub backend: String,
 
-    /// Leave out gpude's DE islands (PSO only).
+    /// Leave out gpude's DE islands.
     #[arg(long)]
     pub no_de: bool,
+
+    /// Leave out the GA.
+    #[arg(long)]
+    pub no_ga: bool,
 
     /// Small sizes for a check in seconds: 3 islands × 16 particles, D = 10, g_max ÷ 100,
     /// 2 runs.
@@ -63,6 +67,7 @@ pub fn run(args: Args) -> Result<String> {
             None => published::CASES.iter().map(|k| k.function).collect(),
         },
         de: !args.no_de,
+        ga: !args.no_ga,
     };
     let backend = BackendArgs {
         backend: args.backend.clone(),

@@ -1,7 +1,8 @@
 //! `gpude reproduce castro2012`: the experiment of Castro Liera et al. 2012 —
 //! PSO on 21 islands (swarms) of 128 particles with ring migration of the best every
-//! 1 % of the generations — rerun beside gpude's DE on the same islands, on Rastrigin,
-//! Ackley, Schwefel 1.2 and Weierstrass at D = 30.
+//! 1 % of the generations, and a GA on 14 islands of 64 whose best 2 replace the next
+//! island's worst 2 every 10 % — rerun beside gpude's DE on PSO's islands, on
+//! Rastrigin, Ackley, Schwefel 1.2 and Weierstrass at D = 30.
 //!
 //! Every case is a list of [`Archipelago`]s (one per run) run through
 //! [`Solver::run_archipelagos`], so the engine that runs it is the solver's; on the GPU
@@ -19,7 +20,7 @@ pub use report::{report, write};
 use crate::stats::Errors;
 use crate::{CliError, Result};
 use gpude::{
-    Algorithm, Archipelago, BoundPolicy, Function, FunctionInfo, Job, Precision, Pso, Solver,
+    Algorithm, Archipelago, BoundPolicy, Function, FunctionInfo, Ga, Job, Precision, Pso, Solver,
     Strategy,
 };
 use serde::Serialize;
@@ -40,21 +41,32 @@ pub struct Options {
     pub functions: Vec<Function>,
     /// Run gpude's DE islands beside PSO.
     pub de: bool,
+    /// Run the paper's GA (gpude's operators) beside PSO.
+    pub ga: bool,
 }
 
 impl Options {
-    /// Islands, particles per island, dimension.
+    /// Islands, particles per island, dimension (PSO's and DE's).
     pub fn sizes(&self) -> (u32, u32, u32) {
-        if self.quick {
-            (3, 16, 10)
-        } else {
-            (published::ISLANDS, published::PARTICLES, published::DIM)
+        self.sizes_of(Family::Pso)
+    }
+
+    /// Islands, individuals per island, dimension of a family's cases.
+    pub fn sizes_of(&self, family: Family) -> (u32, u32, u32) {
+        match (self.quick, family) {
+            (true, _) => (3, 16, 10),
+            (false, Family::Ga) => (published::GA_ISLANDS, published::GA_SIZE, published::DIM),
+            (false, _) => (published::ISLANDS, published::PARTICLES, published::DIM),
         }
     }
 
-    /// The generation limit of a case: the paper's (the 100 % row), ÷ 100 when quick.
-    pub fn g_max(&self, c: &published::Case) -> u32 {
-        let g = c.pso[0].generations;
+    /// The generation limit of a case: the paper's (PSO's 100 % row; the GA's own),
+    /// ÷ 100 when quick.
+    pub fn g_max(&self, c: &published::Case, family: Family) -> u32 {
+        let g = match family {
+            Family::Ga => c.ga.generations,
+            _ => c.pso[0].generations,
+        };
         if self.quick { (g / 100).max(20) } else { g }
     }
 
@@ -87,6 +99,8 @@ pub enum Family {
     Pso,
     /// gpude's DE (the thesis strategy) on the same islands.
     De,
+    /// The paper's GA (gpude's operators) on its 14 islands of 64.
+    Ga,
 }
 
 impl Family {
@@ -94,6 +108,7 @@ impl Family {
         match self {
             Family::Pso => "PSO",
             Family::De => "DE (thesis)",
+            Family::Ga => "GA",
         }
     }
 }
@@ -105,8 +120,8 @@ pub fn archipelago(
     family: Family,
     run: u32,
 ) -> gpude::Result<Archipelago> {
-    let (islands, np, dim) = o.sizes();
-    let g_max = o.g_max(c);
+    let (islands, np, dim) = o.sizes_of(family);
+    let g_max = o.g_max(c, family);
     let job = Job::builder(c.function, dim)
         .domain(c.domain.0, c.domain.1)
         .pop(np)
@@ -121,11 +136,19 @@ pub fn archipelago(
     let algorithm = match family {
         Family::Pso => Algorithm::Pso(Pso::default()),
         Family::De => Algorithm::De,
+        Family::Ga => Algorithm::Ga(Ga::default()),
+    };
+    let (interval, migrants) = match family {
+        Family::Ga => (
+            (g_max * published::GA_INTERVAL_PCT / 100).max(1),
+            if o.quick { 1 } else { published::GA_MIGRANTS },
+        ),
+        _ => ((g_max / 100).max(1), 1),
     };
     Archipelago::builder(job, islands)
         .algorithm(algorithm)
-        .interval((g_max / 100).max(1))
-        .migrants(1)
+        .interval(interval)
+        .migrants(migrants)
         .build()
 }
 
@@ -218,6 +241,9 @@ pub fn cases(o: &Options) -> Vec<(&'static published::Case, Family)> {
         out.push((c, Family::Pso));
         if o.de {
             out.push((c, Family::De));
+        }
+        if o.ga {
+            out.push((c, Family::Ga));
         }
     }
     out

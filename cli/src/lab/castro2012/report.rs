@@ -26,11 +26,13 @@ pub fn report(o: &Options, results: &[CaseResult], backend: &str, command: &str)
     let _ = writeln!(s, "Command: `{command}`  ");
     let _ = writeln!(
         s,
-        "Engine: {backend}; {} runs per case (the paper: {}); seed {}; {}; {islands} islands × {np} particles, D = {dim}.{}\n",
+        "Engine: {backend}; {} runs per case (the paper: {}); seed {}; {}; PSO and DE on {islands} islands × {np}, the GA on {} × {}, D = {dim}.{}\n",
         o.runs,
         published::RUNS,
         o.seed,
         o.precision.name(),
+        o.sizes_of(Family::Ga).0,
+        o.sizes_of(Family::Ga).1,
         if o.quick {
             " Quick mode: small sizes and generation limits ÷ 100; the paper's numbers are for its full sizes."
         } else {
@@ -68,12 +70,13 @@ pub fn report(o: &Options, results: &[CaseResult], backend: &str, command: &str)
                 })
                 .collect::<Vec<_>>()
                 .join("; "),
-            Family::De => format!(
-                "GA: {} / {} / {} s",
+            Family::Ga => format!(
+                "{} / {} / {} s",
                 c.ga.generations,
                 pct(c.ga.success_pct),
                 c.ga.time_s
             ),
+            Family::De => "(not in the paper)".into(),
         };
         rows.push(vec![
             r.function.to_string(),
@@ -96,8 +99,11 @@ a run stops there, so \"time/run\" is the time to the target (or to g_max); on t
 case share every launch (one block per island of every run), and \"time/run\" is the case's wall time \
 over its runs. The paper ran every \
 run for g_max generations and reports the success rate and time at two generation limits. \
-The DE rows are gpude's DE ({} strategy, clip bounds) on the same islands and migration; the paper's \
-other algorithm, a GA whose operators it leaves unstated, is shown for reference only.\n",
+The DE rows are gpude's DE ({} strategy, clip bounds) on PSO's islands and migration. The GA rows \
+are the paper's GA (14 islands of 64, tournaments of 2, crossover probability 0.16, mutation \
+probability 0.7, the best 2 of the next island replacing the worst 2 every 10 % of the generations) \
+with the operators the paper leaves unstated chosen by gpude: BLX-0.5 crossover, the breeder GA's \
+mutation of one component (range 0.1 of the domain), elitism of one.\n",
         strategy_name(Strategy::Thesis)
     );
     s.push_str(&differences(backend));
