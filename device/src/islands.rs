@@ -673,67 +673,56 @@ pub(crate) unsafe fn genetic<T: LaneReal>(p: GeneticParams<T>) {
                 let active = i0 < np;
                 let i = if active { i0 } else { np - 1 };
                 let row = i as usize * st;
-                if i == 0 {
-                    // The elite: the old best, row and value.
-                    let mut c = 0;
-                    while c < nr {
-                        let (j0, n) = chunk(dim, g, c, gr.lane);
-                        if n > 0 {
-                            T::store4(
-                                y.add(j0 as usize),
-                                T::load4(x.add(bi as usize * st + j0 as usize)),
-                            );
+                // Every group builds and evaluates an offspring (the lanes' shuffles need
+                // the whole warp); the elite's group then writes the old best instead.
+                let elite = i == 0;
+                let sub = subsequence(pstream, i);
+                let words = |slot: u32| block_words(key, sub, block(gn, slot));
+                let plan = plan(
+                    &params,
+                    np,
+                    dim,
+                    &words(SELECT_SLOT),
+                    &words(DECIDE_SLOT),
+                    || words(BITS_SLOT),
+                    |k| *fit.add(k as usize),
+                );
+                let mut ev = Eval::<T>::new(&o);
+                let mut c = 0;
+                while c < nr {
+                    let (j0, n) = chunk(dim, g, c, gr.lane);
+                    let mut cv = [T::ZERO; 4];
+                    if n > 0 {
+                        let q = j0 / 4;
+                        let (l4, h4) =
+                            (T::load4(lo.add(j0 as usize)), T::load4(hi.add(j0 as usize)));
+                        cv = child_chunk(
+                            &params,
+                            &plan,
+                            bounds,
+                            j0,
+                            n,
+                            &T::load4(x.add(plan.a as usize * st + j0 as usize)),
+                            &T::load4(x.add(plan.b as usize * st + j0 as usize)),
+                            &l4,
+                            &h4,
+                            || words(BLEND_SLOT + q),
+                            || words(RESAMPLE_SLOT + q),
+                        );
+                        if elite {
+                            cv = T::load4(x.add(bi as usize * st + j0 as usize));
                         }
-                        c += 1;
-                    }
-                    if gr.lane == 0 {
-                        *yfit = bf;
-                    }
-                } else {
-                    let sub = subsequence(pstream, i);
-                    let words = |slot: u32| block_words(key, sub, block(gn, slot));
-                    let plan = plan(
-                        &params,
-                        np,
-                        dim,
-                        &words(SELECT_SLOT),
-                        &words(DECIDE_SLOT),
-                        || words(BITS_SLOT),
-                        |k| *fit.add(k as usize),
-                    );
-                    let mut ev = Eval::<T>::new(&o);
-                    let mut c = 0;
-                    while c < nr {
-                        let (j0, n) = chunk(dim, g, c, gr.lane);
-                        let mut cv = [T::ZERO; 4];
-                        if n > 0 {
-                            let q = j0 / 4;
-                            let (l4, h4) =
-                                (T::load4(lo.add(j0 as usize)), T::load4(hi.add(j0 as usize)));
-                            cv = child_chunk(
-                                &params,
-                                &plan,
-                                bounds,
-                                j0,
-                                n,
-                                &T::load4(x.add(plan.a as usize * st + j0 as usize)),
-                                &T::load4(x.add(plan.b as usize * st + j0 as usize)),
-                                &l4,
-                                &h4,
-                                || words(BLEND_SLOT + q),
-                                || words(RESAMPLE_SLOT + q),
-                            );
-                            if active {
-                                T::store4(y.add(row + j0 as usize), cv);
-                            }
+                        if active {
+                            T::store4(y.add(row + j0 as usize), cv);
                         }
-                        ev.round(&gr, &o, cv, j0, n, dim, &o.consts(j0));
-                        c += 1;
                     }
-                    let fx = ev.value(&gr, &o, dim);
-                    if active && gr.lane == 0 {
-                        *yfit.add(i as usize) = fx;
-                    }
+                    ev.round(&gr, &o, cv, j0, n, dim, &o.consts(j0));
+                    c += 1;
+                }
+                let fx = ev.value(&gr, &o, dim);
+                if active && gr.lane == 0 {
+                    // The elite keeps its value (not re-evaluated).
+                    *yfit.add(i as usize) = if elite { bf } else { fx };
                 }
                 pass += 1;
             }

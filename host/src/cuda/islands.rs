@@ -50,6 +50,13 @@ pub(crate) fn unsupported(a: &Archipelago) -> Option<Error> {
             "off (the GPU engine keeps no per-generation record of an archipelago yet; the CPU engine does: --backend cpu)",
         ));
     }
+    if job.objective().as_cec2017().is_some() {
+        return Some(Error::invalid(
+            "objective of islands on the GPU engine",
+            job.objective().name(),
+            "a built-in function, an expression or a PTX objective (CEC 2017 functions run on the GPU in the adaptive kernels only; islands of them run on the CPU engine: --backend cpu)",
+        ));
+    }
     if job.objective().is_host_callback() {
         return Some(Error::invalid(
             "objective of islands on the GPU engine",
