@@ -13,14 +13,14 @@
 //! the same strict total order ([`better`]), whose result does not depend on the order
 //! of comparisons.
 
-use core::arch::nvptx::{_block_dim_x, _block_idx_x, _syncthreads, _thread_idx_x};
+use core::arch::nvptx::{_block_dim_x, _block_idx_x, _grid_dim_x, _syncthreads, _thread_idx_x};
 use core::slice::{from_raw_parts, from_raw_parts_mut};
 
 use crate::abi::{GeneticParams, MigrateParams, SwarmParams};
 use crate::de::{BoundPolicy, RESAMPLE_SLOT, accepts, better, block, init_chunk, subsequence};
 use crate::functions::{BuiltinObjective, Formula, Function};
 use crate::ga::{BITS_SLOT, BLEND_SLOT, DECIDE_SLOT, GaParams, SELECT_SLOT, child_chunk, plan};
-use crate::kernels::{Eval, Group, LaneReal, block_best, shfl_bfly};
+use crate::kernels::{Eval, Group, LaneReal, block_best, grid_sync, shfl_bfly};
 use crate::lanes::{LaneObjective, chunk, group_width, rounds, stride};
 use crate::migration::{
     EMIGRANT_SLOT, Emigrants, REPLACE_SLOT, Replacement, Topology, draw_distinct, random_ring,
@@ -273,16 +273,47 @@ impl<T> Members<T> {
     }
 }
 
-/// One phase of a migration event: see [`MigrateParams`].
+/// A migration event's phase, or both: see [`MigrateParams`]. Phases 0, 1 and 2 serve
+/// island `blockIdx`; phase 3, a cooperative launch, runs phase 0 for islands
+/// `blockIdx, blockIdx + gridDim, …`, a grid barrier, then phase 1 for the same islands.
 ///
 /// # Safety
-/// The host sizes every buffer as [`MigrateParams`] says for gridDim islands (a
-/// multiple of `islands`), with `migrants · sources ≤ np`, and runs phase 0 of an
-/// event before its phase 1.
+/// The host sizes every buffer as [`MigrateParams`] says for `count` islands (a
+/// multiple of `islands`), with `migrants · sources ≤ np`; phases 0 to 2 are launched
+/// with one block per island, phase 0 of an event before its phase 1; phase 3
+/// cooperatively (every block resident), with `sync` a global word that has counted
+/// `event · gridDim` arrivals.
 #[inline(always)]
 pub(crate) unsafe fn migrate<T: LaneReal>(p: MigrateParams<T>) {
-    let MigrateParams {
-        phase,
+    // SAFETY: forwarded; the barrier's contract is the caller's.
+    unsafe {
+        if p.phase == 3 {
+            let nb = _grid_dim_x();
+            let mut q = _block_idx_x();
+            while q < p.count {
+                migrate_island(&p, q, 0);
+                q += nb;
+            }
+            let mut epoch = p.event as u64;
+            grid_sync(p.sync, nb, &mut epoch);
+            let mut q = _block_idx_x();
+            while q < p.count {
+                migrate_island(&p, q, 1);
+                q += nb;
+            }
+        } else {
+            migrate_island(&p, _block_idx_x(), p.phase);
+        }
+    }
+}
+
+/// Phase `phase` (0, 1 or 2) of island `q`: see [`MigrateParams`].
+///
+/// # Safety
+/// As [`migrate`]; every thread of the block calls it with the same `q` and `phase`.
+#[inline(always)]
+unsafe fn migrate_island<T: LaneReal>(p: &MigrateParams<T>, q: u32, phase: u32) {
+    let &MigrateParams {
         islands,
         np,
         dim,
@@ -307,11 +338,11 @@ pub(crate) unsafe fn migrate<T: LaneReal>(p: MigrateParams<T>) {
         rec_x,
         scratch_f,
         scratch_i,
+        ..
     } = p;
     // SAFETY: the caller's contract; every index below is inside island q's share of
     // the buffers or its archipelago's ring.
     unsafe {
-        let q = _block_idx_x();
         if phase != 2 && *gens_done.add(q as usize) == u32::MAX {
             return;
         }
