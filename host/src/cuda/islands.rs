@@ -142,6 +142,53 @@ impl<T: GpuReal, P: KernelParams + Limit> OwnLaunch<T, P> {
     }
 }
 
+/// An own kernel's launch being put together (see `CudaEngine::own_launch`): the
+/// buffers both kernels have.
+struct OwnStart<T> {
+    name: String,
+    func: CudaFunction,
+    cfg: LaunchConfig,
+    stream: Arc<CudaStream>,
+    inputs: Inputs<T>,
+    rows: Vec<CudaSlice<T>>,
+    values: CudaSlice<T>,
+    scratch_f: CudaSlice<T>,
+    scratch_i: CudaSlice<u32>,
+    gens_done: CudaSlice<u32>,
+    best_f: CudaSlice<T>,
+}
+
+impl<T: GpuReal> OwnStart<T> {
+    /// `n` zeroed values.
+    fn alloc(&self, n: usize) -> Result<CudaSlice<T>> {
+        self.stream
+            .alloc_zeros::<T>(n.max(1))
+            .map_err(cuda_err(format!("{}: allocating", self.name)))
+    }
+
+    /// The device address of a buffer.
+    fn ptr<U>(&self, b: &CudaSlice<U>) -> *mut U {
+        dev(b, &self.stream)
+    }
+
+    /// The launch with these parameters; `also`: the index in the rows of a swarm's
+    /// positions; `extra`: the kernel's own buffer, kept alive with it.
+    fn launch<P>(self, params: P, also: Option<usize>, extra: CudaSlice<T>) -> OwnLaunch<T, P> {
+        OwnLaunch {
+            name: self.name,
+            func: self.func,
+            cfg: self.cfg,
+            params,
+            rows: self.rows,
+            also,
+            values: self.values,
+            gens_done: self.gens_done,
+            best_f: self.best_f,
+            _keep: (self.inputs, vec![extra, self.scratch_f], self.scratch_i),
+        }
+    }
+}
+
 /// The islands' buffers: a batch launch of DE populations, or a launch of the swarms'
 /// or the GA's kernel.
 enum Members<T: GpuReal> {
@@ -335,16 +382,17 @@ impl CudaEngine {
         Ok(out.into_iter().flatten().collect())
     }
 
-    /// The inputs of an own kernel's launch of `jobs` (one per island) and its shape:
-    /// its function, name and threads per block.
-    #[allow(clippy::type_complexity)]
-    fn own_inputs<T: GpuReal>(
+    /// What an own kernel's launch of `jobs` (one per island) starts from, every island
+    /// at generation 0: its function and shape, the uploaded inputs, and the buffers
+    /// both kernels have: `rows` row buffers, the members' values, the reductions'
+    /// scratch, the generations done and the best values.
+    fn own_launch<T: GpuReal>(
         &self,
         kernel: Kernel,
         jobs: &[&Job],
         stream: &Arc<CudaStream>,
         rows: usize,
-    ) -> Result<(Inputs<T>, CudaFunction, String, LaunchConfig)> {
+    ) -> Result<OwnStart<T>> {
         let job = jobs[0];
         let p = jobs.len();
         let dim = job.dim();
@@ -374,12 +422,28 @@ impl CudaEngine {
                 .clone_htod(&padded::<T>(job.upper(), st))
                 .map_err(up)?,
         };
-        let cfg = LaunchConfig {
-            grid_dim: (p as u32, 1, 1),
-            block_dim: (threads, 1, 1),
-            shared_mem_bytes: 0,
-        };
-        Ok((inputs, func, name, cfg))
+        let err = |e| cuda_err(format!("{name}: allocating"))(e);
+        let alloc = |n: usize| stream.alloc_zeros::<T>(n.max(1)).map_err(err);
+        let alloc_u32 = |n: usize| stream.alloc_zeros::<u32>(n.max(1)).map_err(err);
+        Ok(OwnStart {
+            cfg: LaunchConfig {
+                grid_dim: (p as u32, 1, 1),
+                block_dim: (threads, 1, 1),
+                shared_mem_bytes: 0,
+            },
+            stream: stream.clone(),
+            func,
+            inputs,
+            rows: (0..rows)
+                .map(|_| alloc(p * np * st))
+                .collect::<Result<_>>()?,
+            values: alloc(p * np)?,
+            scratch_f: alloc(32 * p)?,
+            scratch_i: alloc_u32(32 * p)?,
+            gens_done: alloc_u32(p)?,
+            best_f: alloc(p)?,
+            name,
+        })
     }
 
     /// The swarm launch of `jobs` (one per island), every swarm at generation 0.
@@ -391,27 +455,9 @@ impl CudaEngine {
     ) -> Result<OwnLaunch<T, SwarmParams<T>>> {
         let job = jobs[0];
         let (p, dim, np) = (jobs.len(), job.dim(), job.pop() as usize);
-        let st = stride(dim) as usize;
-        let (inputs, func, name, cfg) =
-            self.own_inputs::<T>(Kernel::Swarm(T::KERNEL), jobs, stream, 3)?;
-        let alloc = |n: usize| -> Result<CudaSlice<T>> {
-            stream
-                .alloc_zeros::<T>(n.max(1))
-                .map_err(cuda_err(format!("{name}: allocating")))
-        };
-        let allocu = |n: usize| -> Result<CudaSlice<u32>> {
-            stream
-                .alloc_zeros::<u32>(n.max(1))
-                .map_err(cuda_err(format!("{name}: allocating")))
-        };
         // Personal bests (the members), positions, velocities.
-        let rows = vec![
-            alloc(p * np * st)?,
-            alloc(p * np * st)?,
-            alloc(p * np * st)?,
-        ];
-        let (pfit, gbest, scratch_f) = (alloc(p * np)?, alloc(p * st)?, alloc(32 * p)?);
-        let (scratch_i, gens_done, best_f) = (allocu(32 * p)?, allocu(p)?, alloc(p)?);
+        let b = self.own_launch::<T>(Kernel::Swarm(T::KERNEL), jobs, stream, 3)?;
+        let gbest = b.alloc(p * stride(dim) as usize)?;
         let s = &**stream;
         let pp = pso.params::<T>();
         let params = SwarmParams::<T> {
@@ -425,32 +471,21 @@ impl CudaEngine {
             inertia: pp.inertia,
             c1: pp.c1,
             c2: pp.c2,
-            seeds: dev(&inputs.seeds, s),
-            streams: dev(&inputs.streams, s),
-            lo: dev(&inputs.lo, s),
-            hi: dev(&inputs.hi, s),
-            x: dev(&rows[1], s),
-            v: dev(&rows[2], s),
-            pbest: dev(&rows[0], s),
-            pfit: dev(&pfit, s),
+            seeds: dev(&b.inputs.seeds, s),
+            streams: dev(&b.inputs.streams, s),
+            lo: dev(&b.inputs.lo, s),
+            hi: dev(&b.inputs.hi, s),
+            x: dev(&b.rows[1], s),
+            v: dev(&b.rows[2], s),
+            pbest: dev(&b.rows[0], s),
+            pfit: b.ptr(&b.values),
             gbest: dev(&gbest, s),
-            scratch_f: dev(&scratch_f, s),
-            scratch_i: dev(&scratch_i, s),
-            gens_done: dev(&gens_done, s),
-            best_f: dev(&best_f, s),
+            scratch_f: b.ptr(&b.scratch_f),
+            scratch_i: b.ptr(&b.scratch_i),
+            gens_done: b.ptr(&b.gens_done),
+            best_f: b.ptr(&b.best_f),
         };
-        Ok(OwnLaunch {
-            name,
-            func,
-            cfg,
-            params,
-            rows,
-            also: Some(1),
-            values: pfit,
-            gens_done,
-            best_f,
-            _keep: (inputs, vec![gbest, scratch_f], scratch_i),
-        })
+        Ok(b.launch(params, Some(1), gbest))
     }
 
     /// The GA launch of `jobs` (one per island), every island at generation 0.
@@ -462,23 +497,9 @@ impl CudaEngine {
     ) -> Result<OwnLaunch<T, GeneticParams<T>>> {
         let job = jobs[0];
         let (p, dim, np) = (jobs.len(), job.dim(), job.pop() as usize);
-        let st = stride(dim) as usize;
-        let (inputs, func, name, cfg) =
-            self.own_inputs::<T>(Kernel::Genetic(T::KERNEL), jobs, stream, 2)?;
-        let alloc = |n: usize| -> Result<CudaSlice<T>> {
-            stream
-                .alloc_zeros::<T>(n.max(1))
-                .map_err(cuda_err(format!("{name}: allocating")))
-        };
-        let allocu = |n: usize| -> Result<CudaSlice<u32>> {
-            stream
-                .alloc_zeros::<u32>(n.max(1))
-                .map_err(cuda_err(format!("{name}: allocating")))
-        };
         // The population (the members), then the offspring's rows.
-        let rows = vec![alloc(p * np * st)?, alloc(p * np * st)?];
-        let (fit, yfit, scratch_f) = (alloc(p * np)?, alloc(p * np)?, alloc(32 * p)?);
-        let (scratch_i, gens_done, best_f) = (allocu(32 * p)?, allocu(p)?, alloc(p)?);
+        let b = self.own_launch::<T>(Kernel::Genetic(T::KERNEL), jobs, stream, 2)?;
+        let yfit = b.alloc(p * np)?;
         let s = &**stream;
         let gp = ga.params::<T>();
         let params = GeneticParams::<T> {
@@ -493,31 +514,20 @@ impl CudaEngine {
             mutation: gp.mutation,
             alpha: gp.alpha,
             range: gp.range,
-            seeds: dev(&inputs.seeds, s),
-            streams: dev(&inputs.streams, s),
-            lo: dev(&inputs.lo, s),
-            hi: dev(&inputs.hi, s),
-            x: dev(&rows[0], s),
-            y: dev(&rows[1], s),
-            fit: dev(&fit, s),
+            seeds: dev(&b.inputs.seeds, s),
+            streams: dev(&b.inputs.streams, s),
+            lo: dev(&b.inputs.lo, s),
+            hi: dev(&b.inputs.hi, s),
+            x: dev(&b.rows[0], s),
+            y: dev(&b.rows[1], s),
+            fit: b.ptr(&b.values),
             yfit: dev(&yfit, s),
-            scratch_f: dev(&scratch_f, s),
-            scratch_i: dev(&scratch_i, s),
-            gens_done: dev(&gens_done, s),
-            best_f: dev(&best_f, s),
+            scratch_f: b.ptr(&b.scratch_f),
+            scratch_i: b.ptr(&b.scratch_i),
+            gens_done: b.ptr(&b.gens_done),
+            best_f: b.ptr(&b.best_f),
         };
-        Ok(OwnLaunch {
-            name,
-            func,
-            cfg,
-            params,
-            rows,
-            also: None,
-            values: fit,
-            gens_done,
-            best_f,
-            _keep: (inputs, vec![yfit, scratch_f], scratch_i),
-        })
+        Ok(b.launch(params, None, yfit))
     }
 
     /// Runs compatible archipelagos together in precision `T`.
