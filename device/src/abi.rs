@@ -555,8 +555,6 @@ macro_rules! migrate_params {
     ($callback:ident!($($args:tt)*), $t:ty) => {
         $callback! { $($args)*; MigrateParams<$t> {
             phase: u32,
-            count: u32,
-            event: u32,
             islands: u32,
             np: u32,
             dim: u32,
@@ -581,35 +579,25 @@ macro_rules! migrate_params {
             rec_x: *mut $t,
             scratch_f: *mut $t,
             scratch_i: *mut u32,
-            sync: *mut u64,
         } }
     };
 }
 
 declare_params! {
     /// The migration kernels (`migrate_f32`, `migrate_f64`): one event of
-    /// [`crate::migration`] after generation `g` over the `count` islands of archipelagos
-    /// of `islands` islands (island `q` is island `q mod islands` of archipelago
-    /// `q / islands`), in two launches of one block per island or in one cooperative
-    /// launch:
-    /// - `phase` 0 updates each island's record (`rec_f`, `rec_x`: one per island; with
-    ///   random replacement only) with its best, copies its `migrants` emigrants out
-    ///   (`out_rows`, `out_fit`: `migrants` per island) and, for a random ring, island 0
-    ///   draws its archipelago's ring into `ring` (`islands` per archipelago);
-    /// - `phase` 1 picks each island's targets (`pick`: `migrants · islands` per island),
-    ///   copies its sources' emigrants over them and (with random replacement) updates the
-    ///   record with the new best;
-    /// - `phase` 2 only updates the records (at the end of a run), for every island;
-    /// - `phase` 3 runs phases 0 and 1 in one cooperative launch of any number of blocks
-    ///   (each serves every gridDim-th island), with a grid barrier on `sync` between
-    ///   them; `event` is the number of such launches before it on the same `sync` word
-    ///   (zeroed once).
-    ///
-    /// The members are `np` rows of `stride(dim)` values per island in `rows_a`, or where
-    /// `flags` (not null) says (`rows_b` for flag 1), and their values `fit`; a replaced
-    /// row is also written to `also` when it is not null (a swarm's positions). Phases 0
-    /// and 1 leave alone the islands whose `gens_done` is `u32::MAX`.
-    /// `scratch_f`/`scratch_i`: 32 per island.
+    /// [`crate::migration`] after generation `g` over archipelagos of `islands` islands
+    /// (block `q` is island `q mod islands` of archipelago `q / islands`), in two
+    /// launches: `phase` 0 updates each island's record (`rec_f`, `rec_x`: one per
+    /// island; with random replacement only) with its best, copies its `migrants` emigrants out (`out_rows`, `out_fit`:
+    /// `migrants` per island) and, for a random ring, island 0 draws its archipelago's
+    /// ring into `ring` (`islands` per archipelago); `phase` 1 picks each island's targets
+    /// (`pick`: `migrants · islands` per island), copies its sources' emigrants over them
+    /// and (with random replacement) updates the record with the new best; `phase` 2 only updates the records (at
+    /// the end of a run), for every island. The members are `np` rows of
+    /// `stride(dim)` values per island in `rows_a`, or where `flags` (not null) says
+    /// (`rows_b` for flag 1), and their values `fit`; a replaced row is also written to
+    /// `also` when it is not null (a swarm's positions). In phases 0 and 1, islands whose
+    /// `gens_done` is `u32::MAX` are left alone. `scratch_f`/`scratch_i`: 32 per island.
     MigrateParams, migrate_params, "migrate_"
 }
 
@@ -698,8 +686,8 @@ mod tests {
         check::<SwarmParams<f64>>("function", "best_f");
         check::<GeneticParams<f32>>("function", "best_f");
         check::<GeneticParams<f64>>("function", "best_f");
-        check::<MigrateParams<f32>>("phase", "sync");
-        check::<MigrateParams<f64>>("phase", "sync");
+        check::<MigrateParams<f32>>("phase", "scratch_i");
+        check::<MigrateParams<f64>>("phase", "scratch_i");
         assert_eq!(BatchParams::<f32>::FIELDS.len(), 19);
         assert_eq!(core::mem::size_of::<Run<f32>>(), 44);
         assert_eq!(core::mem::size_of::<Run<f64>>(), 56);

@@ -13,14 +13,14 @@
 //! the same strict total order ([`better`]), whose result does not depend on the order
 //! of comparisons.
 
-use core::arch::nvptx::{_block_dim_x, _block_idx_x, _grid_dim_x, _syncthreads, _thread_idx_x};
+use core::arch::nvptx::{_block_dim_x, _block_idx_x, _syncthreads, _thread_idx_x};
 use core::slice::{from_raw_parts, from_raw_parts_mut};
 
 use crate::abi::{GeneticParams, MigrateParams, SwarmParams};
 use crate::de::{BoundPolicy, RESAMPLE_SLOT, accepts, better, block, init_chunk, subsequence};
 use crate::functions::{BuiltinObjective, Formula, Function};
 use crate::ga::{BITS_SLOT, BLEND_SLOT, DECIDE_SLOT, GaParams, SELECT_SLOT, child_chunk, plan};
-use crate::kernels::{Eval, Group, LaneReal, block_best, grid_sync, shfl_bfly};
+use crate::kernels::{Eval, Group, LaneReal, block_best, shfl_bfly};
 use crate::lanes::{LaneObjective, chunk, group_width, rounds, stride};
 use crate::migration::{
     EMIGRANT_SLOT, Emigrants, REPLACE_SLOT, Replacement, Topology, draw_distinct, random_ring,
@@ -28,182 +28,6 @@ use crate::migration::{
 };
 use crate::philox::{block_words, key_of};
 use crate::pso::{PsoParams, VELOCITY_SLOT, init_velocity_chunk, r1_slot, r2_slot, step_chunk};
-
-/// What a block of the islands' own kernels (the swarms', the GA's) knows of its island
-/// and its threads: the objective, the bound policy, the sizes, the words' key and
-/// stream, the block's bounds and reduction scratch, and how its thread groups sweep the
-/// individuals (pass `q` of a group serves individual `q · groups + my_group`).
-#[derive(Clone, Copy)]
-struct Island<T> {
-    o: BuiltinObjective,
-    bounds: BoundPolicy,
-    dim: u32,
-    np: u32,
-    st: usize,
-    gr: Group,
-    groups: u32,
-    my_group: u32,
-    tid: u32,
-    nthreads: u32,
-    key: [u32; 2],
-    pstream: u32,
-    lo: *const T,
-    hi: *const T,
-    sf: *mut T,
-    si: *mut u32,
-    /// The island (block) index.
-    s: usize,
-}
-
-impl<T: LaneReal> Island<T> {
-    /// The block's island, or `None` when its `gens_done` says it takes no part
-    /// (`u32::MAX`).
-    ///
-    /// # Safety
-    /// Every buffer holds gridDim islands' share, as the kernels' parameters say.
-    #[allow(clippy::too_many_arguments)]
-    #[inline(always)]
-    unsafe fn new(
-        function: u32,
-        formula: u32,
-        bounds: u32,
-        dim: u32,
-        np: u32,
-        seeds: *const u64,
-        streams: *const u32,
-        lo: *const T,
-        hi: *const T,
-        scratch_f: *mut T,
-        scratch_i: *mut u32,
-    ) -> Self {
-        // SAFETY: the caller's contract; the block's index is below gridDim.
-        unsafe {
-            let s = _block_idx_x() as usize;
-            let tid = _thread_idx_x();
-            let nthreads = _block_dim_x();
-            let g = group_width(dim);
-            Island {
-                o: BuiltinObjective {
-                    f: Function::from_u32(function).unwrap_or(Function::Sphere),
-                    formula: Formula::from_u32(formula).unwrap_or(Formula::Exact),
-                },
-                bounds: BoundPolicy::from_u32(bounds).unwrap_or(BoundPolicy::Clip),
-                dim,
-                np,
-                st: stride(dim) as usize,
-                gr: Group::new(g, tid & 31),
-                groups: nthreads / g,
-                my_group: tid / g,
-                tid,
-                nthreads,
-                key: key_of(*seeds.add(s)),
-                pstream: *streams.add(s),
-                lo,
-                hi,
-                sf: scratch_f.add(32 * s),
-                si: scratch_i.add(32 * s),
-                s,
-            }
-        }
-    }
-
-    /// Calls `f(i, active)` for each of the group's individuals: `i` clamped to np − 1,
-    /// `active` whether it exists. Every group makes the same number of calls.
-    #[inline(always)]
-    fn each(&self, mut f: impl FnMut(u32, bool)) {
-        let passes = self.np.div_ceil(self.groups);
-        let mut pass = 0;
-        while pass < passes {
-            let i0 = pass * self.groups + self.my_group;
-            let active = i0 < self.np;
-            f(if active { i0 } else { self.np - 1 }, active);
-            pass += 1;
-        }
-    }
-
-    /// Builds a row chunk by chunk, `build(j0, n, lo, hi)` giving the lane's chunk of
-    /// components `j0 .. j0 + n` (n > 0), and returns its value (every lane of the group);
-    /// the whole warp takes part.
-    #[inline(always)]
-    fn evaluate(&self, mut build: impl FnMut(u32, u32, &[T; 4], &[T; 4]) -> [T; 4]) -> T {
-        let mut ev = Eval::<T>::new(&self.o);
-        let mut c = 0;
-        while c < rounds(self.dim) {
-            let (j0, n) = chunk(self.dim, self.gr.g, c, self.gr.lane);
-            let v = if n > 0 {
-                // SAFETY: j0 + 4 ≤ stride; the bounds are stride long.
-                let (l4, h4) = unsafe {
-                    (
-                        T::load4(self.lo.add(j0 as usize)),
-                        T::load4(self.hi.add(j0 as usize)),
-                    )
-                };
-                build(j0, n, &l4, &h4)
-            } else {
-                [T::ZERO; 4]
-            };
-            ev.round(&self.gr, &self.o, v, j0, n, self.dim, &self.o.consts(j0));
-            c += 1;
-        }
-        ev.value(&self.gr, &self.o, self.dim)
-    }
-
-    /// The lane's chunks of the row: `f(j0)` for each (the components from `j0`).
-    #[inline(always)]
-    fn chunks(&self, mut f: impl FnMut(usize)) {
-        let mut c = 0;
-        while c < rounds(self.dim) {
-            let (j0, n) = chunk(self.dim, self.gr.g, c, self.gr.lane);
-            if n > 0 {
-                f(j0 as usize);
-            }
-            c += 1;
-        }
-    }
-
-    /// The initial population (DE's) into `x` and its values into `fit`, with
-    /// `also(i, j0, n, lo, hi, chunk)` for the rest of each chunk's initialisation;
-    /// a block barrier follows.
-    ///
-    /// # Safety
-    /// `x` and `fit` are the island's rows and values.
-    #[inline(always)]
-    unsafe fn init(
-        &self,
-        x: *mut T,
-        fit: *mut T,
-        mut also: impl FnMut(u32, u32, u32, &[T; 4], &[T; 4], [T; 4]),
-    ) {
-        self.each(|i, active| {
-            let sub = subsequence(self.pstream, i);
-            let fx = self.evaluate(|j0, n, l4, h4| {
-                let xv = init_chunk(&block_words(self.key, sub, block(0, j0 / 4)), n, l4, h4);
-                if active {
-                    // SAFETY: row i < np, chunk j0 inside the stride.
-                    unsafe { T::store4(x.add(i as usize * self.st + j0 as usize), xv) };
-                    also(i, j0, n, l4, h4, xv);
-                }
-                xv
-            });
-            if active && self.gr.lane == 0 {
-                // SAFETY: i < np.
-                unsafe { *fit.add(i as usize) = fx };
-            }
-        });
-        // SAFETY: every thread of the block gets here.
-        unsafe { _syncthreads() };
-    }
-
-    /// The best (value, index) of the island's `np` values; every thread gets it.
-    ///
-    /// # Safety
-    /// Every thread of the block calls it; `fit` holds `np` values.
-    #[inline(always)]
-    unsafe fn best(&self, fit: *const T) -> (T, u32) {
-        // SAFETY: the caller's contract.
-        unsafe { swarm_best(fit, self.np, self.tid, self.nthreads, self.sf, self.si) }
-    }
-}
 
 /// A swarm's generations in one block: see [`SwarmParams`]. Thread groups of
 /// [`group_width`] lanes serve one particle each per pass.
@@ -238,84 +62,154 @@ pub(crate) unsafe fn swarm<T: LaneReal>(p: SwarmParams<T>) {
         gens_done,
         best_f,
     } = p;
-    // SAFETY: the caller's contract; every index below is < np (rows, values) or
-    // < stride(dim) (components), inside the block's share.
+    // SAFETY: the caller's contract; every index below is < np (rows, values), < 32
+    // (scratch) or < stride(dim) (components), inside the block's share.
     unsafe {
-        let isl = Island::new(
-            function, formula, bounds, dim, np, seeds, streams, lo, hi, scratch_f, scratch_i,
-        );
-        let s = isl.s;
+        let s = _block_idx_x() as usize;
         let gen0 = *gens_done.add(s);
         if gen0 == u32::MAX {
             return;
         }
-        let (st, key) = (isl.st, isl.key);
+        let tid = _thread_idx_x();
+        let nthreads = _block_dim_x();
+        let o = BuiltinObjective {
+            f: Function::from_u32(function).unwrap_or(Function::Sphere),
+            formula: Formula::from_u32(formula).unwrap_or(Formula::Exact),
+        };
+        let bounds = BoundPolicy::from_u32(bounds).unwrap_or(BoundPolicy::Clip);
         let params = PsoParams { inertia, c1, c2 };
+        let g = group_width(dim);
+        let gr = Group::new(g, tid & 31);
+        let groups = nthreads / g;
+        let my_group = tid / g;
+        let st = stride(dim) as usize;
+        let key = key_of(*seeds.add(s));
+        let pstream = *streams.add(s);
         let off = s * np as usize * st;
         let (x, v, pbest) = (x.add(off), v.add(off), pbest.add(off));
         let pfit = pfit.add(s * np as usize);
         let gbest = gbest.add(s * st);
+        let (sf, si) = (scratch_f.add(32 * s), scratch_i.add(32 * s));
+        let nr = rounds(dim);
+        let passes = np.div_ceil(groups);
+
         if gen0 == 0 {
             // Positions as DE's initial population, velocities (u − ½)(hi − lo).
-            isl.init(x, pfit, |i, j0, n, l4, h4, xv| {
-                let sub = subsequence(isl.pstream, i);
-                let w = block_words(key, sub, block(0, VELOCITY_SLOT + j0 / 4));
-                let at = i as usize * st + j0 as usize;
-                T::store4(pbest.add(at), xv);
-                T::store4(v.add(at), init_velocity_chunk(&w, n, l4, h4));
-            });
+            let mut pass = 0;
+            while pass < passes {
+                let i0 = pass * groups + my_group;
+                let active = i0 < np;
+                let i = if active { i0 } else { np - 1 };
+                let sub = subsequence(pstream, i);
+                let mut ev = Eval::<T>::new(&o);
+                let mut c = 0;
+                while c < nr {
+                    let (j0, n) = chunk(dim, g, c, gr.lane);
+                    let mut xv = [T::ZERO; 4];
+                    if n > 0 {
+                        let (l4, h4) =
+                            (T::load4(lo.add(j0 as usize)), T::load4(hi.add(j0 as usize)));
+                        let q = j0 / 4;
+                        xv = init_chunk(&block_words(key, sub, block(0, q)), n, &l4, &h4);
+                        let vv = init_velocity_chunk(
+                            &block_words(key, sub, block(0, VELOCITY_SLOT + q)),
+                            n,
+                            &l4,
+                            &h4,
+                        );
+                        if active {
+                            let at = i as usize * st + j0 as usize;
+                            T::store4(x.add(at), xv);
+                            T::store4(pbest.add(at), xv);
+                            T::store4(v.add(at), vv);
+                        }
+                    }
+                    ev.round(&gr, &o, xv, j0, n, dim, &o.consts(j0));
+                    c += 1;
+                }
+                let fx = ev.value(&gr, &o, dim);
+                if active && gr.lane == 0 {
+                    *pfit.add(i as usize) = fx;
+                }
+                pass += 1;
+            }
+            _syncthreads();
         }
-        let (mut bf, mut bi) = isl.best(pfit);
+        let (mut bf, mut bi) = swarm_best(pfit, np, tid, nthreads, sf, si);
         let mut gn = gen0;
         // Not `bf > target`: a NaN best never counts as having reached the target.
         #[allow(clippy::neg_cmp_op_on_partial_ord)]
         while gn < gens && !(bf <= target) {
             gn += 1;
             // The snapshot of the swarm's best that every particle moves against.
-            let mut j = isl.tid as usize;
-            while j < st {
-                *gbest.add(j) = *pbest.add(bi as usize * st + j);
-                j += isl.nthreads as usize;
+            let mut j = tid;
+            while (j as usize) < st {
+                *gbest.add(j as usize) = *pbest.add(bi as usize * st + j as usize);
+                j += nthreads;
             }
             _syncthreads();
-            isl.each(|i, active| {
-                let sub = subsequence(isl.pstream, i);
+            let mut pass = 0;
+            while pass < passes {
+                let i0 = pass * groups + my_group;
+                let active = i0 < np;
+                let i = if active { i0 } else { np - 1 };
+                let sub = subsequence(pstream, i);
                 let row = i as usize * st;
-                let fx = isl.evaluate(|j0, n, l4, h4| {
-                    let at = row + j0 as usize;
-                    let q = j0 / 4;
-                    let (nx, nv) = step_chunk(
-                        &params,
-                        isl.bounds,
-                        n,
-                        &T::load4(x.add(at)),
-                        &T::load4(v.add(at)),
-                        &T::load4(pbest.add(at)),
-                        &T::load4(gbest.add(j0 as usize)),
-                        l4,
-                        h4,
-                        &block_words(key, sub, block(gn, r1_slot(q))),
-                        &block_words(key, sub, block(gn, r2_slot(q))),
-                        || block_words(key, sub, block(gn, RESAMPLE_SLOT + q)),
-                    );
-                    if active {
-                        T::store4(x.add(at), nx);
-                        T::store4(v.add(at), nv);
+                let mut ev = Eval::<T>::new(&o);
+                let mut c = 0;
+                while c < nr {
+                    let (j0, n) = chunk(dim, g, c, gr.lane);
+                    let mut nx = [T::ZERO; 4];
+                    if n > 0 {
+                        let at = row + j0 as usize;
+                        let q = j0 / 4;
+                        let (l4, h4) =
+                            (T::load4(lo.add(j0 as usize)), T::load4(hi.add(j0 as usize)));
+                        let nv;
+                        (nx, nv) = step_chunk(
+                            &params,
+                            bounds,
+                            n,
+                            &T::load4(x.add(at)),
+                            &T::load4(v.add(at)),
+                            &T::load4(pbest.add(at)),
+                            &T::load4(gbest.add(j0 as usize)),
+                            &l4,
+                            &h4,
+                            &block_words(key, sub, block(gn, r1_slot(q))),
+                            &block_words(key, sub, block(gn, r2_slot(q))),
+                            || block_words(key, sub, block(gn, RESAMPLE_SLOT + q)),
+                        );
+                        if active {
+                            T::store4(x.add(at), nx);
+                            T::store4(v.add(at), nv);
+                        }
                     }
-                    nx
-                });
+                    ev.round(&gr, &o, nx, j0, n, dim, &o.consts(j0));
+                    c += 1;
+                }
+                let fx = ev.value(&gr, &o, dim);
                 if active && accepts(fx, *pfit.add(i as usize)) {
                     // The lanes copy the chunks they wrote.
-                    isl.chunks(|j0| T::store4(pbest.add(row + j0), T::load4(x.add(row + j0))));
-                    if isl.gr.lane == 0 {
+                    let mut c = 0;
+                    while c < nr {
+                        let (j0, n) = chunk(dim, g, c, gr.lane);
+                        if n > 0 {
+                            let at = row + j0 as usize;
+                            T::store4(pbest.add(at), T::load4(x.add(at)));
+                        }
+                        c += 1;
+                    }
+                    if gr.lane == 0 {
                         *pfit.add(i as usize) = fx;
                     }
                 }
-            });
+                pass += 1;
+            }
             _syncthreads();
-            (bf, bi) = isl.best(pfit);
+            (bf, bi) = swarm_best(pfit, np, tid, nthreads, sf, si);
         }
-        if isl.tid == 0 {
+        if tid == 0 {
             *gens_done.add(s) = gn;
             *best_f.add(s) = bf;
         }
@@ -379,47 +273,16 @@ impl<T> Members<T> {
     }
 }
 
-/// A migration event's phase, or both: see [`MigrateParams`]. Phases 0, 1 and 2 serve
-/// island `blockIdx`; phase 3, a cooperative launch, runs phase 0 for islands
-/// `blockIdx, blockIdx + gridDim, …`, a grid barrier, then phase 1 for the same islands.
+/// One phase of a migration event: see [`MigrateParams`].
 ///
 /// # Safety
-/// The host sizes every buffer as [`MigrateParams`] says for `count` islands (a
-/// multiple of `islands`), with `migrants · sources ≤ np`; phases 0 to 2 are launched
-/// with one block per island, phase 0 of an event before its phase 1; phase 3
-/// cooperatively (every block resident), with `sync` a global word that has counted
-/// `event · gridDim` arrivals.
+/// The host sizes every buffer as [`MigrateParams`] says for gridDim islands (a
+/// multiple of `islands`), with `migrants · sources ≤ np`, and runs phase 0 of an
+/// event before its phase 1.
 #[inline(always)]
 pub(crate) unsafe fn migrate<T: LaneReal>(p: MigrateParams<T>) {
-    // SAFETY: forwarded; the barrier's contract is the caller's.
-    unsafe {
-        if p.phase == 3 {
-            let nb = _grid_dim_x();
-            let mut q = _block_idx_x();
-            while q < p.count {
-                migrate_island(&p, q, 0);
-                q += nb;
-            }
-            let mut epoch = p.event as u64;
-            grid_sync(p.sync, nb, &mut epoch);
-            let mut q = _block_idx_x();
-            while q < p.count {
-                migrate_island(&p, q, 1);
-                q += nb;
-            }
-        } else {
-            migrate_island(&p, _block_idx_x(), p.phase);
-        }
-    }
-}
-
-/// Phase `phase` (0, 1 or 2) of island `q`: see [`MigrateParams`].
-///
-/// # Safety
-/// As [`migrate`]; every thread of the block calls it with the same `q` and `phase`.
-#[inline(always)]
-unsafe fn migrate_island<T: LaneReal>(p: &MigrateParams<T>, q: u32, phase: u32) {
-    let &MigrateParams {
+    let MigrateParams {
+        phase,
         islands,
         np,
         dim,
@@ -444,11 +307,11 @@ unsafe fn migrate_island<T: LaneReal>(p: &MigrateParams<T>, q: u32, phase: u32) 
         rec_x,
         scratch_f,
         scratch_i,
-        ..
     } = p;
     // SAFETY: the caller's contract; every index below is inside island q's share of
     // the buffers or its archipelago's ring.
     unsafe {
+        let q = _block_idx_x();
         if phase != 2 && *gens_done.add(q as usize) == u32::MAX {
             return;
         }
@@ -731,42 +594,89 @@ pub(crate) unsafe fn genetic<T: LaneReal>(p: GeneticParams<T>) {
         gens_done,
         best_f,
     } = p;
-    // SAFETY: the caller's contract; every index below is < np (rows, values) or
-    // < stride(dim) (components), inside the block's share.
+    // SAFETY: the caller's contract; every index below is < np (rows, values), < 32
+    // (scratch) or < stride(dim) (components), inside the block's share.
     unsafe {
-        let isl = Island::new(
-            function, formula, bounds, dim, np, seeds, streams, lo, hi, scratch_f, scratch_i,
-        );
-        let s = isl.s;
+        let s = _block_idx_x() as usize;
         let gen0 = *gens_done.add(s);
         if gen0 == u32::MAX {
             return;
         }
-        let (st, key) = (isl.st, isl.key);
+        let tid = _thread_idx_x();
+        let nthreads = _block_dim_x();
+        let o = BuiltinObjective {
+            f: Function::from_u32(function).unwrap_or(Function::Sphere),
+            formula: Formula::from_u32(formula).unwrap_or(Formula::Exact),
+        };
+        let bounds = BoundPolicy::from_u32(bounds).unwrap_or(BoundPolicy::Clip);
         let params = GaParams {
             crossover,
             mutation,
             alpha,
             range,
         };
+        let g = group_width(dim);
+        let gr = Group::new(g, tid & 31);
+        let groups = nthreads / g;
+        let my_group = tid / g;
+        let st = stride(dim) as usize;
+        let key = key_of(*seeds.add(s));
+        let pstream = *streams.add(s);
         let off = s * np as usize * st;
         let (x, y) = (x.add(off), y.add(off));
         let (fit, yfit) = (fit.add(s * np as usize), yfit.add(s * np as usize));
+        let (sf, si) = (scratch_f.add(32 * s), scratch_i.add(32 * s));
+        let nr = rounds(dim);
+        let passes = np.div_ceil(groups);
+
         if gen0 == 0 {
             // DE's initial population.
-            isl.init(x, fit, |_, _, _, _, _, _| {});
+            let mut pass = 0;
+            while pass < passes {
+                let i0 = pass * groups + my_group;
+                let active = i0 < np;
+                let i = if active { i0 } else { np - 1 };
+                let sub = subsequence(pstream, i);
+                let mut ev = Eval::<T>::new(&o);
+                let mut c = 0;
+                while c < nr {
+                    let (j0, n) = chunk(dim, g, c, gr.lane);
+                    let mut xv = [T::ZERO; 4];
+                    if n > 0 {
+                        let (l4, h4) =
+                            (T::load4(lo.add(j0 as usize)), T::load4(hi.add(j0 as usize)));
+                        xv = init_chunk(&block_words(key, sub, block(0, j0 / 4)), n, &l4, &h4);
+                        if active {
+                            T::store4(x.add(i as usize * st + j0 as usize), xv);
+                        }
+                    }
+                    ev.round(&gr, &o, xv, j0, n, dim, &o.consts(j0));
+                    c += 1;
+                }
+                let fx = ev.value(&gr, &o, dim);
+                if active && gr.lane == 0 {
+                    *fit.add(i as usize) = fx;
+                }
+                pass += 1;
+            }
+            _syncthreads();
         }
-        let (mut bf, mut bi) = isl.best(fit);
+        let (mut bf, mut bi) = swarm_best(fit, np, tid, nthreads, sf, si);
         let mut gn = gen0;
         // Not `bf > target`: a NaN best never counts as having reached the target.
         #[allow(clippy::neg_cmp_op_on_partial_ord)]
         while gn < gens && !(bf <= target) {
             gn += 1;
-            isl.each(|i, active| {
+            let mut pass = 0;
+            while pass < passes {
+                let i0 = pass * groups + my_group;
+                let active = i0 < np;
+                let i = if active { i0 } else { np - 1 };
+                let row = i as usize * st;
                 // Every group builds and evaluates an offspring (the lanes' shuffles need
                 // the whole warp); the elite's group then writes the old best instead.
                 let elite = i == 0;
-                let sub = subsequence(isl.pstream, i);
+                let sub = subsequence(pstream, i);
                 let words = |slot: u32| block_words(key, sub, block(gn, slot));
                 let plan = plan(
                     &params,
@@ -777,51 +687,61 @@ pub(crate) unsafe fn genetic<T: LaneReal>(p: GeneticParams<T>) {
                     || words(BITS_SLOT),
                     |k| *fit.add(k as usize),
                 );
-                let row = i as usize * st;
-                let fx = isl.evaluate(|j0, n, l4, h4| {
-                    let q = j0 / 4;
-                    let mut cv = child_chunk(
-                        &params,
-                        &plan,
-                        isl.bounds,
-                        j0,
-                        n,
-                        &T::load4(x.add(plan.a as usize * st + j0 as usize)),
-                        &T::load4(x.add(plan.b as usize * st + j0 as usize)),
-                        l4,
-                        h4,
-                        || words(BLEND_SLOT + q),
-                        || words(RESAMPLE_SLOT + q),
-                    );
-                    if elite {
-                        cv = T::load4(x.add(bi as usize * st + j0 as usize));
+                let mut ev = Eval::<T>::new(&o);
+                let mut c = 0;
+                while c < nr {
+                    let (j0, n) = chunk(dim, g, c, gr.lane);
+                    let mut cv = [T::ZERO; 4];
+                    if n > 0 {
+                        let q = j0 / 4;
+                        let (l4, h4) =
+                            (T::load4(lo.add(j0 as usize)), T::load4(hi.add(j0 as usize)));
+                        cv = child_chunk(
+                            &params,
+                            &plan,
+                            bounds,
+                            j0,
+                            n,
+                            &T::load4(x.add(plan.a as usize * st + j0 as usize)),
+                            &T::load4(x.add(plan.b as usize * st + j0 as usize)),
+                            &l4,
+                            &h4,
+                            || words(BLEND_SLOT + q),
+                            || words(RESAMPLE_SLOT + q),
+                        );
+                        if elite {
+                            cv = T::load4(x.add(bi as usize * st + j0 as usize));
+                        }
+                        if active {
+                            T::store4(y.add(row + j0 as usize), cv);
+                        }
                     }
-                    if active {
-                        T::store4(y.add(row + j0 as usize), cv);
-                    }
-                    cv
-                });
-                if active && isl.gr.lane == 0 {
+                    ev.round(&gr, &o, cv, j0, n, dim, &o.consts(j0));
+                    c += 1;
+                }
+                let fx = ev.value(&gr, &o, dim);
+                if active && gr.lane == 0 {
                     // The elite keeps its value (not re-evaluated).
                     *yfit.add(i as usize) = if elite { bf } else { fx };
                 }
-            });
+                pass += 1;
+            }
             _syncthreads();
             // The new generation over the old.
-            let mut t = isl.tid as usize;
+            let mut t = tid as usize;
             while t < np as usize * st {
                 *x.add(t) = *y.add(t);
-                t += isl.nthreads as usize;
+                t += nthreads as usize;
             }
-            let mut i = isl.tid;
+            let mut i = tid;
             while i < np {
                 *fit.add(i as usize) = *yfit.add(i as usize);
-                i += isl.nthreads;
+                i += nthreads;
             }
             _syncthreads();
-            (bf, bi) = isl.best(fit);
+            (bf, bi) = swarm_best(fit, np, tid, nthreads, sf, si);
         }
-        if isl.tid == 0 {
+        if tid == 0 {
             *gens_done.add(s) = gn;
             *best_f.add(s) = bf;
         }

@@ -1,15 +1,13 @@
 //! Islands on the GPU: archipelagos of DE populations, particle swarms or GA
-//! populations, one block per island, with the CPU engine's rules
-//! ([`crate::cpu::islands`]) and bits.
+//! populations, one block per island, with the CPU engine's rules ([`crate::cpu::islands`]) and bits.
 //!
 //! Compatible archipelagos (equal but for seed and stream) share every launch: the
 //! islands of archipelago `a` are blocks `a·N … a·N + N − 1`. The generations between
 //! two migration events run in one launch (a DE island is a population of the batch
 //! layout, which goes on from its buffers; a swarm runs the kernel
-//! `gpude_device::islands::swarm`, a GA island `gpude_device::islands::genetic`), and an
-//! event in one cooperative launch of the migration kernel (emigrants out, a grid
-//! barrier, replacements; two launches where no block of it fits), which also keeps
-//! each island's record (see [`crate::cpu::islands`]).
+//! `gpude_device::islands::swarm`, a GA island `gpude_device::islands::genetic`), and an event in two launches of the migration
+//! kernel (emigrants out, then replacements), which also keeps each island's record
+//! (see [`crate::cpu::islands`]).
 //!
 //! With a target, the CPU engine stops an archipelago after the first generation at
 //! which any island has reached it. Each island of a launch stops at its own target, so
@@ -601,27 +599,15 @@ impl CudaEngine {
         let rec_x = alloc(p * st)?;
         let scratch_f = alloc(32 * p)?;
         let scratch_i = allocu(32 * p)?;
-        // The grid barrier's word of the one-launch events, and how many ran.
-        let sync = stream.alloc_zeros::<u64>(1).map_err(err("allocating"))?;
-        let mut events = 0u32;
-        // Both phases of an event in one cooperative launch of at most the blocks that
-        // are resident at once (each serving every so many islands); two launches of one
-        // block per island where no block of the kernel fits.
-        let coop = self
-            .resident_blocks(&migrate, &name, mthreads)
-            .ok()
-            .map(|r| r.min(p as u32));
         let seeds: Vec<u64> = jobs.iter().map(|j| j.seed()).collect();
         let streams: Vec<u32> = jobs.iter().map(|j| j.stream()).collect();
         let seeds_d = stream.clone_htod(&seeds).map_err(err("uploading"))?;
         let streams_d = stream.clone_htod(&streams).map_err(err("uploading"))?;
-        let migrate_phase = |members: &Members<T>, phase: u32, g: u32, event: u32| -> Result<()> {
+        let migrate_phase = |members: &Members<T>, phase: u32, g: u32| -> Result<()> {
             let s = &*stream;
             let (rows_a, rows_b, flags, also, fit) = members.migrating(s);
             let params = MigrateParams::<T> {
                 phase,
-                count: p as u32,
-                event,
                 islands: n as u32,
                 np: np as u32,
                 dim,
@@ -646,16 +632,6 @@ impl CudaEngine {
                 rec_x: dev(&rec_x, s),
                 scratch_f: dev(&scratch_f, s),
                 scratch_i: dev(&scratch_i, s),
-                sync: dev(&sync, s),
-            };
-            let blocks = match (phase, coop) {
-                (3, Some(b)) => b,
-                _ => p as u32,
-            };
-            let cfg = LaunchConfig {
-                grid_dim: (blocks, 1, 1),
-                block_dim: (mthreads, 1, 1),
-                shared_mem_bytes: 0,
             };
             let mut b = s.launch_builder(&migrate);
             push_params(&mut b, &params);
@@ -664,12 +640,12 @@ impl CudaEngine {
             // values (and np values, flags), the migration buffers are sized above for p
             // islands of k emigrants and k·n picks (k · sources ≤ k·n, and below np as
             // the archipelago's builder checks), and all of them outlive the launch.
-            // Phase 3 is launched cooperatively with at most the resident blocks, and
-            // `sync` has counted `event` such launches of `blocks` blocks.
-            if phase == 3 {
-                unsafe { b.launch_cooperative(cfg) }
-            } else {
-                unsafe { b.launch(cfg) }
+            unsafe {
+                b.launch(LaunchConfig {
+                    grid_dim: (p as u32, 1, 1),
+                    block_dim: (mthreads, 1, 1),
+                    shared_mem_bytes: 0,
+                })
             }
             .map_err(cuda_err(format!("{name}: launching the migration")))?;
             Ok(())
@@ -754,13 +730,8 @@ impl CudaEngine {
                 .memcpy_htod(&gens, members.gens_done())
                 .map_err(err("uploading"))?;
             if n > 1 && ns > 0 && ended.iter().any(Option::is_none) {
-                if coop.is_some() {
-                    migrate_phase(&members, 3, g, events)?;
-                    events += 1;
-                } else {
-                    migrate_phase(&members, 0, g, 0)?;
-                    migrate_phase(&members, 1, g, 0)?;
-                }
+                migrate_phase(&members, 0, g)?;
+                migrate_phase(&members, 1, g)?;
                 for (a, e) in ended.iter().enumerate() {
                     if e.is_none() {
                         migrations[a] += 1;
@@ -769,7 +740,7 @@ impl CudaEngine {
             }
         }
         // The records at the end: every island's, whatever its gens_done.
-        migrate_phase(&members, 2, g, 0)?;
+        migrate_phase(&members, 2, g)?;
         let rf = stream.clone_dtoh(&rec_f).map_err(err("reading back"))?;
         let rx = stream.clone_dtoh(&rec_x).map_err(err("reading back"))?;
         let elapsed = start.elapsed();
