@@ -25,8 +25,8 @@ pub use gpude_host::{
     Termination, ThesisVariant,
 };
 pub use gpude_host::{
-    Algorithm, Archipelago, ArchipelagoBuilder, ArchipelagoResult, Emigrants, Ga, Pso, Replacement,
-    Topology,
+    Algorithm, Archipelago, ArchipelagoBuilder, ArchipelagoRan, ArchipelagoResult, Emigrants, Ga,
+    IslandsWatch, Pso, Replacement, Topology,
 };
 // Where callers found these before the host's folders held them (run::checkpoint,
 // run::control, job::objective, job::cec2017, cpu::split).
@@ -127,6 +127,17 @@ impl Solver {
         observer: Option<Observer>,
     ) -> Result<Vec<ArchipelagoResult>> {
         self.0.run_archipelagos(list, observer)
+    }
+
+    /// Runs or goes on with archipelagos (from a checkpoint of either engine: the same
+    /// bits as a run that never stopped) under an [`IslandsWatch`]: stopped, observed
+    /// and saved on the way; each comes back with its result and its state at the end.
+    pub fn run_archipelago_entries(
+        &self,
+        entries: Vec<checkpoint::ArchipelagoEntry>,
+        watch: &mut IslandsWatch,
+    ) -> Result<Vec<ArchipelagoRan>> {
+        self.0.run_archipelago_entries(entries, watch)
     }
 
     /// Why the GPU engine cannot run `a`, if it cannot: a host callback objective, a

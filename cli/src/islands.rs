@@ -2,7 +2,10 @@
 //! files, their checks, and running archipelagos (on either engine).
 
 use super::common::{BackendArgs, JobSpec, describe_strategy, num};
-use super::{CliError, Result};
+use super::run::{self, SaveArgs};
+use super::{CliError, Result, interrupt};
+use gpude::checkpoint::ArchipelagoEntry;
+use gpude::cpu::Flow;
 use gpude::host::config::bounds_name;
 use gpude::host::islands::{
     emigrants_name, parse_emigrants, parse_replacement, parse_topology, replacement_name,
@@ -12,7 +15,10 @@ use gpude::{
     Algorithm, Archipelago, ArchipelagoResult, Backend, BoundPolicy, Ga, Job, Pso, RunResult,
     Solver, SolverOptions,
 };
+use gpude::{IslandsWatch, Termination};
 use serde::Serialize;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
 
 /// The island and PSO flags of `gpude run` (batch files take the same keys, with `_`).
 #[derive(Debug, Clone, Default, clap::Args)]
@@ -95,6 +101,11 @@ enum Kind {
     De,
     Pso,
     Ga,
+}
+
+/// Whether the description asks for islands or an algorithm other than DE.
+pub fn wanted(spec: &JobSpec) -> Result<bool> {
+    Ok(kind(spec)? != Kind::De || spec.islands.is_some())
 }
 
 /// The description's algorithm (`None` is DE).
@@ -277,6 +288,69 @@ pub fn open(backend: &BackendArgs, archs: &[Archipelago]) -> Result<Solver> {
 /// launches).
 pub fn execute(solver: &Solver, archs: &[Archipelago]) -> Result<Vec<ArchipelagoResult>> {
     Ok(solver.run_archipelagos(archs, None)?)
+}
+
+/// Archipelagos that ended or were interrupted.
+pub struct IslandsDone {
+    /// The results of the archipelagos that started (all of them unless interrupted).
+    pub results: Vec<ArchipelagoResult>,
+    /// Every archipelago's state at the end (or as given, if it did not start).
+    pub entries: Vec<ArchipelagoEntry>,
+    pub interrupted: bool,
+    /// Wall time of the runs.
+    pub wall: Duration,
+}
+
+/// Runs (or goes on with) archipelagos: a SIGINT/SIGTERM stops them at the next
+/// generation (CPU engine) or stretch between two events or saves (GPU engine), and
+/// `save` is written every --checkpoint-every generations.
+pub fn execute_saved(
+    solver: &Solver,
+    entries: Vec<ArchipelagoEntry>,
+    save: &SaveArgs,
+) -> Result<IslandsDone> {
+    let stop = interrupt::flag()?;
+    let mut save_error: Option<CliError> = None;
+    let mut saver = |list: &[ArchipelagoEntry]| {
+        let Some(path) = &save.checkpoint else {
+            return Flow::Continue;
+        };
+        match run::write_archipelagos(path, list, false) {
+            Ok(()) => Flow::Continue,
+            Err(e) => {
+                save_error = Some(e);
+                Flow::Stop
+            }
+        }
+    };
+    let mut watch = IslandsWatch {
+        observer: None,
+        stop: Some(&stop),
+        every: save.checkpoint_every.unwrap_or(0),
+        save: if save.checkpoint.is_some() {
+            Some(&mut saver)
+        } else {
+            None
+        },
+    };
+    let start = Instant::now();
+    let ran = solver.run_archipelago_entries(entries, &mut watch)?;
+    let wall = start.elapsed();
+    if let Some(e) = save_error.take() {
+        return Err(e);
+    }
+    let results: Vec<ArchipelagoResult> = ran.iter().filter_map(|r| r.result.clone()).collect();
+    let interrupted = stop.load(Ordering::Relaxed)
+        && (results.len() < ran.len()
+            || results
+                .iter()
+                .any(|r| r.overall.termination == Termination::Stopped));
+    Ok(IslandsDone {
+        results,
+        entries: ran.into_iter().map(|r| r.entry).collect(),
+        interrupted,
+        wall,
+    })
 }
 
 /// The settings of `a` written back into a job description.

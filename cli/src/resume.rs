@@ -6,7 +6,7 @@ use super::common::BackendArgs;
 use super::input::{self, MIB};
 use super::run::{self, Files, SaveArgs, Where};
 use super::{CliError, Result};
-use gpude::checkpoint::{self, Entry};
+use gpude::checkpoint::{self, ArchipelagoEntry, Entry};
 use std::path::PathBuf;
 
 /// The largest checkpoint file read.
@@ -52,6 +52,9 @@ pub struct Args {
 pub fn run(args: Args) -> Result<String> {
     let shown = input::name(&args.file);
     let bytes = input::read_bytes(&args.file, MAX_CHECKPOINT_BYTES, "a checkpoint")?;
+    if checkpoint::is_archipelago_file(&bytes) {
+        return islands(args, bytes);
+    }
     let mut entries = checkpoint::decode(&bytes)
         .map_err(|e| CliError::from(e).context(format!("cannot resume from {shown}")))?;
     drop(bytes);
@@ -107,4 +110,58 @@ pub fn run(args: Args) -> Result<String> {
         run::on_cuda(&solver, entries, &save, progress)?
     };
     run::finish(done, &files, args.json, &at, budget, &save)
+}
+
+/// `gpude resume` of an archipelago checkpoint (from `run --islands … --checkpoint`, or
+/// after an interrupt): on the GPU when there is one and it runs them (else the CPU).
+fn islands(args: Args, bytes: Vec<u8>) -> Result<String> {
+    let shown = input::name(&args.file);
+    let mut entries = checkpoint::decode_archipelagos(&bytes)
+        .map_err(|e| CliError::from(e).context(format!("cannot resume from {shown}")))?;
+    drop(bytes);
+    if let Some(g) = args.gens {
+        for (k, e) in entries.iter_mut().enumerate() {
+            if let ArchipelagoEntry::Started(c) = e
+                && c.generation > g
+            {
+                return Err(CliError::usage(format!(
+                    "--gens = {g} is not allowed: run {k} of {shown} has done {} generations already",
+                    c.generation
+                )));
+            }
+            e.set_generations(g)?;
+        }
+    }
+    if args.checkpoint_every == Some(0) {
+        return Err(CliError::usage(
+            "--checkpoint-every = 0 is not allowed: 1 or more generations",
+        ));
+    }
+    let save = SaveArgs {
+        checkpoint: Some(args.checkpoint.unwrap_or_else(|| args.file.clone())),
+        checkpoint_every: args.checkpoint_every,
+    };
+    let files = Files {
+        history: args.history.clone(),
+        plot: args.plot.clone(),
+        polish: None,
+    };
+    files.check(save.checkpoint.as_deref())?;
+    let archs: Vec<gpude::Archipelago> = entries.iter().map(|e| e.archipelago().clone()).collect();
+    if files.need_history() && !archs.iter().all(|a| a.template().history()) {
+        return Err(CliError::usage(format!(
+            "{shown} has no history of its runs: leave out --history and --plot"
+        )));
+    }
+    let solver = super::islands::open(&args.backend, &archs)?;
+    let first = &archs[0];
+    let budget = first
+        .template()
+        .budget_from_evaluations()
+        .then(|| first.template().evaluations(first.template().generations()));
+    let mut resolved =
+        super::common::JobSpec::resolved(first.template(), archs.len() as u32, budget);
+    super::islands::resolve(&mut resolved, first);
+    let done = super::islands::execute_saved(&solver, entries, &save)?;
+    run::finish_islands(done, &files, args.json, &solver, resolved, &save)
 }

@@ -4,7 +4,7 @@ use super::common::{self, BackendArgs, JobArgs, JobSpec, Summary, num};
 use super::islands::{self, IslandsReport};
 use super::{CliError, Result, input, interrupt, output, plot_runs};
 use gpude::Archipelago;
-use gpude::checkpoint::{self, Entry, Part};
+use gpude::checkpoint::{self, ArchipelagoEntry, Entry, Part};
 use gpude::cpu::{self, Checkpoint, Control, Flow};
 use gpude::run::polish::Polished;
 use gpude::{Job, RunResult, Termination};
@@ -162,7 +162,8 @@ pub fn run(args: Args) -> Result<String> {
             .map(gpude::run::polish::Method::parse)
             .transpose()?,
     };
-    let mut jobs = spec.jobs(files.need_history() || saving)?;
+    // Archipelagos are saved without it (the GPU engine records no history of them).
+    let mut jobs = spec.jobs(files.need_history() || (saving && !islands::wanted(&spec)?))?;
     if let Some(how) = &args.split {
         return run_split(&args, &files, how, &spec, jobs);
     }
@@ -270,8 +271,8 @@ fn run_split(
     ))
 }
 
-/// Runs archipelagos (`--islands`, `--algorithm pso`; CPU engine). They are not saved:
-/// `--checkpoint` is refused.
+/// Runs archipelagos (`--islands`, `--algorithm pso|ga`) on either engine, saved as
+/// `--checkpoint` asks and on an interrupt.
 fn run_islands(
     args: &Args,
     files: &Files,
@@ -279,30 +280,74 @@ fn run_islands(
     jobs: &[Job],
     archs: &[Archipelago],
 ) -> Result<String> {
-    if args.save.checkpoint.is_some() {
+    if args.save.checkpoint_every == Some(0) {
         return Err(CliError::usage(
-            "--checkpoint does not apply to islands or PSO: an archipelago is not saved",
+            "--checkpoint-every = 0 is not allowed: 1 or more generations",
         ));
     }
-    files.check(None)?;
+    if args.save.checkpoint.is_some() {
+        gpude::checkpoint::savable(&jobs[0])?;
+    }
+    files.check(args.save.checkpoint.as_deref())?;
     if files.polish.is_some() {
         return Err(CliError::usage(
             "--polish does not apply to islands or PSO yet: it polishes the runs of one population",
         ));
     }
     let solver = islands::open(&args.backend, archs)?;
-    let start = Instant::now();
-    let arch_results = islands::execute(&solver, archs)?;
-    let wall = start.elapsed();
-    let results: Vec<RunResult> = arch_results.iter().map(|a| a.overall.clone()).collect();
-    files.write(&jobs[0], &results)?;
-    if let Some((k, e)) = common::failed_run(&results) {
+    let entries = archs
+        .iter()
+        .cloned()
+        .map(ArchipelagoEntry::Pending)
+        .collect();
+    let done = islands::execute_saved(&solver, entries, &args.save)?;
+    let mut resolved = JobSpec::resolved(&jobs[0], args.runs, spec.max_evals);
+    islands::resolve(&mut resolved, &archs[0]);
+    finish_islands(done, files, args.json, &solver, resolved, &args.save)
+}
+
+/// Writes the history, the plot and the checkpoint of archipelagos, and reports; an
+/// interrupted run reports as an error with exit code 130 and its partial result on
+/// stdout.
+pub(crate) fn finish_islands(
+    done: islands::IslandsDone,
+    files: &Files,
+    json: bool,
+    solver: &gpude::Solver,
+    resolved: JobSpec,
+    save: &SaveArgs,
+) -> Result<String> {
+    let first = done.entries[0].archipelago().clone();
+    let job = first.template();
+    let mut results: Vec<RunResult> = done.results.iter().map(|a| a.overall.clone()).collect();
+    files.write(job, &results)?;
+    if files.history.is_none() {
+        for r in &mut results {
+            r.history = None;
+        }
+    }
+    let saved_to = match (&save.checkpoint, done.interrupted) {
+        (Some(p), _) => Some(p.clone()),
+        (None, true) => Some(PathBuf::from(DEFAULT_CHECKPOINT)),
+        (None, false) => None,
+    };
+    let mut saved = None;
+    let mut not_saved = None;
+    if let Some(path) = &saved_to {
+        match write_archipelagos(path, &done.entries, save.checkpoint.is_none()) {
+            Ok(()) => saved = Some(path),
+            Err(e) if done.interrupted => not_saved = Some(e.message),
+            Err(e) => return Err(e),
+        }
+    }
+    if !done.interrupted
+        && let Some((k, e)) = common::failed_run(&results)
+    {
         return Err(match results.len() {
             1 => e,
             n => e.context(format!("run {k} of {n}")),
         });
     }
-    let job = &jobs[0];
     let threshold = job.target().unwrap_or(DEFAULT_SUCCESS);
     // Successes are judged on the verified errors.
     let errors: Vec<f64> = results.iter().map(|r| r.verified_error).collect();
@@ -311,23 +356,77 @@ fn run_islands(
         backend: solver.backend_name(),
         fallback_reason: solver.fallback_reason(),
     };
-    if args.json {
-        let mut resolved = JobSpec::resolved(job, args.runs, spec.max_evals);
-        islands::resolve(&mut resolved, &archs[0]);
-        return common::to_json(&Report {
+    let out = if json {
+        common::to_json(&Report {
             backend: at.backend,
             fallback_reason: at.fallback_reason,
             job: resolved,
-            wall_s: wall.as_secs_f64(),
+            wall_s: done.wall.as_secs_f64(),
             results: &results,
             summary,
-            islands: Some(arch_results.iter().map(IslandsReport::of).collect()),
+            islands: Some(done.results.iter().map(IslandsReport::of).collect()),
             polished: None,
-        });
+        })?
+    } else {
+        let mut out = human(&at, job, &results, done.wall, &summary, Some(&first));
+        out.push_str(&islands::summary(&done.results));
+        out
+    };
+    if !done.interrupted {
+        return Ok(out);
     }
-    let mut out = human(&at, job, &results, wall, &summary, Some(&archs[0]));
-    out.push_str(&islands::summary(&arch_results));
-    Ok(out)
+    let g = done.results.last().map_or(0, |r| r.overall.generations);
+    let runs = done.entries.len();
+    let at_run = match runs {
+        1 => format!("interrupted at generation {g}"),
+        n => format!(
+            "interrupted at generation {g} of run {} of {n}",
+            done.results.len().max(1)
+        ),
+    };
+    let message = match (saved, not_saved) {
+        (Some(p), _) => {
+            let p = input::name(p);
+            format!("{at_run}; saved to {p}: go on with `gpude resume {p}`")
+        }
+        (None, Some(why)) => format!("{at_run}; nothing saved: {why}"),
+        (None, None) => format!("{at_run}; nothing saved"),
+    };
+    Err(CliError::interrupted(message, out))
+}
+
+/// Writes an archipelago checkpoint file whole; `limited`: refused above
+/// [`DEFAULT_CHECKPOINT_LIMIT`] (a save nobody asked for). A file larger than the free
+/// memory is refused before it is made.
+pub(crate) fn write_archipelagos(
+    path: &std::path::Path,
+    entries: &[ArchipelagoEntry],
+    limited: bool,
+) -> Result<()> {
+    let bytes_of = checkpoint::encode_archipelagos(entries).map_err(|e| match e {
+        gpude::Error::OutOfMemory { needed, free, .. } => CliError::runtime(format!(
+            "cannot save the checkpoint file {}: it takes {} and only {} of host memory is available",
+            input::name(path),
+            bytes(needed),
+            bytes(free)
+        )),
+        e => CliError::from(e),
+    })?;
+    if limited && bytes_of.len() as u64 > DEFAULT_CHECKPOINT_LIMIT {
+        return Err(CliError::runtime(format!(
+            "the checkpoint would take {}, more than the {} MiB that {} may take without \
+             --checkpoint; to save such a run, give --checkpoint FILE (no size limit)",
+            bytes(bytes_of.len() as u64),
+            DEFAULT_CHECKPOINT_LIMIT / input::MIB,
+            input::name(path)
+        )));
+    }
+    output::write(path, &bytes_of).map_err(|e| {
+        CliError::runtime(format!(
+            "writing the checkpoint file {}: {e}",
+            input::name(path)
+        ))
+    })
 }
 
 /// What a run gives besides its report: the history (CSV) and the plot files, and the

@@ -338,3 +338,108 @@ fn castro2012_quick() {
             .contains("not in the experiment")
     );
 }
+
+/// A `--json` report's results and island reports without their timings.
+fn without_time(out: &str) -> (Value, Value) {
+    let mut v: Value = serde_json::from_str(out).unwrap();
+    let strip = |r: &mut Value| {
+        r.as_object_mut().unwrap().remove("elapsed");
+    };
+    for r in v["results"].as_array_mut().unwrap() {
+        strip(r);
+    }
+    for a in v["islands"].as_array_mut().unwrap() {
+        for r in a["islands"].as_array_mut().unwrap() {
+            strip(r);
+        }
+    }
+    (v["results"].clone(), v["islands"].clone())
+}
+
+#[test]
+fn an_archipelago_saved_halfway_goes_on_to_the_whole_runs_bits() {
+    for (k, extra) in [
+        &[
+            "--islands",
+            "3",
+            "--migration-interval",
+            "4",
+            "--topology",
+            "random",
+        ][..],
+        &[
+            "--algorithm",
+            "pso",
+            "--islands",
+            "2",
+            "--replace",
+            "random",
+            "--precision",
+            "f64",
+        ][..],
+        &["--algorithm", "ga", "--islands", "3", "--migrants", "2"][..],
+    ]
+    .iter()
+    .enumerate()
+    {
+        let args = |gens: &str, ckpt: &PathBuf| -> Vec<String> {
+            let mut a: Vec<String> = [
+                "run",
+                "--function",
+                "ackley",
+                "-D",
+                "6",
+                "--pop",
+                "16",
+                "--gens",
+                gens,
+                "--runs",
+                "2",
+                "--seed",
+                "4",
+                "--backend",
+                "cpu",
+                "--json",
+                "--checkpoint",
+            ]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+            a.push(ckpt.to_str().unwrap().into());
+            a.extend(extra.iter().map(|s| s.to_string()));
+            a
+        };
+        let call = |a: Vec<String>| ok(&a.iter().map(String::as_str).collect::<Vec<_>>());
+        let whole = scratch(&format!("whole-{k}.ckpt"));
+        let half = scratch(&format!("half-{k}.ckpt"));
+        let straight = call(args("24", &whole));
+        let _ = call(args("11", &half));
+        let head = std::fs::read(&half).unwrap();
+        assert!(head.starts_with(b"GPUDEARC"), "an archipelago checkpoint");
+        let resumed = ok(&[
+            "resume",
+            half.to_str().unwrap(),
+            "--gens",
+            "24",
+            "--backend",
+            "cpu",
+            "--json",
+        ]);
+        assert_eq!(without_time(&resumed), without_time(&straight), "case {k}");
+        // The resumed run saved its end to the file it read: the whole run's state.
+        assert_eq!(
+            std::fs::read(&half).unwrap().len(),
+            std::fs::read(&whole).unwrap().len()
+        );
+        // Going back in generations is refused.
+        let e = usage_error(&[
+            "resume",
+            half.to_str().unwrap(),
+            "--gens",
+            "5",
+            "--backend",
+            "cpu",
+        ]);
+        assert!(e.contains("has done 24 generations already"), "{e}");
+    }
+}

@@ -32,6 +32,7 @@ pub use job::config::{Job, JobBuilder};
 pub use job::objective::{BatchObjective, Objective, SeparableCpu};
 pub use job::precision::Precision;
 pub use job::problem::{FUNCTIONS, FunctionInfo, Problem};
+pub use run::archipelago::{ArchipelagoRan, IslandsSaver, IslandsWatch};
 pub use run::result::{RunLayout, RunResult, Termination};
 pub use run::stops::Stops;
 pub use solver::{Backend, Solver, SolverOptions};

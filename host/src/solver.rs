@@ -6,6 +6,8 @@ use crate::cpu::split;
 use crate::cuda::{CudaEngine, MAX_STREAMS, Mode};
 use crate::error::{Error, Result};
 use crate::job::config::{Job, Precision};
+use crate::run::archipelago::{ArchipelagoRan, IslandsWatch};
+use crate::run::checkpoint::ArchipelagoEntry;
 use crate::run::checkpoint::{self, Checkpoint, Entry};
 use crate::run::control::{Control, Flow, Observer, Outcome, Ran, Reporting, Watch};
 use crate::run::result::{RunResult, Termination};
@@ -222,18 +224,41 @@ impl Solver {
         list: &[Archipelago],
         observer: Option<Observer>,
     ) -> Result<Vec<ArchipelagoResult>> {
-        if let Some(cuda) = &self.cuda {
-            return cuda.run_archipelagos(list, observer);
+        let mut watch = IslandsWatch {
+            observer,
+            ..IslandsWatch::default()
+        };
+        let entries = list
+            .iter()
+            .cloned()
+            .map(ArchipelagoEntry::Pending)
+            .collect();
+        self.run_archipelago_entries(entries, &mut watch)?
+            .into_iter()
+            .map(|r| {
+                r.result.ok_or_else(|| {
+                    Error::invalid(
+                        "archipelago",
+                        "stopped",
+                        "run to its end (nothing stops it)",
+                    )
+                })
+            })
+            .collect()
+    }
+
+    /// Runs or goes on with archipelagos (from a checkpoint of either engine: the same
+    /// bits as a run that never stopped) under `watch`, on the engine of this solver;
+    /// each comes back with its result and its state at the end.
+    pub fn run_archipelago_entries(
+        &self,
+        entries: Vec<ArchipelagoEntry>,
+        watch: &mut IslandsWatch,
+    ) -> Result<Vec<ArchipelagoRan>> {
+        match &self.cuda {
+            Some(cuda) => cuda.run_archipelago_entries(entries, watch),
+            None => islands::run_entries(entries, watch),
         }
-        let mut out = Vec::with_capacity(list.len());
-        for a in list {
-            let objective = a.template().objective();
-            objective.reset_failure();
-            let r = islands::run_cpu(a, if list.len() == 1 { observer } else { None });
-            objective.take_failure()?;
-            out.push(r);
-        }
-        Ok(out)
     }
 
     /// Runs one job with its population split by dimension into `slices` slices (see

@@ -4,10 +4,12 @@
 
 use crate::Test;
 use crate::common::job;
-use gpude::host::cpu::islands::run_cpu;
+use gpude::checkpoint::ArchipelagoEntry;
+use gpude::cpu::Flow;
+use gpude::host::cpu::islands::{run_cpu, run_entries};
 use gpude::{
     Algorithm, Archipelago, ArchipelagoResult, BatchKernel, BoundPolicy, Crossover, CudaEngine,
-    Emigrants, Function, Ga, Job, Precision, Pso, Replacement, Strategy, Topology,
+    Emigrants, Function, Ga, IslandsWatch, Job, Precision, Pso, Replacement, Strategy, Topology,
 };
 
 pub fn tests() -> Vec<Test> {
@@ -15,7 +17,8 @@ pub fn tests() -> Vec<Test> {
         de_islands_match_cpu_bit_for_bit,
         pso_islands_match_cpu_bit_for_bit,
         ga_islands_match_cpu_bit_for_bit,
-        islands_stop_at_the_target_as_on_the_cpu
+        islands_stop_at_the_target_as_on_the_cpu,
+        island_checkpoints_equal_the_cpu_engines_and_go_on_with_the_same_bits
     ]
 }
 
@@ -40,7 +43,7 @@ fn same_as_cpu(e: &CudaEngine, archs: &[Archipelago], what: &str) {
     let gpu = e.run_archipelagos(archs, None).expect("GPU islands");
     assert_eq!(gpu.len(), archs.len(), "{what}");
     for (k, (a, g)) in archs.iter().zip(&gpu).enumerate() {
-        let c = run_cpu(a, None);
+        let c = run_cpu(a, None).expect("the CPU engine runs it");
         assert_eq!(g.migrations, c.migrations, "{what} #{k}: migrations");
         assert_eq!(g.first_hit, c.first_hit, "{what} #{k}: first hit");
         assert_eq!(g.best_island, c.best_island, "{what} #{k}: best island");
@@ -296,4 +299,167 @@ fn islands_stop_at_the_target_as_on_the_cpu(e: &CudaEngine) {
             same_as_cpu(e, &archs, &format!("target {} {p:?}", alg.name()));
         }
     }
+}
+
+/// Runs entries on the GPU (`gpu`) or the CPU, saving every `every` generations; the
+/// final entries (results and states) and the saved lists.
+fn run_saving(
+    e: Option<&CudaEngine>,
+    entries: Vec<ArchipelagoEntry>,
+    every: u32,
+    stop_at: Option<u32>,
+) -> (Vec<gpude::ArchipelagoRan>, Vec<Vec<ArchipelagoEntry>>) {
+    let mut saved = Vec::new();
+    let mut save = |l: &[ArchipelagoEntry]| {
+        saved.push(l.to_vec());
+        Flow::Continue
+    };
+    let observe = move |g: u32, _: f64| match stop_at {
+        Some(s) if g >= s => Flow::Stop,
+        _ => Flow::Continue,
+    };
+    let mut watch = IslandsWatch {
+        observer: stop_at.map(|_| &observe as &(dyn Fn(u32, f64) -> Flow + Sync)),
+        every,
+        save: Some(&mut save),
+        ..IslandsWatch::default()
+    };
+    let ran = match e {
+        Some(e) => e.run_archipelago_entries(entries, &mut watch),
+        None => run_entries(entries, &mut watch),
+    }
+    .expect("the archipelagos run");
+    (ran, saved)
+}
+
+/// Checkpoints of archipelagos: the GPU's saves (every 6 generations, between and at
+/// migration events) equal the CPU engine's bit for bit, for DE on each row source, PSO
+/// and the GA; the GPU goes on from the CPU's checkpoints (and its own) to the results
+/// of a run that never stopped; an observer's stop ends a GPU run with a state that
+/// goes on as well.
+fn island_checkpoints_equal_the_cpu_engines_and_go_on_with_the_same_bits(e: &CudaEngine) {
+    let saved_kernel = e.batch_kernel();
+    #[rustfmt::skip]
+    let cases = [
+        (Algorithm::De, Function::Rastrigin, Precision::F32, Topology::Ring, Replacement::Worst, BatchKernel::Global),
+        (Algorithm::De, Function::Ackley, Precision::F64, Topology::Random, Replacement::Random, BatchKernel::Shared),
+        (Algorithm::De, Function::Griewank, Precision::F32, Topology::Full, Replacement::Random, BatchKernel::Pipelined),
+        (Algorithm::Pso(Pso::default()), Function::Weierstrass, Precision::F32, Topology::Ring, Replacement::Random, BatchKernel::Global),
+        (Algorithm::Ga(Ga::default()), Function::Schwefel12, Precision::F64, Topology::Random, Replacement::Random, BatchKernel::Global),
+    ];
+    for (alg, f, p, t, rep, kern) in cases {
+        e.set_batch_kernel(kern);
+        let what = format!("{} {f:?} {p:?} {t:?} {rep:?} {kern:?}", alg.name());
+        let tmpl = job(
+            f,
+            12,
+            40,
+            40,
+            Strategy::Thesis,
+            Crossover::Binomial,
+            BoundPolicy::Clip,
+            p,
+            21,
+        );
+        let archs = archipelagos(&tmpl, 2, 4, t, 4, 2, Emigrants::Random, rep, alg);
+        let pending: Vec<ArchipelagoEntry> = archs
+            .iter()
+            .cloned()
+            .map(ArchipelagoEntry::Pending)
+            .collect();
+        let (cpu, cpu_saves) = run_saving(None, pending.clone(), 6, None);
+        let (gpu, gpu_saves) = run_saving(Some(e), pending.clone(), 6, None);
+        // The CPU runs one archipelago after the other, the GPU both at once: compare
+        // each archipelago's saves at each generation.
+        let at = |saves: &[Vec<ArchipelagoEntry>], k: usize| -> Vec<ArchipelagoEntry> {
+            saves
+                .iter()
+                .map(|l| l[k].clone())
+                .filter(|x| matches!(x, ArchipelagoEntry::Started(c) if c.generation % 6 == 0 && c.generation < 40))
+                .fold(Vec::new(), |mut v: Vec<ArchipelagoEntry>, x| {
+                    if !v.contains(&x) {
+                        v.push(x);
+                    }
+                    v
+                })
+        };
+        for k in 0..2 {
+            let (c, g) = (at(&cpu_saves, k), at(&gpu_saves, k));
+            assert_eq!(c.len(), 6, "{what}: CPU saves of archipelago {k}");
+            assert_eq!(c.len(), g.len(), "{what}: saves of archipelago {k}");
+            for (x, y) in c.iter().zip(&g) {
+                let (ArchipelagoEntry::Started(x), ArchipelagoEntry::Started(y)) = (x, y) else {
+                    unreachable!()
+                };
+                assert_eq!(x.generation, y.generation, "{what}");
+                assert_eq!(x.migrations, y.migrations, "{what} at {}", x.generation);
+                assert!(
+                    x.islands == y.islands,
+                    "{what}: the islands' states at {}",
+                    x.generation
+                );
+            }
+            let (ArchipelagoEntry::Started(x), ArchipelagoEntry::Started(y)) =
+                (&cpu[k].entry, &gpu[k].entry)
+            else {
+                panic!("{what}: final states")
+            };
+            assert!(x.islands == y.islands, "{what}: final states of {k}");
+            assert_eq!(
+                bits(cpu[k].result.as_ref().unwrap()),
+                bits(gpu[k].result.as_ref().unwrap()),
+                "{what}: results of {k}"
+            );
+        }
+        // The GPU goes on from the CPU's save of the second archipelago after generation
+        // 18 (the first has ended: they run apart), and from its own after 12.
+        let at_gen = |x: &ArchipelagoEntry, g: u32| matches!(x, ArchipelagoEntry::Started(c) if c.generation == g);
+        for from in [
+            cpu_saves.iter().find(|l| at_gen(&l[1], 18)),
+            gpu_saves.iter().find(|l| l.iter().all(|x| at_gen(x, 12))),
+        ] {
+            let from = from.unwrap_or_else(|| panic!("{what}: a save of both archipelagos"));
+            let (resumed, _) = run_saving(Some(e), from.clone(), 0, None);
+            for k in 0..2 {
+                assert_eq!(
+                    bits(resumed[k].result.as_ref().unwrap()),
+                    bits(cpu[k].result.as_ref().unwrap()),
+                    "{what}: resumed {k}"
+                );
+                assert_eq!(
+                    resumed[k].result.as_ref().unwrap().migrations,
+                    cpu[k].result.as_ref().unwrap().migrations
+                );
+            }
+        }
+        // A CPU run to generation 12 (an event the short run skipped) goes on on the GPU
+        // to the limit of 40 with the long run's bits.
+        let short = archs[0].with_generations(12).expect("a lower limit");
+        let (ran, _) = run_saving(None, vec![ArchipelagoEntry::Pending(short)], 0, None);
+        let mut entry = ran[0].entry.clone();
+        entry.set_generations(40).expect("a higher limit");
+        let (resumed, _) = run_saving(Some(e), vec![entry], 0, None);
+        assert_eq!(
+            bits(resumed[0].result.as_ref().unwrap()),
+            bits(cpu[0].result.as_ref().unwrap()),
+            "{what}: limit raised from 12 to 40"
+        );
+        // An observer's stop (one archipelago: it watches) lands at the end of a stretch;
+        // the state there goes on, on the CPU, to the same bits.
+        let one = vec![pending[0].clone()];
+        let (stopped, _) = run_saving(Some(e), one, 6, Some(10));
+        let r = stopped[0].result.as_ref().unwrap();
+        assert_eq!(r.overall.termination, gpude::Termination::Stopped, "{what}");
+        assert_eq!(
+            r.overall.generations, 12,
+            "{what}: the stretch 8–12 ends at the save"
+        );
+        let (resumed, _) = run_saving(None, vec![stopped[0].entry.clone()], 0, None);
+        assert_eq!(
+            bits(resumed[0].result.as_ref().unwrap()),
+            bits(cpu[0].result.as_ref().unwrap()),
+            "{what}: stopped on the GPU, resumed on the CPU"
+        );
+    }
+    e.set_batch_kernel(saved_kernel);
 }

@@ -17,7 +17,7 @@ use rayon::prelude::*;
 
 /// The settings of the GA: crossover probability p_c, mutation probability p_m (per
 /// offspring), BLX-α's α, and the mutation's range r (a fraction of the domain's width).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Ga {
     pub crossover: f64,
     pub mutation: f64,

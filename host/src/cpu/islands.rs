@@ -32,6 +32,14 @@
 //! The results report the records. (Taking them at the events only, not after every
 //! generation, lets the GPU engine keep them in its migration kernel; the values are the
 //! same, and where two points tie the record is the later one.)
+//!
+//! # Checkpoints
+//! The state after generation g (after its migration event) is every island's members
+//! (a swarm's positions and velocities too) and record, the generation, the events run
+//! and the histories ([`crate::run::checkpoint::ArchipelagoCheckpoint`]); either engine
+//! goes on from it with the same bits. A run saved at its generation limit has skipped
+//! that generation's event: a run resumed from it with a higher limit runs the event
+//! first ([`crate::run::checkpoint::ArchipelagoCheckpoint::pending_event`]).
 
 use crate::cpu::ga::{self, Ga};
 use crate::cpu::pso::{self, Pso, Swarm};
@@ -40,8 +48,10 @@ use crate::error::{Error, Result};
 use crate::job::config::Job;
 use crate::job::names::{lookup, name_of};
 use crate::job::precision::Precision;
-use crate::run::control::Observer;
-use crate::run::result::{Ending, RunResult, termination};
+use crate::run::archipelago::{ArchipelagoRan, GroupControl, IslandsWatch, drive};
+use crate::run::checkpoint::{ArchipelagoCheckpoint, ArchipelagoEntry, IslandState, Rows, Stored};
+use crate::run::control::{Flow, Observer};
+use crate::run::result::{Ending, RunResult, Termination, termination};
 use gpude_device::Real;
 use gpude_device::de::better;
 use gpude_device::ga::GaParams;
@@ -54,7 +64,7 @@ use gpude_device::philox::key_of;
 use gpude_device::pso::PsoParams;
 use nalgebra::DVector;
 use rayon::prelude::*;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// The most islands in one archipelago.
 pub const MAX_ISLANDS: u32 = 1 << 16;
@@ -201,6 +211,22 @@ impl Archipelago {
         self.template
             .clone()
             .with_stream(self.template.stream() * self.islands + k)
+    }
+
+    /// This archipelago with generation limit `generations` (an evaluation budget
+    /// becomes this count); the migration interval stays.
+    pub fn with_generations(&self, generations: u32) -> Result<Archipelago> {
+        if generations == u32::MAX {
+            return Err(Error::invalid(
+                "generations",
+                generations,
+                format!("at most {}", u32::MAX - 1),
+            ));
+        }
+        Ok(Archipelago {
+            template: self.template.clone().with_generation_limit(generations),
+            ..self.clone()
+        })
     }
 
     /// Evaluations of a run of `g` generations over all islands.
@@ -397,6 +423,80 @@ impl<T: Real> Island<T> {
         }
     }
 
+    /// The island's state for a checkpoint (its record empty while its value is NaN).
+    fn state(&self) -> IslandState
+    where
+        T: Stored,
+    {
+        let (members, motion) = match &self.state {
+            State::De { pop, .. } | State::Ga { pop, .. } => {
+                (T::state(pop.x.clone(), pop.fit.clone()), None)
+            }
+            State::Pso(s) => (
+                T::state(s.pbest.clone(), s.pfit.clone()),
+                Some((T::rows(s.x.clone()), T::rows(s.v.clone()))),
+            ),
+        };
+        IslandState {
+            members,
+            motion,
+            record_x: T::rows(if self.rec_f.is_nan() {
+                Vec::new()
+            } else {
+                self.rec_x.clone()
+            }),
+            record_f: T::rows(vec![self.rec_f]),
+            history: self.history.clone(),
+        }
+    }
+
+    /// Island `job` running `algorithm` as `state` holds it (checked by
+    /// [`ArchipelagoCheckpoint::check`]).
+    fn restore(job: Job, algorithm: Algorithm, state: &IslandState) -> Result<Island<T>>
+    where
+        T: Stored,
+    {
+        let wrong = || Error::Input {
+            what: "archipelago checkpoint".into(),
+            message: format!("its values are not in {}", T::NAME),
+        };
+        let (x, fit) = T::parts(state.members.clone()).ok_or_else(wrong)?;
+        let rows = |r: &Rows| T::of_rows(r.clone()).ok_or_else(wrong);
+        let state_of = match algorithm {
+            Algorithm::De => {
+                let pop = Population::from_parts(&job, x, fit);
+                State::De {
+                    best: pop.best(),
+                    pop,
+                    scratch: Vec::new(),
+                }
+            }
+            Algorithm::Ga(g) => {
+                let pop = Population::from_parts(&job, x, fit);
+                State::Ga {
+                    best: pop.best(),
+                    pop,
+                    params: g.params::<T>(),
+                }
+            }
+            Algorithm::Pso(_) => {
+                let (px, pv) = state.motion.as_ref().ok_or_else(|| Error::Input {
+                    what: "archipelago checkpoint".into(),
+                    message: "a swarm's motion is missing".into(),
+                })?;
+                State::Pso(Swarm::from_parts(&job, rows(px)?, rows(pv)?, x, fit))
+            }
+        };
+        let rec_f = rows(&state.record_f)?.first().copied().unwrap_or(T::NAN);
+        Ok(Island {
+            rec_x: rows(&state.record_x)?,
+            rec_f,
+            history: state.history.clone(),
+            state: state_of,
+            job,
+        })
+    }
+
     /// The migrating individuals: rows (row-major) and values.
     fn members(&self) -> (&[T], &[T]) {
         match &self.state {
@@ -550,43 +650,119 @@ fn migrate<T: Real>(a: &Archipelago, isl: &mut [Island<T>], g: u32) {
     });
 }
 
-/// Runs the archipelago in precision `T` on the CPU. The observer sees the overall
-/// best after the initialisation and after every generation.
-pub fn run<T: Real>(a: &Archipelago, observer: Option<Observer>) -> ArchipelagoResult {
+/// Records the best value each island and the archipelago has held after generation
+/// `g` and shows it to the observer.
+fn note<T: Real>(
+    isl: &mut [Island<T>],
+    g: u32,
+    history: &mut Option<Vec<f64>>,
+    observer: Option<Observer>,
+) -> Flow {
+    for i in isl.iter_mut() {
+        i.record_history();
+    }
+    let f = isl[overall(isl)].held().to_f64();
+    if let Some(h) = history.as_mut() {
+        h.push(f);
+    }
+    observer.map_or(Flow::Continue, |o| o(g, f))
+}
+
+/// The archipelago's state after generation `g`.
+fn checkpoint<T: Stored>(
+    a: &Archipelago,
+    isl: &[Island<T>],
+    g: u32,
+    migrations: u32,
+    history: &Option<Vec<f64>>,
+    elapsed: Duration,
+) -> ArchipelagoCheckpoint {
+    ArchipelagoCheckpoint {
+        archipelago: a.clone(),
+        generation: g,
+        migrations,
+        islands: isl.iter().map(Island::state).collect(),
+        history: history.clone(),
+        elapsed,
+    }
+}
+
+/// Runs (or goes on with) one archipelago in precision `T` on the CPU under `control`:
+/// its result and its state at the end.
+pub(crate) fn run_entry<T: Stored>(
+    entry: &ArchipelagoEntry,
+    control: &mut GroupControl,
+) -> Result<(ArchipelagoResult, ArchipelagoCheckpoint)> {
     let start = Instant::now();
+    let a = entry.archipelago();
     let n = a.islands;
     let params = match a.algorithm {
         Algorithm::Pso(p) => p.params::<T>(),
         Algorithm::De | Algorithm::Ga(_) => Pso::default().params::<T>(),
     };
-    let mut isl: Vec<Island<T>> = (0..n)
-        .into_par_iter()
-        .map(|k| Island::new(a.island_job(k), a.algorithm))
-        .collect();
+    let observer = control.observer;
+    let (mut isl, mut g, mut migrations, mut history, before) = match entry {
+        ArchipelagoEntry::Pending(_) => {
+            let isl: Vec<Island<T>> = (0..n)
+                .into_par_iter()
+                .map(|k| Island::new(a.island_job(k), a.algorithm))
+                .collect();
+            (
+                isl,
+                0,
+                0,
+                a.template.history().then(Vec::new),
+                Duration::ZERO,
+            )
+        }
+        ArchipelagoEntry::Started(c) => {
+            c.check()?;
+            let isl = (0..n)
+                .map(|k| Island::restore(a.island_job(k), a.algorithm, &c.islands[k as usize]))
+                .collect::<Result<Vec<_>>>()?;
+            (
+                isl,
+                c.generation,
+                c.migrations,
+                c.history.clone(),
+                c.elapsed,
+            )
+        }
+    };
     let target = a.template.target_value();
     let reached = |isl: &[Island<T>]| {
         let b = overall(isl);
         target.is_some_and(|t| isl[b].held().to_f64() <= t)
     };
-    let mut history = a.template.history().then(Vec::new);
-    let mut note = |isl: &mut [Island<T>], g: u32| {
+    if let ArchipelagoEntry::Started(c) = entry
+        && c.pending_event()
+    {
+        // Saved at its old limit, it skipped this generation's event: run it, and
+        // note what the islands hold after it, as a run that never stopped did.
+        migrate(a, &mut isl, g);
+        migrations += 1;
         for i in isl.iter_mut() {
-            i.record_history();
+            let f = i.held().to_f64();
+            if let Some(last) = i.history.as_mut().and_then(|h| h.last_mut()) {
+                *last = f;
+            }
         }
-        let f = isl[overall(isl)].held().to_f64();
-        if let Some(h) = history.as_mut() {
-            h.push(f);
+        let f = isl[overall(&isl)].held().to_f64();
+        if let Some(last) = history.as_mut().and_then(|h| h.last_mut()) {
+            *last = f;
         }
-        // An archipelago runs to its end: an observer watches but cannot stop it.
-        if let Some(o) = observer {
-            let _ = o(g, f);
+    }
+    let mut stopped = match entry {
+        ArchipelagoEntry::Pending(_) => note(&mut isl, 0, &mut history, observer),
+        ArchipelagoEntry::Started(_) => {
+            observer.map_or(Flow::Continue, |o| o(g, isl[overall(&isl)].held().to_f64()))
         }
-    };
-    note(&mut isl, 0);
+    } == Flow::Stop;
     let gmax = a.template.generations();
-    let mut g = 0;
-    let mut migrations = 0;
-    while g < gmax && !reached(&isl) {
+    while !stopped && g < gmax && !reached(&isl) {
+        if control.stopping() {
+            break;
+        }
         g += 1;
         isl.par_iter_mut().for_each(|i| i.step(g, &params));
         if a.template.objective().failed() {
@@ -596,15 +772,24 @@ pub fn run<T: Real>(a: &Archipelago, observer: Option<Observer>) -> ArchipelagoR
             migrate(a, &mut isl, g);
             migrations += 1;
         }
-        note(&mut isl, g);
+        stopped = note(&mut isl, g, &mut history, observer) == Flow::Stop;
+        if !stopped && control.due(g, gmax) && !reached(&isl) {
+            let c = checkpoint(a, &isl, g, migrations, &history, before + start.elapsed());
+            if let Some(save) = control.save.as_mut() {
+                stopped = save(std::slice::from_ref(&c)) == Flow::Stop;
+            }
+        }
     }
-    let elapsed = start.elapsed();
+    let elapsed = before + start.elapsed();
+    let state = checkpoint(a, &isl, g, migrations, &history, elapsed);
     for i in isl.iter_mut() {
         i.take_record();
     }
     let b = overall(&isl);
     let overall_f = isl[b].rec_f.to_f64();
-    let first_hit = reached(&isl).then_some(g);
+    let hit = reached(&isl);
+    let first_hit = hit.then_some(g);
+    let ended_early = g < gmax && !hit && !a.template.objective().failed();
     let result = |i: &Island<T>, stream: u32, evaluations: u64, history: Option<Vec<f64>>| {
         RunResult::ended(
             &i.job,
@@ -613,7 +798,11 @@ pub fn run<T: Real>(a: &Archipelago, observer: Option<Observer>) -> ArchipelagoR
                 best_f: i.rec_f.to_f64(),
                 generations: g,
                 evaluations,
-                termination: termination(&i.job, g, overall_f),
+                termination: if ended_early {
+                    Termination::Stopped
+                } else {
+                    termination(&i.job, g, overall_f)
+                },
                 elapsed,
                 history,
                 layout: crate::run::result::RunLayout::CpuIslands,
@@ -626,17 +815,58 @@ pub fn run<T: Real>(a: &Archipelago, observer: Option<Observer>) -> ArchipelagoR
         .map(|i| result(i, i.job.stream(), i.job.evaluations(g), i.history.clone()))
         .collect();
     let overall = result(&isl[b], a.template.stream(), a.evaluations(g), history);
-    ArchipelagoResult {
-        islands,
-        best_island: b,
-        overall,
-        migrations,
-        first_hit,
-    }
+    Ok((
+        ArchipelagoResult {
+            islands,
+            best_island: b,
+            overall,
+            migrations,
+            first_hit,
+        },
+        state,
+    ))
 }
 
-/// Runs the archipelago in its template's precision on the CPU.
-pub fn run_cpu(a: &Archipelago, observer: Option<Observer>) -> ArchipelagoResult {
+/// Runs (or goes on with) archipelagos on the CPU, one after the other, under `watch`.
+pub fn run_entries(
+    entries: Vec<ArchipelagoEntry>,
+    watch: &mut IslandsWatch,
+) -> Result<Vec<ArchipelagoRan>> {
+    drive(
+        entries,
+        watch,
+        |_, _| false,
+        |group, control| {
+            let mut out = Vec::with_capacity(group.len());
+            for e in group {
+                let objective = e.archipelago().template().objective();
+                objective.reset_failure();
+                let r = match e.archipelago().template().precision() {
+                    Precision::F32 => run_entry::<f32>(e, control)?,
+                    Precision::F64 => run_entry::<f64>(e, control)?,
+                };
+                objective.take_failure()?;
+                out.push(r);
+            }
+            Ok(out)
+        },
+    )
+}
+
+/// Runs the archipelago in precision `T` on the CPU; the observer sees the overall
+/// best after the initialisation and after every generation, and may stop it.
+pub fn run<T: Stored>(a: &Archipelago, observer: Option<Observer>) -> Result<ArchipelagoResult> {
+    let mut control = GroupControl {
+        observer,
+        stop: None,
+        every: 0,
+        save: None,
+    };
+    run_entry::<T>(&ArchipelagoEntry::Pending(a.clone()), &mut control).map(|(r, _)| r)
+}
+
+/// [`run`] in the template's precision.
+pub fn run_cpu(a: &Archipelago, observer: Option<Observer>) -> Result<ArchipelagoResult> {
     match a.template.precision() {
         Precision::F32 => run::<f32>(a, observer),
         Precision::F64 => run::<f64>(a, observer),

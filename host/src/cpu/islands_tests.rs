@@ -2,6 +2,7 @@
 //! non-migrating limit.
 
 use super::*;
+use crate::run::checkpoint::{decode_archipelagos, encode_archipelagos, is_archipelago_file};
 use gpude_device::migration::word;
 use gpude_device::philox::below;
 use gpude_device::{BoundPolicy, Function, Strategy};
@@ -257,7 +258,7 @@ fn an_interval_past_the_end_gives_the_separate_runs() {
                 .migrants(2)
                 .build()
                 .unwrap();
-            let r = run::<f32>(&a, None);
+            let r = run::<f32>(&a, None).unwrap();
             assert_eq!(r.migrations, 0);
             for k in 0..3 {
                 let alone = cpu::run::<f32>(&a.island_job(k), None).expect("runs");
@@ -274,7 +275,7 @@ fn an_interval_past_the_end_gives_the_separate_runs() {
             .migrants(2)
             .build()
             .unwrap();
-        let r = run::<f32>(&a, None);
+        let r = run::<f32>(&a, None).unwrap();
         assert_eq!(r.migrations, if gens == 15 { 3 } else { 2 });
         let differs = (0..3).any(|k| {
             !same_bits(
@@ -326,8 +327,8 @@ fn the_same_bits_on_any_number_of_threads() {
             .interval(3)
             .build()
             .unwrap();
-        let one = in_pool(1, || run::<f32>(&a, None));
-        let three = in_pool(3, || run::<f32>(&a, None));
+        let one = in_pool(1, || run::<f32>(&a, None).unwrap());
+        let three = in_pool(3, || run::<f32>(&a, None).unwrap());
         assert_eq!(one.migrations, 8);
         assert_eq!(one.best_island, three.best_island);
         for k in 0..4 {
@@ -349,7 +350,7 @@ fn the_overall_best_is_the_best_island() {
         .build()
         .unwrap();
     let a = Archipelago::builder(job, 3).interval(5).build().unwrap();
-    let r = run::<f64>(&a, None);
+    let r = run::<f64>(&a, None).unwrap();
     let b = r.best_island;
     assert!(r.islands.iter().all(|i| i.best_f >= r.overall.best_f));
     assert_eq!(r.overall.best_f, r.islands[b].best_f);
@@ -376,7 +377,7 @@ fn pso_solves_the_sphere() {
         .interval(20)
         .build()
         .unwrap();
-    let r = run_cpu(&a, None);
+    let r = run_cpu(&a, None).unwrap();
     assert!(r.overall.error <= 1e-8, "error {}", r.overall.error);
     assert_eq!(
         r.overall.termination,
@@ -422,5 +423,265 @@ fn pso_migration_moves_particles_and_personal_bests() {
         assert_eq!(s.pfit[w], src.pfit[g]);
         assert_eq!(&s.v[w * 3..w * 3 + 3], &before[k].v[w * 3..w * 3 + 3]);
         assert_eq!(s.gbest, s.best());
+    }
+}
+
+/// Every result of two archipelago runs, bit for bit (histories included).
+fn same_archipelago(a: &ArchipelagoResult, b: &ArchipelagoResult) -> bool {
+    let hist = |r: &RunResult| {
+        r.history
+            .as_ref()
+            .map(|h| h.iter().map(|v| v.to_bits()).collect::<Vec<_>>())
+    };
+    a.islands.len() == b.islands.len()
+        && a.islands
+            .iter()
+            .zip(&b.islands)
+            .all(|(x, y)| same_bits(x, y) && hist(x) == hist(y))
+        && same_bits(&a.overall, &b.overall)
+        && hist(&a.overall) == hist(&b.overall)
+        && a.best_island == b.best_island
+        && a.migrations == b.migrations
+        && a.first_hit == b.first_hit
+}
+
+/// An entry with no time spent (two runs to the same state differ in that alone).
+fn timeless(e: &ArchipelagoEntry) -> ArchipelagoEntry {
+    let mut e = e.clone();
+    if let ArchipelagoEntry::Started(c) = &mut e {
+        c.elapsed = Duration::ZERO;
+    }
+    e
+}
+
+/// Archipelagos of each algorithm and rule that a checkpoint must carry over.
+fn saved_cases() -> Vec<Archipelago> {
+    let job = |f: Function, precision| {
+        Job::builder(f, 5)
+            .pop(12)
+            .generations(23)
+            .seed(9)
+            .stream(1)
+            .bounds(BoundPolicy::Clip)
+            .precision(precision)
+            .history(true)
+            .build()
+            .unwrap()
+    };
+    let de = Job::builder(Function::Rastrigin, 5)
+        .pop(12)
+        .generations(23)
+        .seed(9)
+        .strategy(Strategy::Best1)
+        .history(true)
+        .build()
+        .unwrap();
+    vec![
+        Archipelago::builder(de, 3)
+            .interval(4)
+            .migrants(2)
+            .build()
+            .unwrap(),
+        Archipelago::builder(job(Function::Ackley, Precision::F64), 4)
+            .algorithm(Algorithm::Pso(Pso::default()))
+            .topology(Topology::Random)
+            .emigrants(Emigrants::Random)
+            .replacement(Replacement::Random)
+            .interval(3)
+            .build()
+            .unwrap(),
+        Archipelago::builder(job(Function::Sphere, Precision::F32), 3)
+            .algorithm(Algorithm::Ga(Ga::default()))
+            .topology(Topology::Full)
+            .replacement(Replacement::Random)
+            .interval(5)
+            .build()
+            .unwrap(),
+    ]
+}
+
+/// Runs entries on the CPU, saving every `every` generations into the list returned.
+fn run_saving(
+    entries: Vec<ArchipelagoEntry>,
+    every: u32,
+) -> (Vec<ArchipelagoRan>, Vec<Vec<ArchipelagoEntry>>) {
+    let mut saved = Vec::new();
+    let mut save = |l: &[ArchipelagoEntry]| {
+        saved.push(l.to_vec());
+        Flow::Continue
+    };
+    let mut watch = IslandsWatch {
+        every,
+        save: Some(&mut save),
+        ..IslandsWatch::default()
+    };
+    let ran = run_entries(entries, &mut watch).unwrap();
+    (ran, saved)
+}
+
+#[test]
+fn an_archipelago_goes_on_from_any_checkpoint_with_the_same_bits() {
+    for a in saved_cases() {
+        let straight = run_cpu(&a, None).unwrap();
+        let (ran, saved) = run_saving(vec![ArchipelagoEntry::Pending(a.clone())], 5);
+        assert!(same_archipelago(ran[0].result.as_ref().unwrap(), &straight));
+        // Saves after generations 5, 10, 15, 20 (not at the limit, 23).
+        let gens: Vec<u32> = saved
+            .iter()
+            .map(|l| match &l[0] {
+                ArchipelagoEntry::Started(c) => c.generation,
+                ArchipelagoEntry::Pending(_) => panic!("a save of a started archipelago"),
+            })
+            .collect();
+        assert_eq!(gens, [5, 10, 15, 20], "{:?}", a.algorithm());
+        for list in saved {
+            // Through the file, as a resumed run reads it.
+            let bytes = encode_archipelagos(&list).unwrap();
+            let back = decode_archipelagos(&bytes).unwrap();
+            assert_eq!(back, list);
+            let (resumed, _) = run_saving(back, 0);
+            let r = resumed[0].result.as_ref().unwrap();
+            assert!(same_archipelago(r, &straight), "{:?}", a.algorithm());
+            assert_eq!(timeless(&resumed[0].entry), timeless(&ran[0].entry));
+        }
+    }
+}
+
+#[test]
+fn a_stopped_archipelago_reports_stopped_and_goes_on_from_where_it_stopped() {
+    for a in saved_cases() {
+        let straight = run_cpu(&a, None).unwrap();
+        let stop_at = |g: u32, _: f64| if g >= 7 { Flow::Stop } else { Flow::Continue };
+        let mut watch = IslandsWatch {
+            observer: Some(&stop_at),
+            ..IslandsWatch::default()
+        };
+        let ran = run_entries(vec![ArchipelagoEntry::Pending(a.clone())], &mut watch).unwrap();
+        let r = ran[0].result.as_ref().unwrap();
+        assert_eq!(r.overall.termination, Termination::Stopped);
+        assert_eq!(r.overall.generations, 7);
+        let ArchipelagoEntry::Started(c) = &ran[0].entry else {
+            panic!("a stopped archipelago keeps its state")
+        };
+        assert_eq!(c.generation, 7);
+        let (resumed, _) = run_saving(vec![ran[0].entry.clone()], 0);
+        assert!(same_archipelago(
+            resumed[0].result.as_ref().unwrap(),
+            &straight
+        ));
+        // A stop flag set before the start leaves every archipelago as it was.
+        let flag = std::sync::atomic::AtomicBool::new(true);
+        let mut watch = IslandsWatch {
+            stop: Some(&flag),
+            ..IslandsWatch::default()
+        };
+        let ran = run_entries(vec![ArchipelagoEntry::Pending(a.clone())], &mut watch).unwrap();
+        assert!(ran[0].result.is_none());
+        assert_eq!(ran[0].entry, ArchipelagoEntry::Pending(a));
+    }
+}
+
+#[test]
+fn a_list_is_saved_whole_while_one_archipelago_runs() {
+    let a = saved_cases().remove(0);
+    let b = Archipelago::builder(a.template().clone().with_stream(2), 3)
+        .interval(4)
+        .migrants(2)
+        .build()
+        .unwrap();
+    let entries = vec![
+        ArchipelagoEntry::Pending(a.clone()),
+        ArchipelagoEntry::Pending(b.clone()),
+    ];
+    let (ran, saved) = run_saving(entries, 10);
+    // Two saves in each run: the second run's saves hold the first's final state.
+    assert_eq!(saved.len(), 4);
+    assert!(matches!(&saved[0][1], ArchipelagoEntry::Pending(x) if *x == b));
+    assert_eq!(saved[2][0], ran[0].entry);
+    let (resumed, _) = run_saving(saved[2].clone(), 0);
+    for k in 0..2 {
+        assert!(same_archipelago(
+            resumed[k].result.as_ref().unwrap(),
+            ran[k].result.as_ref().unwrap()
+        ));
+    }
+}
+
+#[test]
+fn archipelago_checkpoints_refuse_what_does_not_fit() {
+    let a = saved_cases().remove(1);
+    let (_, saved) = run_saving(vec![ArchipelagoEntry::Pending(a)], 10);
+    let ArchipelagoEntry::Started(c) = &saved[0][0] else {
+        panic!("started")
+    };
+    let mut bad = c.clone();
+    bad.islands.pop();
+    assert!(bad.check().unwrap_err().to_string().contains("3 islands"));
+    let mut bad = c.clone();
+    bad.islands[1].motion = None;
+    assert!(
+        bad.check()
+            .unwrap_err()
+            .to_string()
+            .contains("motion is missing")
+    );
+    let mut bad = c.clone();
+    bad.islands[0].record_f = Rows::F32(vec![1.0]);
+    assert!(bad.check().unwrap_err().to_string().contains("f32"));
+    let mut bad = c.clone();
+    bad.migrations = 100;
+    assert!(
+        bad.check()
+            .unwrap_err()
+            .to_string()
+            .contains("migration events")
+    );
+    let mut lower = c.clone();
+    assert!(lower.set_generations(c.generation - 1).is_err());
+    // The file: a flipped byte, a cut, and the runs' reader.
+    let bytes = encode_archipelagos(&saved[0]).unwrap();
+    let mut flipped = bytes.clone();
+    let last = flipped.len() - 1;
+    flipped[last] ^= 1;
+    let e = decode_archipelagos(&flipped).unwrap_err().to_string();
+    assert!(e.contains("checksum"), "{e}");
+    let e = decode_archipelagos(&bytes[..bytes.len() - 3])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("truncated"), "{e}");
+    let e = crate::run::checkpoint::decode(&bytes)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("not a gpude checkpoint"), "{e}");
+    assert!(is_archipelago_file(&bytes));
+}
+
+#[test]
+fn a_run_to_a_lower_limit_goes_on_to_a_higher_one_with_the_same_bits() {
+    for a in saved_cases() {
+        let straight = run_cpu(&a, None).unwrap();
+        // 12 and 15: limits at an event of some cases (intervals 4, 3, 5), whose event
+        // the short run skipped and the long one has.
+        for cut in [12, 15] {
+            let short = a.with_generations(cut).unwrap();
+            let (ran, _) = run_saving(vec![ArchipelagoEntry::Pending(short)], 0);
+            let mut entry = ran[0].entry.clone();
+            entry.set_generations(a.template().generations()).unwrap();
+            let ArchipelagoEntry::Started(c) = &entry else {
+                panic!("a state at the end")
+            };
+            assert_eq!(
+                c.pending_event(),
+                cut % a.interval() == 0,
+                "{:?} {cut}",
+                a.algorithm()
+            );
+            let (resumed, _) = run_saving(vec![entry], 0);
+            assert!(
+                same_archipelago(resumed[0].result.as_ref().unwrap(), &straight),
+                "{:?} cut at {cut}",
+                a.algorithm()
+            );
+        }
     }
 }

@@ -16,7 +16,7 @@ use rayon::prelude::*;
 
 /// The settings of PSO: inertia weight w and the confidence constants c1 (own best)
 /// and c2 (the swarm's best).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Pso {
     pub inertia: f64,
     pub c1: f64,
@@ -78,6 +78,23 @@ pub struct Swarm<T> {
 }
 
 impl<T: Real> Swarm<T> {
+    /// The swarm of `job` with these positions, velocities and personal bests (from a
+    /// checkpoint).
+    pub fn from_parts(job: &Job, x: Vec<T>, v: Vec<T>, pbest: Vec<T>, pfit: Vec<T>) -> Swarm<T> {
+        let mut s = Swarm {
+            dim: job.dim() as usize,
+            x,
+            v,
+            pbest,
+            pfit,
+            lo: job.lower().iter().map(|&v| T::of(v)).collect(),
+            hi: job.upper().iter().map(|&v| T::of(v)).collect(),
+            gbest: 0,
+        };
+        s.gbest = s.best();
+        s
+    }
+
     pub fn pbest_row(&self, i: usize) -> &[T] {
         &self.pbest[i * self.dim..(i + 1) * self.dim]
     }

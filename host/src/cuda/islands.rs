@@ -20,11 +20,15 @@ use super::batch::BatchLaunch;
 use super::engine::{CudaEngine, cuda_err};
 use super::kernels::{GpuReal, Kernel};
 use super::launch::{dev, padded, push_params};
+use super::state::{Controlled, check_download, gather_state};
 use crate::cpu::islands::{Algorithm, Archipelago, ArchipelagoResult};
 use crate::error::{Error, Result};
 use crate::job::config::Job;
-use crate::run::control::Observer;
-use crate::run::result::{Ending, RunLayout, RunResult, termination};
+use crate::job::precision::Precision;
+use crate::run::archipelago::{ArchipelagoRan, GroupControl, GroupRan, IslandsWatch, drive};
+use crate::run::checkpoint::{ArchipelagoCheckpoint, ArchipelagoEntry, IslandState};
+use crate::run::control::{Flow, Observer};
+use crate::run::result::{Ending, RunLayout, RunResult, Termination, termination};
 use cudarc::driver::{CudaFunction, CudaSlice, CudaStream, LaunchConfig};
 use gpude_device::abi::{GeneticParams, KernelParams, MigrateParams, SwarmParams};
 use gpude_device::de::better;
@@ -32,7 +36,7 @@ use gpude_device::lanes::{group_width, stride};
 use gpude_device::migration::sources;
 use nalgebra::DVector;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// An island that has ended (or takes no part in a launch).
 const IDLE: u32 = u32::MAX;
@@ -79,6 +83,85 @@ pub(crate) fn unsupported(a: &Archipelago) -> Option<Error> {
         ));
     }
     None
+}
+
+/// The generation an entry starts from.
+fn generation_of(e: &ArchipelagoEntry) -> u32 {
+    match e {
+        ArchipelagoEntry::Started(c) => c.generation,
+        ArchipelagoEntry::Pending(_) => 0,
+    }
+}
+
+/// Rows of `dim` values, padded to `st` (with zeros).
+fn pad<T: GpuReal>(rows: &[T], dim: usize, st: usize) -> Vec<T> {
+    let n = rows.len() / dim;
+    let mut out = vec![T::ZERO; n * st];
+    for (o, r) in out.chunks_exact_mut(st).zip(rows.chunks_exact(dim)) {
+        o[..dim].copy_from_slice(r);
+    }
+    out
+}
+
+/// Rows padded to `st`, cut to their `dim` values.
+fn unpad<T: GpuReal>(rows: &[T], dim: usize, st: usize) -> Vec<T> {
+    rows.chunks_exact(st)
+        .flat_map(|r| r[..dim].iter().copied())
+        .collect()
+}
+
+/// The values of `rows` in precision `T`.
+fn values_of<T: Controlled>(rows: &crate::run::checkpoint::Rows) -> Result<Vec<T>> {
+    T::of_rows(rows.clone()).ok_or_else(|| Error::Input {
+        what: "archipelago checkpoint".into(),
+        message: format!("its values are not in {}", T::NAME),
+    })
+}
+
+/// The islands' records as the migration kernel keeps them: values, and points padded
+/// to `st` (zeros while a record is empty).
+fn records<T: Controlled>(
+    states: &[&IslandState],
+    dim: usize,
+    st: usize,
+) -> Result<(Vec<T>, Vec<T>)> {
+    let mut f = Vec::with_capacity(states.len());
+    let mut x = vec![T::ZERO; states.len() * st];
+    for (q, s) in states.iter().enumerate() {
+        f.push(values_of::<T>(&s.record_f)?[0]);
+        let r = values_of::<T>(&s.record_x)?;
+        if r.len() == dim {
+            x[q * st..q * st + dim].copy_from_slice(&r);
+        }
+    }
+    Ok((f, x))
+}
+
+/// The checkpoints of the archipelagos of a group (`n` islands each, their states in
+/// order) after generation `g`, or after the generation each ended at.
+#[allow(clippy::too_many_arguments)]
+fn checkpoints(
+    list: &[&Archipelago],
+    states: Vec<IslandState>,
+    n: usize,
+    g: u32,
+    ended: &[Option<u32>],
+    migrations: &[u32],
+    before: &[Duration],
+    start: Instant,
+) -> Vec<ArchipelagoCheckpoint> {
+    let mut states = states.into_iter();
+    list.iter()
+        .enumerate()
+        .map(|(a, arch)| ArchipelagoCheckpoint {
+            archipelago: (*arch).clone(),
+            generation: ended[a].unwrap_or(g),
+            migrations: migrations[a],
+            islands: states.by_ref().take(n).collect(),
+            history: None,
+            elapsed: before[a] + start.elapsed(),
+        })
+        .collect()
 }
 
 /// The common inputs of the islands' own kernels (swarms, GA): the seeds, streams and
@@ -256,6 +339,123 @@ impl<T: GpuReal> Members<T> {
         }
     }
 
+    /// Puts every island (`states`, in order) in the buffers as a checkpoint holds it:
+    /// a DE island's rows in the first row buffer (every flag stays 0).
+    fn put(
+        &mut self,
+        states: &[&IslandState],
+        np: usize,
+        dim: usize,
+        st: usize,
+        stream: &Arc<CudaStream>,
+    ) -> Result<()>
+    where
+        T: Controlled,
+    {
+        let name = self.name().to_string();
+        let up = |e| cuda_err(format!("{name}: uploading"))(e);
+        let mut members = Vec::with_capacity(states.len() * np * st);
+        let mut values = Vec::with_capacity(states.len() * np);
+        let mut motion = (Vec::new(), Vec::new());
+        for s in states {
+            let (x, f) = T::parts(s.members.clone()).ok_or_else(|| Error::Input {
+                what: "archipelago checkpoint".into(),
+                message: format!("its values are not in {}", T::NAME),
+            })?;
+            members.extend(pad(&x, dim, st));
+            values.extend(f);
+            if let Some((px, pv)) = &s.motion {
+                motion.0.extend(pad(&values_of::<T>(px)?, dim, st));
+                motion.1.extend(pad(&values_of::<T>(pv)?, dim, st));
+            }
+        }
+        let (rows, fit, _) = self.state();
+        let mut rows = rows.into_iter();
+        if let Some(r) = rows.next() {
+            stream.memcpy_htod(&members, r).map_err(up)?;
+        }
+        stream.memcpy_htod(&values, fit).map_err(up)?;
+        if let Members::Pso(_) = self {
+            // A swarm's rows: personal bests, positions, velocities.
+            let (rows, _, _) = self.state();
+            let mut rows = rows.into_iter().skip(1);
+            for m in [&motion.0, &motion.1] {
+                if let Some(r) = rows.next() {
+                    stream.memcpy_htod(m, r).map_err(up)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Every island's state, in order (its record from `rec_f`, `rec_x`).
+    fn states(
+        &mut self,
+        rec_f: &CudaSlice<T>,
+        rec_x: &CudaSlice<T>,
+        np: usize,
+        dim: usize,
+        st: usize,
+        stream: &Arc<CudaStream>,
+    ) -> Result<Vec<IslandState>>
+    where
+        T: Controlled,
+    {
+        let name = self.name().to_string();
+        let down = |e| cuda_err(format!("{name}: reading back"))(e);
+        let pso = matches!(self, Members::Pso(_));
+        let (rows, values, flags) = self.state();
+        let bytes: usize = rows.iter().map(|r| r.len()).sum::<usize>() + values.len();
+        check_download(2 * bytes * std::mem::size_of::<T>())?;
+        let rows: Vec<Vec<T>> = rows
+            .into_iter()
+            .map(|r| stream.clone_dtoh(&*r))
+            .collect::<std::result::Result<_, _>>()
+            .map_err(down)?;
+        let fit = stream.clone_dtoh(&*values).map_err(down)?;
+        let flags = match flags {
+            Some(f) => Some(stream.clone_dtoh(&*f).map_err(down)?),
+            None => None,
+        };
+        let rf = stream.clone_dtoh(rec_f).map_err(down)?;
+        let rx = stream.clone_dtoh(rec_x).map_err(down)?;
+        let p = fit.len() / np;
+        Ok((0..p)
+            .map(|q| {
+                let (r0, r1) = (q * np * st, (q + 1) * np * st);
+                let f = fit[q * np..(q + 1) * np].to_vec();
+                let members = match &flags {
+                    Some(fl) => gather_state(
+                        &rows[0][r0..r1],
+                        &rows[1][r0..r1],
+                        &fl[q * np..(q + 1) * np],
+                        f,
+                        dim,
+                        st,
+                    ),
+                    None => T::state(unpad(&rows[0][r0..r1], dim, st), f),
+                };
+                let motion = pso.then(|| {
+                    (
+                        T::rows(unpad(&rows[1][r0..r1], dim, st)),
+                        T::rows(unpad(&rows[2][r0..r1], dim, st)),
+                    )
+                });
+                IslandState {
+                    members,
+                    motion,
+                    record_x: T::rows(if rf[q].is_nan() {
+                        Vec::new()
+                    } else {
+                        rx[q * st..q * st + dim].to_vec()
+                    }),
+                    record_f: T::rows(vec![rf[q]]),
+                    history: None,
+                }
+            })
+            .collect())
+    }
+
     fn snapshot(&mut self, stream: &Arc<CudaStream>) -> Result<Snapshot<T>> {
         let context = format!("{}: copying the islands' state", self.name());
         let err = |e| cuda_err(context.clone())(e);
@@ -353,31 +553,55 @@ impl CudaEngine {
         list: &[Archipelago],
         observer: Option<Observer>,
     ) -> Result<Vec<ArchipelagoResult>> {
-        for a in list {
-            if let Some(e) = unsupported(a) {
+        let mut watch = IslandsWatch {
+            observer,
+            ..IslandsWatch::default()
+        };
+        let entries = list
+            .iter()
+            .cloned()
+            .map(ArchipelagoEntry::Pending)
+            .collect();
+        self.run_archipelago_entries(entries, &mut watch)?
+            .into_iter()
+            .map(|r| {
+                r.result.ok_or_else(|| {
+                    Error::invalid(
+                        "archipelago",
+                        "stopped",
+                        "run to its end (nothing stops it)",
+                    )
+                })
+            })
+            .collect()
+    }
+
+    /// Runs or goes on with archipelagos under `watch`: those that share launches
+    /// (equal but for seed and stream, at the same generation) run together.
+    pub fn run_archipelago_entries(
+        &self,
+        entries: Vec<ArchipelagoEntry>,
+        watch: &mut IslandsWatch,
+    ) -> Result<Vec<ArchipelagoRan>> {
+        for e in &entries {
+            if let Some(e) = unsupported(e.archipelago()) {
                 return Err(e);
             }
         }
-        let mut out: Vec<Option<ArchipelagoResult>> = vec![None; list.len()];
-        let mut left: Vec<usize> = (0..list.len()).collect();
-        while let Some(&first) = left.first() {
-            let group: Vec<usize> = left
-                .iter()
-                .copied()
-                .filter(|&k| list[first].shares_launches_with(&list[k]))
-                .collect();
-            left.retain(|k| !group.contains(k));
-            let refs: Vec<&Archipelago> = group.iter().map(|&k| &list[k]).collect();
-            let obs = if list.len() == 1 { observer } else { None };
-            let results = match list[first].template().precision() {
-                crate::job::precision::Precision::F32 => self.run_group::<f32>(&refs, obs)?,
-                crate::job::precision::Precision::F64 => self.run_group::<f64>(&refs, obs)?,
-            };
-            for (k, r) in group.into_iter().zip(results) {
-                out[k] = Some(r);
-            }
-        }
-        Ok(out.into_iter().flatten().collect())
+        drive(
+            entries,
+            watch,
+            |a, b| {
+                let started = |e: &ArchipelagoEntry| matches!(e, ArchipelagoEntry::Started(_));
+                a.archipelago().shares_launches_with(b.archipelago())
+                    && generation_of(a) == generation_of(b)
+                    && started(a) == started(b)
+            },
+            |group, control| match group[0].archipelago().template().precision() {
+                Precision::F32 => self.run_group::<f32>(group, control),
+                Precision::F64 => self.run_group::<f64>(group, control),
+            },
+        )
     }
 
     /// What an own kernel's launch of `jobs` (one per island) starts from, every island
@@ -528,13 +752,16 @@ impl CudaEngine {
         Ok(b.launch(params, None, yfit))
     }
 
-    /// Runs compatible archipelagos together in precision `T`.
-    fn run_group<T: GpuReal>(
+    /// Runs compatible archipelagos together in precision `T`, from the generation they
+    /// are at (the same for all).
+    fn run_group<T: Controlled>(
         &self,
-        list: &[&Archipelago],
-        observer: Option<Observer>,
-    ) -> Result<Vec<ArchipelagoResult>> {
+        entries: &[&ArchipelagoEntry],
+        control: &mut GroupControl,
+    ) -> Result<GroupRan> {
         let start = Instant::now();
+        let list: Vec<&Archipelago> = entries.iter().map(|e| e.archipelago()).collect();
+        let observer = control.observer;
         let a0 = list[0];
         let template = a0.template();
         let n = a0.islands() as usize;
@@ -593,10 +820,22 @@ impl CudaEngine {
         let out_fit = alloc(p * k)?;
         let pick = allocu(p * k * n)?;
         let ring = allocu(p)?;
-        let rec_f = stream
-            .clone_htod(&vec![T::NAN; p])
-            .map_err(err("uploading"))?;
-        let rec_x = alloc(p * st)?;
+        let started: Vec<&IslandState> = entries
+            .iter()
+            .filter_map(|e| match e {
+                ArchipelagoEntry::Started(c) => Some(c.islands.iter()),
+                ArchipelagoEntry::Pending(_) => None,
+            })
+            .flatten()
+            .collect();
+        // The records: empty (NaN) at the start, else as the checkpoints hold them.
+        let (rf0, rx0) = if started.is_empty() {
+            (vec![T::NAN; p], vec![T::ZERO; p * st])
+        } else {
+            records::<T>(&started, dim as usize, st)?
+        };
+        let rec_f = stream.clone_htod(&rf0).map_err(err("uploading"))?;
+        let rec_x = stream.clone_htod(&rx0).map_err(err("uploading"))?;
         let scratch_f = alloc(32 * p)?;
         let scratch_i = allocu(32 * p)?;
         let seeds: Vec<u64> = jobs.iter().map(|j| j.seed()).collect();
@@ -654,12 +893,70 @@ impl CudaEngine {
         let target = template.target_value();
         // Each archipelago's generation at which it ended, and its events.
         let mut ended: Vec<Option<u32>> = vec![None; na];
-        let mut migrations = vec![0u32; na];
-        let mut g = 0u32;
+        let mut migrations: Vec<u32> = entries
+            .iter()
+            .map(|e| match e {
+                ArchipelagoEntry::Started(c) => c.migrations,
+                ArchipelagoEntry::Pending(_) => 0,
+            })
+            .collect();
+        let before: Vec<Duration> = entries
+            .iter()
+            .map(|e| match e {
+                ArchipelagoEntry::Started(c) => c.elapsed,
+                ArchipelagoEntry::Pending(_) => Duration::ZERO,
+            })
+            .collect();
+        let mut g = generation_of(entries[0]);
+        let mut stopped = false;
+        if !started.is_empty() {
+            // A group holds archipelagos at one generation: all started or all pending.
+            members.put(&started, np, dim as usize, st, &stream)?;
+            stream
+                .memcpy_htod(&vec![g; p], members.gens_done())
+                .map_err(err("uploading"))?;
+            if let (Some(o), ArchipelagoEntry::Started(c)) = (observer, entries[0]) {
+                stopped = o(g, c.held()) == Flow::Stop;
+            }
+        }
+        // Archipelagos saved at their old limit skipped this generation's event: run
+        // it for them (the others idle through it).
+        let pending: Vec<bool> = entries
+            .iter()
+            .map(|e| matches!(e, ArchipelagoEntry::Started(c) if c.pending_event()))
+            .collect();
+        if pending.iter().any(|&p| p) {
+            let gens: Vec<u32> = (0..p)
+                .map(|q| if pending[q / n] { g } else { IDLE })
+                .collect();
+            stream
+                .memcpy_htod(&gens, members.gens_done())
+                .map_err(err("uploading"))?;
+            migrate_phase(&members, 0, g)?;
+            migrate_phase(&members, 1, g)?;
+            stream
+                .memcpy_htod(&vec![g; p], members.gens_done())
+                .map_err(err("uploading"))?;
+            for (m, &q) in migrations.iter_mut().zip(&pending) {
+                *m += q as u32;
+            }
+        }
         let interval = a0.interval();
+        let every = if control.save.is_some() {
+            control.every
+        } else {
+            0
+        };
         let ns = sources(a0.topology(), n as u32);
-        while ended.iter().any(Option::is_none) {
-            let end = gmax.min((g / interval + 1).saturating_mul(interval));
+        while !stopped && ended.iter().any(Option::is_none) {
+            if control.stopping() {
+                break;
+            }
+            let mut end = gmax.min((g / interval + 1).saturating_mul(interval));
+            // The next save, if any (every = 0: none).
+            if let Some(q) = g.checked_div(every) {
+                end = end.min((q + 1).saturating_mul(every));
+            }
             let snap = if target.is_some() {
                 Some(members.snapshot(&stream)?)
             } else {
@@ -710,10 +1007,10 @@ impl CudaEngine {
                     members.launch(gs, &stream)?;
                 }
                 if let Some(o) = observer {
-                    let _ = o(
+                    stopped = o(
                         end,
                         self.held_best::<T>(&stream, members.best_f(), &rec_f, &name)?,
-                    );
+                    ) == Flow::Stop;
                 }
             }
             g = end;
@@ -729,7 +1026,7 @@ impl CudaEngine {
             stream
                 .memcpy_htod(&gens, members.gens_done())
                 .map_err(err("uploading"))?;
-            if n > 1 && ns > 0 && ended.iter().any(Option::is_none) {
+            if n > 1 && ns > 0 && g.is_multiple_of(interval) && ended.iter().any(Option::is_none) {
                 migrate_phase(&members, 0, g)?;
                 migrate_phase(&members, 1, g)?;
                 for (a, e) in ended.iter().enumerate() {
@@ -738,15 +1035,27 @@ impl CudaEngine {
                     }
                 }
             }
+            if !stopped && control.due(g, gmax) && ended.iter().any(Option::is_none) {
+                let states = members.states(&rec_f, &rec_x, np, dim as usize, st, &stream)?;
+                let cks = checkpoints(&list, states, n, g, &ended, &migrations, &before, start);
+                if let Some(save) = control.save.as_mut() {
+                    stopped = save(&cks) == Flow::Stop;
+                }
+            }
         }
+        // The state at the end, before the records are taken.
+        let states = members.states(&rec_f, &rec_x, np, dim as usize, st, &stream)?;
+        let finals = checkpoints(&list, states, n, g, &ended, &migrations, &before, start);
         // The records at the end: every island's, whatever its gens_done.
         migrate_phase(&members, 2, g)?;
         let rf = stream.clone_dtoh(&rec_f).map_err(err("reading back"))?;
         let rx = stream.clone_dtoh(&rec_x).map_err(err("reading back"))?;
-        let elapsed = start.elapsed();
         let mut results = Vec::with_capacity(na);
-        for (a, arch) in list.iter().enumerate() {
-            let ga = ended[a].unwrap_or(gmax);
+        for ((a, arch), state) in list.iter().enumerate().zip(finals) {
+            let elapsed = state.elapsed;
+            // Stopped before its end, it is at the group's generation.
+            let ga = ended[a].unwrap_or(g);
+            let early = ended[a].is_none();
             let isl = a * n..(a + 1) * n;
             let mut b = isl.start;
             for q in isl.clone() {
@@ -766,7 +1075,11 @@ impl CudaEngine {
                         best_f: rf[q].to_f64(),
                         generations: ga,
                         evaluations,
-                        termination: termination(job, ga, overall_f),
+                        termination: if early {
+                            Termination::Stopped
+                        } else {
+                            termination(job, ga, overall_f)
+                        },
                         elapsed,
                         history: None,
                         layout: RunLayout::Islands,
@@ -784,13 +1097,16 @@ impl CudaEngine {
                 arch.template().stream(),
                 arch.evaluations(ga),
             );
-            results.push(ArchipelagoResult {
-                islands,
-                best_island: b - isl.start,
-                overall,
-                migrations: migrations[a],
-                first_hit: target.filter(|&t| overall_f <= t).map(|_| ga),
-            });
+            results.push((
+                ArchipelagoResult {
+                    islands,
+                    best_island: b - isl.start,
+                    overall,
+                    migrations: migrations[a],
+                    first_hit: target.filter(|&t| overall_f <= t).map(|_| ga),
+                },
+                state,
+            ));
         }
         Ok(results)
     }

@@ -3,6 +3,7 @@
 //! on from ([`checkpoint`]), what it returns ([`result`]) and the host memory it may
 //! take ([`memory`]).
 
+pub mod archipelago;
 pub mod checkpoint;
 pub mod control;
 pub mod generations;

@@ -177,7 +177,7 @@ impl<'a> JobRecordV4<'a> {
 /// A job as version 5 stores it: version 4's record, whose bounds are empty when they
 /// are those of the previous run's job.
 #[derive(Serialize, Deserialize)]
-struct JobRecordV5<'a> {
+pub(super) struct JobRecordV5<'a> {
     v4: JobRecordV4<'a>,
     /// The bounds are the previous run's.
     same_bounds: bool,
@@ -185,7 +185,7 @@ struct JobRecordV5<'a> {
 
 impl<'a> JobRecordV5<'a> {
     /// The record of `job`, which follows a run with job `previous`, if any.
-    fn of(job: &'a Job, previous: Option<&Job>) -> JobRecordV5<'a> {
+    pub(super) fn of(job: &'a Job, previous: Option<&Job>) -> JobRecordV5<'a> {
         let mut v4 = JobRecordV4::of(job);
         let same_bounds = previous.is_some_and(|p| {
             same_bits(p.lower(), job.lower()) && same_bits(p.upper(), job.upper())
@@ -198,7 +198,7 @@ impl<'a> JobRecordV5<'a> {
     }
 
     /// The job; `previous` is the job of the run before it, whose bounds it may share.
-    fn job_after(mut self, previous: Option<&Job>) -> Result<Job> {
+    pub(super) fn job_after(mut self, previous: Option<&Job>) -> Result<Job> {
         if self.same_bounds {
             let base = &mut self.v4.v3.v2.base;
             let p = previous.ok_or_else(|| Error::Input {
@@ -443,7 +443,21 @@ fn encode_within<'a>(
 ) -> Result<Vec<u8>> {
     let parts: Vec<Part> = parts.into_iter().collect();
     let records = records(&parts)?;
-    let len = payload_size(&records)?;
+    frame(MAGIC, VERSION, &records, room)
+}
+
+/// A file of `payload` in postcard encoding behind the header (`magic`, `version`,
+/// length, CRC-32): its size is computed first and given to `room`, which may refuse
+/// it before any of it is allocated.
+pub(super) fn frame<P: Serialize + ?Sized>(
+    magic: [u8; 8],
+    version: u32,
+    payload: &P,
+    room: impl Fn(u64) -> Result<()>,
+) -> Result<Vec<u8>> {
+    let len = postcard::experimental::serialized_size(payload)
+        .map(|n| n as u64)
+        .map_err(encoding_error)?;
     let total = HEADER as u64 + len;
     room(total)?;
     let too_large = || Error::OutOfMemory {
@@ -454,12 +468,12 @@ fn encode_within<'a>(
     let mut out = Vec::new();
     out.try_reserve_exact(usize::try_from(total).map_err(|_| too_large())?)
         .map_err(|_| too_large())?;
-    out.extend_from_slice(&MAGIC);
-    out.extend_from_slice(&VERSION.to_le_bytes());
+    out.extend_from_slice(&magic);
+    out.extend_from_slice(&version.to_le_bytes());
     out.extend_from_slice(&len.to_le_bytes());
     // The checksum, once the payload is there.
     out.extend_from_slice(&[0; 4]);
-    let mut out = postcard::to_extend(&records, out).map_err(encoding_error)?;
+    let mut out = postcard::to_extend(payload, out).map_err(encoding_error)?;
     if out.len() as u64 != total {
         return Err(Error::Io(std::io::Error::other(format!(
             "encoding a checkpoint: {} bytes where {total} were computed",
@@ -471,16 +485,19 @@ fn encode_within<'a>(
     Ok(out)
 }
 
-/// The runs of a checkpoint file. A file that is not a checkpoint, of another version,
-/// cut short, altered (checksum) or inconsistent is an [`Error::Input`] saying which;
-/// no message shows the file's bytes.
-pub fn decode(bytes: &[u8]) -> Result<Vec<Entry>> {
-    let bad = |m: String| Error::Input {
-        what: "checkpoint".into(),
-        message: m,
-    };
-    if bytes.len() < MAGIC.len() || bytes[..MAGIC.len()] != MAGIC {
-        return Err(bad("not a gpude checkpoint (its first bytes differ)".into()));
+/// The version and the checked payload of a file framed by [`frame`] with `magic`, of
+/// versions 1 ..= `newest`; `bad` makes the errors (none shows the file's bytes).
+pub(super) fn unframe(
+    bytes: &[u8],
+    magic: [u8; 8],
+    newest: u32,
+    bad: impl Fn(String) -> Error,
+) -> Result<(u32, &[u8])> {
+    if bytes.len() < magic.len() || bytes[..magic.len()] != magic {
+        return Err(bad(format!(
+            "not a {} (its first bytes differ)",
+            kind_of(magic)
+        )));
     }
     if bytes.len() < HEADER {
         return Err(bad(format!(
@@ -491,9 +508,9 @@ pub fn decode(bytes: &[u8]) -> Result<Vec<Entry>> {
     let word =
         |at: usize| u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
     let version = word(8);
-    if !(1..=VERSION).contains(&version) {
+    if !(1..=newest).contains(&version) {
         return Err(bad(format!(
-            "format version {version}; this gpude reads versions 1 to {VERSION}"
+            "format version {version}; this gpude reads versions 1 to {newest}"
         )));
     }
     let mut len = [0u8; 8];
@@ -516,6 +533,27 @@ pub fn decode(bytes: &[u8]) -> Result<Vec<Entry>> {
     if crc32fast::hash(payload) != crc {
         return Err(bad("corrupt: the checksum does not match the data".into()));
     }
+    Ok((version, payload))
+}
+
+/// What a file with these first bytes is, for messages.
+fn kind_of(magic: [u8; 8]) -> &'static str {
+    if magic == MAGIC {
+        "gpude checkpoint"
+    } else {
+        "gpude archipelago checkpoint"
+    }
+}
+
+/// The runs of a checkpoint file. A file that is not a checkpoint, of another version,
+/// cut short, altered (checksum) or inconsistent is an [`Error::Input`] saying which;
+/// no message shows the file's bytes.
+pub fn decode(bytes: &[u8]) -> Result<Vec<Entry>> {
+    let bad = |m: String| Error::Input {
+        what: "checkpoint".into(),
+        message: m,
+    };
+    let (version, payload) = unframe(bytes, MAGIC, VERSION, bad)?;
     match version {
         1 => entries::<JobRecord>(payload, bad),
         2 => entries::<JobRecordV2>(payload, bad),

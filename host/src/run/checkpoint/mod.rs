@@ -22,7 +22,13 @@ use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 use std::time::Duration;
 
+mod archipelago;
 mod file;
+
+pub use archipelago::{
+    ArchipelagoCheckpoint, ArchipelagoEntry, IslandState, Rows, decode_archipelagos,
+    encode_archipelagos, is_archipelago_file,
+};
 
 pub use file::{MAGIC, VERSION, decode, encode, encode_parts, encoded_size};
 
@@ -39,6 +45,10 @@ pub trait Stored: Real {
     fn state(x: Vec<Self>, fit: Vec<Self>) -> State;
     /// The population of a state in this precision, if it is.
     fn parts(state: State) -> Option<(Vec<Self>, Vec<Self>)>;
+    /// These values as [`Rows`].
+    fn rows(v: Vec<Self>) -> Rows;
+    /// The values of `rows` in this precision, if they are.
+    fn of_rows(rows: Rows) -> Option<Vec<Self>>;
 }
 
 impl Stored for f32 {
@@ -51,6 +61,15 @@ impl Stored for f32 {
             State::F64 { .. } => None,
         }
     }
+    fn rows(v: Vec<f32>) -> Rows {
+        Rows::F32(v)
+    }
+    fn of_rows(rows: Rows) -> Option<Vec<f32>> {
+        match rows {
+            Rows::F32(v) => Some(v),
+            Rows::F64(_) => None,
+        }
+    }
 }
 
 impl Stored for f64 {
@@ -61,6 +80,15 @@ impl Stored for f64 {
         match state {
             State::F64 { x, fit } => Some((x, fit)),
             State::F32 { .. } => None,
+        }
+    }
+    fn rows(v: Vec<f64>) -> Rows {
+        Rows::F64(v)
+    }
+    fn of_rows(rows: Rows) -> Option<Vec<f64>> {
+        match rows {
+            Rows::F64(v) => Some(v),
+            Rows::F32(_) => None,
         }
     }
 }
