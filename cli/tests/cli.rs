@@ -2119,11 +2119,20 @@ fn adaptive_strategies_refuse_what_they_cannot_honour() {
         2,
         "adapts F and Cr",
     );
-    // Islands do not carry an adaptive run's memory and archive.
+    // Adaptive strategies run on islands, but a checkpoint does not hold their memory
+    // and archive yet.
+    let ckpt = scratch("jade-islands.ckpt");
     fails(
-        run(&["--strategy", "jade", "--islands", "2"]),
+        run(&[
+            "--strategy",
+            "jade",
+            "--islands",
+            "2",
+            "--checkpoint",
+            ckpt.to_str().expect("a path"),
+        ]),
         2,
-        "strategy on islands",
+        "checkpoint of strategy",
     );
     // GPU flags are refused for archipelagos as for single runs.
     fails(

@@ -18,7 +18,12 @@
 //! An interval of at least the generation limit therefore gives exactly the results of
 //! the same jobs run one by one. For PSO the migrating "individuals" are the particles'
 //! personal bests: a newcomer becomes the replaced particle's position and personal
-//! best, and keeps that particle's velocity.
+//! best, and keeps that particle's velocity. An adaptive DE island (jDE … jSO) keeps its
+//! own memory and archive: a newcomer takes the replaced row's place in the population
+//! (jDE's F and Cr of that place stay), and the random draws of an event read the
+//! islands' size at that generation (L-SHADE's and jSO's shrink on the same schedule,
+//! as every island spends the same evaluations). Such an archipelago ends when the
+//! islands' budgets are spent.
 //!
 //! Each island also keeps a record of the best point it has held, because with random
 //! replacement an island can lose its best individual: the record starts empty and, at
@@ -43,7 +48,7 @@
 
 use crate::cpu::ga::{self, Ga};
 use crate::cpu::pso::{self, Pso, Swarm};
-use crate::cpu::{self, Population};
+use crate::cpu::{self, Population, adaptive};
 use crate::error::{Error, Result};
 use crate::job::config::Job;
 use crate::job::names::{lookup, name_of};
@@ -265,11 +270,14 @@ impl ArchipelagoBuilder {
 
     pub fn build(self) -> Result<Archipelago> {
         let mut a = self.a;
-        if a.template.adaptive().is_some() {
+        if a.template.adaptive().is_some() && a.algorithm != Algorithm::De {
             return Err(Error::invalid(
-                "strategy on islands",
+                "strategy",
                 crate::job::config::strategy_name(a.template.strategy()),
-                "thesis or a classic strategy (an adaptive run's memory, archive and shrinking population do not migrate)",
+                format!(
+                    "a DE strategy with algorithm de, not {}",
+                    a.algorithm.name()
+                ),
             ));
         }
         a.template.stops().unsupported("islands or PSO")?;
@@ -282,6 +290,8 @@ impl ArchipelagoBuilder {
             ));
         }
         let np = a.template.pop();
+        // The smallest an island gets: L-SHADE's and jSO's populations shrink.
+        let smallest = a.template.adaptive().map_or(np, |ad| ad.min_pop.min(np));
         let total = n as u64 * np as u64;
         if total > MAX_INDIVIDUALS {
             return Err(Error::invalid(
@@ -316,14 +326,19 @@ impl ArchipelagoBuilder {
             return Err(Error::invalid("migrants", 0, "at least 1"));
         }
         let m = a.migrants as u64 * sources(a.topology, n) as u64;
-        if m >= np as u64 {
+        if m >= smallest as u64 {
             return Err(Error::invalid(
                 "migrants",
                 a.migrants,
                 format!(
-                    "fewer than the island size: each island receives migrants × sources = {} × {} = {m} individuals per event, which must be below Np = {np}",
+                    "fewer than the island size: each island receives migrants × sources = {} × {} = {m} individuals per event, which must be below Np = {smallest}{}",
                     a.migrants,
-                    sources(a.topology, n)
+                    sources(a.topology, n),
+                    if smallest < np {
+                        " (the smallest size the strategy reduces the population to)"
+                    } else {
+                        ""
+                    }
                 ),
             ));
         }
@@ -374,6 +389,11 @@ enum State<T> {
         best: usize,
         scratch: Vec<T>,
     },
+    /// An adaptive strategy's population, memory and archive.
+    Adaptive {
+        st: adaptive::State<T>,
+        best: usize,
+    },
     Pso(Swarm<T>),
     Ga {
         pop: Population<T>,
@@ -393,6 +413,13 @@ struct Island<T> {
 impl<T: Real> Island<T> {
     fn new(job: Job, algorithm: Algorithm) -> Island<T> {
         let state = match algorithm {
+            Algorithm::De if job.adaptive().is_some() => {
+                let st = adaptive::State::new(&job);
+                State::Adaptive {
+                    best: st.pop.best(),
+                    st,
+                }
+            }
             Algorithm::De => {
                 let pop = cpu::initial::<T>(&job);
                 let best = pop.best();
@@ -432,6 +459,8 @@ impl<T: Real> Island<T> {
             State::De { pop, .. } | State::Ga { pop, .. } => {
                 (T::state(pop.x.clone(), pop.fit.clone()), None)
             }
+            // Never saved: a checkpoint refuses adaptive strategies (`savable`).
+            State::Adaptive { st, .. } => (T::state(st.pop.x.clone(), st.pop.fit.clone()), None),
             State::Pso(s) => (
                 T::state(s.pbest.clone(), s.pfit.clone()),
                 Some((T::rows(s.x.clone()), T::rows(s.v.clone()))),
@@ -501,6 +530,7 @@ impl<T: Real> Island<T> {
     fn members(&self) -> (&[T], &[T]) {
         match &self.state {
             State::De { pop, .. } | State::Ga { pop, .. } => (&pop.x, &pop.fit),
+            State::Adaptive { st, .. } => (&st.pop.x, &st.pop.fit),
             State::Pso(s) => (&s.pbest, &s.pfit),
         }
     }
@@ -511,7 +541,7 @@ impl<T: Real> Island<T> {
 
     fn best(&self) -> usize {
         match &self.state {
-            State::De { best, .. } | State::Ga { best, .. } => *best,
+            State::De { best, .. } | State::Ga { best, .. } | State::Adaptive { best, .. } => *best,
             State::Pso(s) => s.gbest,
         }
     }
@@ -530,15 +560,37 @@ impl<T: Real> Island<T> {
         }
     }
 
-    fn step(&mut self, g: u32, params: &PsoParams<T>) {
+    /// Runs generation `g`; false, doing nothing, when an adaptive island's budget is
+    /// spent.
+    fn step(&mut self, g: u32, params: &PsoParams<T>) -> bool {
         match &mut self.state {
             State::De { pop, best, scratch } => {
                 *best = cpu::generation(&self.job, pop, *best, g, scratch);
+            }
+            State::Adaptive { st, best } => {
+                if !st.generation(&self.job, g) {
+                    return false;
+                }
+                *best = st.pop.best();
             }
             State::Pso(s) => pso::generation(&self.job, params, s, g),
             State::Ga { pop, best, params } => {
                 *best = ga::generation(&self.job, params, pop, *best, g);
             }
+        }
+        true
+    }
+
+    /// Individuals now (an adaptive island's population shrinks under L-SHADE and jSO).
+    fn size(&self) -> u32 {
+        self.members().1.len() as u32
+    }
+
+    /// Evaluations after `g` generations.
+    fn evaluations(&self, g: u32) -> u64 {
+        match &self.state {
+            State::Adaptive { st, .. } => st.evaluations,
+            _ => self.job.evaluations(g),
         }
     }
 
@@ -560,6 +612,12 @@ impl<T: Real> Island<T> {
                 pop.x[i * d..(i + 1) * d].copy_from_slice(row);
                 pop.fit[i] = f;
             }
+            State::Adaptive { st, .. } => {
+                // The newcomer takes the row's place; jDE's F and Cr of that place stay.
+                let d = st.pop.dim;
+                st.pop.x[i * d..(i + 1) * d].copy_from_slice(row);
+                st.pop.fit[i] = f;
+            }
             State::Pso(s) => s.replace(i, row, f),
         }
     }
@@ -567,6 +625,7 @@ impl<T: Real> Island<T> {
     fn refresh(&mut self, record: bool) {
         match &mut self.state {
             State::De { pop, best, .. } | State::Ga { pop, best, .. } => *best = pop.best(),
+            State::Adaptive { st, best } => *best = st.pop.best(),
             State::Pso(s) => s.gbest = s.best(),
         }
         if record {
@@ -598,7 +657,8 @@ fn migrate<T: Real>(a: &Archipelago, isl: &mut [Island<T>], g: u32) {
     let n = isl.len() as u32;
     let k = a.migrants as usize;
     let key = key_of(a.template.seed());
-    let np = a.template.pop();
+    // Every island has the same size (an adaptive one's shrinks on the same schedule).
+    let np = isl[0].size();
     let record = a.replace == Replacement::Random;
     if record {
         isl.par_iter_mut().for_each(|i| i.take_record());
@@ -759,12 +819,19 @@ pub(crate) fn run_entry<T: Stored>(
         }
     } == Flow::Stop;
     let gmax = a.template.generations();
+    // An adaptive archipelago ends when its islands' budgets are spent (all at once:
+    // they spend the same).
+    let mut spent = false;
     while !stopped && g < gmax && !reached(&isl) {
         if control.stopping() {
             break;
         }
+        let ran: Vec<bool> = isl.par_iter_mut().map(|i| i.step(g + 1, &params)).collect();
+        if !ran.iter().all(|&r| r) {
+            spent = true;
+            break;
+        }
         g += 1;
-        isl.par_iter_mut().for_each(|i| i.step(g, &params));
         if a.template.objective().failed() {
             break;
         }
@@ -789,7 +856,7 @@ pub(crate) fn run_entry<T: Stored>(
     let overall_f = isl[b].rec_f.to_f64();
     let hit = reached(&isl);
     let first_hit = hit.then_some(g);
-    let ended_early = g < gmax && !hit && !a.template.objective().failed();
+    let ended_early = g < gmax && !hit && !spent && !a.template.objective().failed();
     let result = |i: &Island<T>, stream: u32, evaluations: u64, history: Option<Vec<f64>>| {
         RunResult::ended(
             &i.job,
@@ -800,6 +867,8 @@ pub(crate) fn run_entry<T: Stored>(
                 evaluations,
                 termination: if ended_early {
                     Termination::Stopped
+                } else if spent && !hit {
+                    Termination::MaxEvaluations
                 } else {
                     termination(&i.job, g, overall_f)
                 },
@@ -812,9 +881,10 @@ pub(crate) fn run_entry<T: Stored>(
     };
     let islands: Vec<RunResult> = isl
         .iter()
-        .map(|i| result(i, i.job.stream(), i.job.evaluations(g), i.history.clone()))
+        .map(|i| result(i, i.job.stream(), i.evaluations(g), i.history.clone()))
         .collect();
-    let overall = result(&isl[b], a.template.stream(), a.evaluations(g), history);
+    let all: u64 = isl.iter().map(|i| i.evaluations(g)).sum();
+    let overall = result(&isl[b], a.template.stream(), all, history);
     Ok((
         ArchipelagoResult {
             islands,

@@ -685,3 +685,105 @@ fn a_run_to_a_lower_limit_goes_on_to_a_higher_one_with_the_same_bits() {
         }
     }
 }
+
+/// An adaptive template: Rastrigin, D = 6, Np = 16, a budget of 1 600 evaluations.
+fn adaptive_job(strategy: Strategy) -> Job {
+    Job::builder(Function::Rastrigin, 6)
+        .pop(16)
+        .strategy(strategy)
+        .max_evaluations(1_600)
+        .seed(31)
+        .stream(1)
+        .build()
+        .unwrap()
+}
+
+#[test]
+fn adaptive_islands_without_events_are_the_separate_runs_and_with_them_differ() {
+    for s in [
+        Strategy::Jde,
+        Strategy::Jade,
+        Strategy::Shade,
+        Strategy::LShade,
+        Strategy::Jso,
+    ] {
+        let job = adaptive_job(s);
+        let gmax = job.generations();
+        let a = Archipelago::builder(job.clone(), 3)
+            .interval(gmax + 1)
+            .build()
+            .unwrap();
+        let r = run::<f32>(&a, None).unwrap();
+        assert_eq!(r.migrations, 0);
+        for k in 0..3 {
+            let alone = cpu::run::<f32>(&a.island_job(k), None).expect("runs");
+            assert!(
+                same_bits(&r.islands[k as usize], &alone),
+                "{s:?} island {k}"
+            );
+            assert_eq!(
+                r.islands[k as usize].termination, alone.termination,
+                "{s:?}"
+            );
+        }
+        assert_eq!(r.overall.evaluations, 3 * 1_600, "{s:?}");
+        // Migrating every 5 generations: events run, every island still spends exactly
+        // its budget (L-SHADE's and jSO's shrinking populations included), and the
+        // islands differ from the separate runs.
+        let m = Archipelago::builder(job, 3)
+            .interval(5)
+            .topology(Topology::Random)
+            .emigrants(Emigrants::Random)
+            .replacement(Replacement::Random)
+            .build()
+            .unwrap();
+        let r = run::<f64>(&m, None).unwrap();
+        assert!(r.migrations > 0, "{s:?}");
+        for (k, i) in r.islands.iter().enumerate() {
+            assert_eq!(i.evaluations, 1_600, "{s:?} island {k}");
+            assert_eq!(i.termination, Termination::MaxEvaluations, "{s:?}");
+        }
+        let differs = (0..3).any(|k| {
+            !same_bits(
+                &r.islands[k],
+                &cpu::run::<f64>(&m.island_job(k as u32), None).expect("runs"),
+            )
+        });
+        assert!(differs, "{s:?}");
+        // The same bits on one thread and on three.
+        let one = in_pool(1, || run::<f64>(&m, None).unwrap());
+        assert!(same_archipelago(&one, &r), "{s:?}");
+    }
+}
+
+#[test]
+fn adaptive_islands_check_migrants_against_the_smallest_population() {
+    // L-SHADE shrinks to 4: 1 migrant from each of the 4 other islands is too many.
+    let e = Archipelago::builder(adaptive_job(Strategy::LShade), 5)
+        .topology(Topology::Full)
+        .build()
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("Np = 4") && e.contains("smallest size"), "{e}");
+    // Not an adaptive strategy with PSO.
+    let e = Archipelago::builder(adaptive_job(Strategy::Jade), 2)
+        .algorithm(Algorithm::Pso(Pso::default()))
+        .build()
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("algorithm de"), "{e}");
+    // No checkpoint of them yet: a save is refused before the run.
+    let a = Archipelago::builder(adaptive_job(Strategy::Jade), 2)
+        .build()
+        .unwrap();
+    let mut save = |_: &[ArchipelagoEntry]| Flow::Continue;
+    let mut watch = IslandsWatch {
+        every: 5,
+        save: Some(&mut save),
+        ..IslandsWatch::default()
+    };
+    let e = run_entries(vec![ArchipelagoEntry::Pending(a)], &mut watch)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("memory and archive"), "{e}");
+}

@@ -54,6 +54,13 @@ pub(crate) fn unsupported(a: &Archipelago) -> Option<Error> {
             "off (the GPU engine keeps no per-generation record of an archipelago yet; the CPU engine does: --backend cpu)",
         ));
     }
+    if job.adaptive().is_some() {
+        return Some(Error::invalid(
+            "strategy of islands on the GPU engine",
+            crate::job::config::strategy_name(job.strategy()),
+            "thesis or a classic strategy (adaptive islands run on the CPU engine for now: --backend cpu)",
+        ));
+    }
     if job.objective().as_cec2017().is_some() {
         return Some(Error::invalid(
             "objective of islands on the GPU engine",
@@ -1158,6 +1165,17 @@ mod tests {
         assert!(unsupported(&arch(job(false), Algorithm::Pso(Pso::default()))).is_none());
         let e = unsupported(&arch(job(true), Algorithm::De)).unwrap();
         assert!(e.to_string().contains("history"), "{e}");
+        let jade = Job::builder(Function::Sphere, 4)
+            .pop(8)
+            .strategy(gpude_device::Strategy::Jade)
+            .build()
+            .unwrap();
+        let e = unsupported(&arch(jade, Algorithm::De)).unwrap();
+        assert!(
+            e.to_string()
+                .contains("adaptive islands run on the CPU engine"),
+            "{e}"
+        );
         let expr = Job::builder_for(Objective::expr("sum(x[j]^2)", None).unwrap(), 2)
             .domain(-1.0, 1.0)
             .pop(8)

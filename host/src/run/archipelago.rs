@@ -79,6 +79,9 @@ pub(crate) fn drive(
         if let ArchipelagoEntry::Started(c) = e {
             c.check()?;
         }
+        if watch.save.is_some() {
+            crate::run::checkpoint::savable(e.archipelago().template())?;
+        }
     }
     let n = entries.len();
     let mut out: Vec<Option<ArchipelagoRan>> = vec![None; n];

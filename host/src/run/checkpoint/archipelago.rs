@@ -142,6 +142,7 @@ impl ArchipelagoCheckpoint {
         let job = a.template();
         let (np, d) = (job.pop() as usize, job.dim() as usize);
         let precision = job.precision();
+        savable(job)?;
         if self.islands.len() != a.islands() as usize {
             return Err(bad(format!(
                 "it holds {} islands for an archipelago of {}",
