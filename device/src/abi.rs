@@ -374,6 +374,12 @@ pub const ADAPTIVE_PHASE_INIT_BEST: u32 = 2;
 pub const ADAPTIVE_PHASE_TRIALS: u32 = 3;
 /// the selection, the adaptation, the reduction and the best of that generation.
 pub const ADAPTIVE_PHASE_SELECT: u32 = 4;
+/// The rest of runs whose state the buffers hold (after `state[ADAPTIVE_GENS]`
+/// generations: the population, archive, memory, jDE's parameters and the evaluations),
+/// to the launch's `gens` (an island's stretch between two migration events): the best
+/// is found again from the values, then the generations run as in
+/// [`ADAPTIVE_PHASE_RUN`] (not the host-callback kernels).
+pub const ADAPTIVE_PHASE_RESUME: u32 = 5;
 
 declare_params! {
     /// The step kernels (`de_step_*`): one generation of a population spread over the
@@ -563,8 +569,11 @@ macro_rules! migrate_params {
             topology: u32,
             emigrants: u32,
             replace: u32,
+            row_stride: u32,
+            size_stride: u32,
             seeds: *const u64,
             streams: *const u32,
+            sizes: *const u32,
             rows_a: *mut $t,
             rows_b: *mut $t,
             flags: *const u32,
@@ -598,6 +607,10 @@ declare_params! {
     /// (`rows_b` for flag 1), and their values `fit`; a replaced row is also written to
     /// `also` when it is not null (a swarm's positions). In phases 0 and 1, islands whose
     /// `gens_done` is `u32::MAX` are left alone. `scratch_f`/`scratch_i`: 32 per island.
+    /// A row is `row_stride` values apart (0: `stride(dim)`), in the members, the
+    /// emigrants and the records alike; when `sizes` is not null, island `q` has
+    /// `sizes[q · size_stride]` members now (the first of its `np` rows: an adaptive
+    /// population that shrinks), else `np`.
     MigrateParams, migrate_params, "migrate_"
 }
 

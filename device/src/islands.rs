@@ -291,8 +291,11 @@ pub(crate) unsafe fn migrate<T: LaneReal>(p: MigrateParams<T>) {
         topology,
         emigrants,
         replace,
+        row_stride,
+        size_stride,
         seeds,
         streams,
+        sizes,
         rows_a,
         rows_b,
         flags,
@@ -317,7 +320,11 @@ pub(crate) unsafe fn migrate<T: LaneReal>(p: MigrateParams<T>) {
         }
         let tid = _thread_idx_x();
         let nthreads = _block_dim_x();
-        let st = stride(dim) as usize;
+        let st = if row_stride == 0 {
+            stride(dim) as usize
+        } else {
+            row_stride as usize
+        };
         let n = islands;
         let (arch, r) = (q / n, q % n);
         let topology = Topology::from_u32(topology).unwrap_or(Topology::Ring);
@@ -326,6 +333,12 @@ pub(crate) unsafe fn migrate<T: LaneReal>(p: MigrateParams<T>) {
         let key = key_of(*seeds.add(q as usize));
         let pstream = *streams.add(q as usize);
         let off = q as usize * np as usize;
+        // The island's members now: its first `now` rows.
+        let now = if sizes.is_null() {
+            np
+        } else {
+            *sizes.add(q as usize * size_stride as usize)
+        };
         let m = Members {
             a: rows_a.add(off * st),
             b: if rows_b.is_null() {
@@ -358,20 +371,20 @@ pub(crate) unsafe fn migrate<T: LaneReal>(p: MigrateParams<T>) {
         // end only.
         let random = Replacement::from_u32(replace) == Some(Replacement::Random);
         if phase == 2 {
-            keep_record(m, fit, np, dim, tid, nthreads, rec_f, rec_x, sf, si);
+            keep_record(m, fit, now, dim, tid, nthreads, rec_f, rec_x, sf, si);
         } else if phase == 0 {
             if random {
-                keep_record(m, fit, np, dim, tid, nthreads, rec_f, rec_x, sf, si);
+                keep_record(m, fit, now, dim, tid, nthreads, rec_f, rec_x, sf, si);
             }
             // The emigrants, copied out.
             if Emigrants::from_u32(emigrants) == Some(Emigrants::Random) {
                 if tid == 0 {
                     let out = from_raw_parts_mut(pick, k as usize);
-                    draw_distinct(key, pstream, g, EMIGRANT_SLOT, np, out);
+                    draw_distinct(key, pstream, g, EMIGRANT_SLOT, now, out);
                 }
                 _syncthreads();
             } else {
-                select(fit, np, k, false, pick, tid, nthreads, sf, si);
+                select(fit, now, k, false, pick, tid, nthreads, sf, si);
             }
             let out_rows = out_rows.add(q as usize * k as usize * st);
             let mut t = tid;
@@ -395,11 +408,11 @@ pub(crate) unsafe fn migrate<T: LaneReal>(p: MigrateParams<T>) {
             if random {
                 if tid == 0 {
                     let out = from_raw_parts_mut(pick, count as usize);
-                    draw_distinct(key, pstream, g, REPLACE_SLOT, np, out);
+                    draw_distinct(key, pstream, g, REPLACE_SLOT, now, out);
                 }
                 _syncthreads();
             } else {
-                select(fit, np, count, true, pick, tid, nthreads, sf, si);
+                select(fit, now, count, true, pick, tid, nthreads, sf, si);
             }
             // Incoming migrant e (source e / k, its emigrant e mod k) overwrites target e.
             let ring = from_raw_parts(ring as *const u32, n as usize);
@@ -424,7 +437,7 @@ pub(crate) unsafe fn migrate<T: LaneReal>(p: MigrateParams<T>) {
             }
             if random {
                 _syncthreads();
-                keep_record(m, fit, np, dim, tid, nthreads, rec_f, rec_x, sf, si);
+                keep_record(m, fit, now, dim, tid, nthreads, rec_f, rec_x, sf, si);
             }
         }
     }

@@ -18,7 +18,8 @@ pub fn tests() -> Vec<Test> {
         pso_islands_match_cpu_bit_for_bit,
         ga_islands_match_cpu_bit_for_bit,
         islands_stop_at_the_target_as_on_the_cpu,
-        island_checkpoints_equal_the_cpu_engines_and_go_on_with_the_same_bits
+        island_checkpoints_equal_the_cpu_engines_and_go_on_with_the_same_bits,
+        adaptive_islands_match_cpu_bit_for_bit
     ]
 }
 
@@ -462,4 +463,44 @@ fn island_checkpoints_equal_the_cpu_engines_and_go_on_with_the_same_bits(e: &Cud
         );
     }
     e.set_batch_kernel(saved_kernel);
+}
+
+/// Adaptive DE islands (jDE, JADE, SHADE, L-SHADE, jSO): each island's population,
+/// memory and archive in the adaptive kernels, which go on from their buffers after
+/// each event; the events over the islands' current sizes (L-SHADE's and jSO's shrink);
+/// every topology and rule, both precisions: the CPU engine's bits.
+fn adaptive_islands_match_cpu_bit_for_bit(e: &CudaEngine) {
+    use Emigrants as E;
+    use Replacement as R;
+    use Topology as T;
+    #[rustfmt::skip]
+    let cases = [
+        (Strategy::Jde, Function::Rastrigin, Precision::F32, T::Ring, E::Best, R::Worst, 1, 5),
+        (Strategy::Jade, Function::Ackley, Precision::F64, T::Random, E::Random, R::Random, 2, 4),
+        (Strategy::Shade, Function::Griewank, Precision::F32, T::Full, E::Best, R::Random, 1, 7),
+        (Strategy::LShade, Function::Rastrigin, Precision::F64, T::Ring, E::Random, R::Worst, 1, 6),
+        (Strategy::Jso, Function::Schwefel12, Precision::F32, T::Random, E::Best, R::Random, 1, 5),
+    ];
+    for (s, f, p, t, em, rep, k, interval) in cases {
+        let tmpl = Job::builder(f, 10)
+            .pop(24)
+            .strategy(s)
+            .max_evaluations(3_000)
+            .precision(p)
+            .seed(17)
+            .build()
+            .expect("valid adaptive job");
+        let archs = archipelagos(&tmpl, 3, 4, t, interval, k, em, rep, Algorithm::De);
+        same_as_cpu(
+            e,
+            &archs,
+            &format!("{s:?} {f:?} {p:?} {t:?} {em:?}→{rep:?} K={k} every {interval}"),
+        );
+        let r = e.run_archipelagos(&archs[..1], None).expect("GPU islands");
+        assert!(r[0].migrations > 0, "{s:?}: events ran");
+        assert!(
+            r[0].islands.iter().all(|i| i.evaluations == 3_000),
+            "{s:?}: every island spends its budget"
+        );
+    }
 }

@@ -62,8 +62,8 @@ use core::slice::{from_raw_parts, from_raw_parts_mut};
 use crate::abi::{
     ADAPTIVE_ARCHIVE, ADAPTIVE_BEST, ADAPTIVE_COUNT, ADAPTIVE_DONE, ADAPTIVE_GENS,
     ADAPTIVE_MEMORY_K, ADAPTIVE_NEXT, ADAPTIVE_PHASE_INIT_BEST, ADAPTIVE_PHASE_INIT_ROWS,
-    ADAPTIVE_PHASE_SELECT, ADAPTIVE_PHASE_TRIALS, ADAPTIVE_SIZE, ADAPTIVE_STATE_WORDS,
-    AdaptiveParams, AdaptiveRun, adaptive_ranking_words,
+    ADAPTIVE_PHASE_RESUME, ADAPTIVE_PHASE_SELECT, ADAPTIVE_PHASE_TRIALS, ADAPTIVE_SIZE,
+    ADAPTIVE_STATE_WORDS, AdaptiveParams, AdaptiveRun, adaptive_ranking_words,
 };
 use crate::abi::{ADAPTIVE_BEST_INDEX, ADAPTIVE_BEST_KEY, ADAPTIVE_TAU};
 use crate::adaptive::{JDE_CR_INIT, JDE_F_INIT, Successes, archive_capacity, archive_slot, rank};
@@ -910,10 +910,18 @@ pub(crate) unsafe fn adaptive<T: LaneReal, O: Eval<T>, M: Team>(
             }
             return;
         }
-        c.init(tid, nt, Some(&o));
-        team.barrier();
-        if tid == 0 {
-            c.best(0);
+        if a.phase == ADAPTIVE_PHASE_RESUME {
+            // The state is in the buffers; the members may have changed since (a
+            // migration event): the best and whether the run goes on, found again.
+            if tid == 0 {
+                c.best(read_volatile(c.state.add(ADAPTIVE_GENS)));
+            }
+        } else {
+            c.init(tid, nt, Some(&o));
+            team.barrier();
+            if tid == 0 {
+                c.best(0);
+            }
         }
         team.barrier();
 
@@ -924,7 +932,7 @@ pub(crate) unsafe fn adaptive<T: LaneReal, O: Eval<T>, M: Team>(
             let (key, stream, x, fit) = (c.key, c.stream, c.x, c.fit);
             let (trials, tfit, state) = (c.trials, c.tfit, c.state);
             let scratch = from_raw_parts_mut(c.scratch, c.sl);
-            let mut g = 0u32;
+            let mut g = read_volatile(state.add(ADAPTIVE_GENS));
             loop {
                 let best = read_volatile(state.add(ADAPTIVE_BEST)) as usize;
                 let bf = read_volatile(c.best_f);

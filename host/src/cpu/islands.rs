@@ -581,6 +581,14 @@ impl<T: Real> Island<T> {
         true
     }
 
+    /// Whether an adaptive island's budget is spent.
+    fn spent(&self) -> bool {
+        match (&self.state, self.job.adaptive()) {
+            (State::Adaptive { st, .. }, Some(a)) => st.evaluations >= a.max_evaluations,
+            _ => false,
+        }
+    }
+
     /// Individuals now (an adaptive island's population shrinks under L-SHADE and jSO).
     fn size(&self) -> u32 {
         self.members().1.len() as u32
@@ -835,11 +843,17 @@ pub(crate) fn run_entry<T: Stored>(
         if a.template.objective().failed() {
             break;
         }
-        if n > 1 && g % a.interval == 0 && g < gmax && !reached(&isl) {
+        // An adaptive archipelago whose budgets this generation spent has ended: no
+        // event after it.
+        spent = isl.iter().any(Island::spent);
+        if n > 1 && g % a.interval == 0 && g < gmax && !reached(&isl) && !spent {
             migrate(a, &mut isl, g);
             migrations += 1;
         }
         stopped = note(&mut isl, g, &mut history, observer) == Flow::Stop;
+        if spent {
+            break;
+        }
         if !stopped && control.due(g, gmax) && !reached(&isl) {
             let c = checkpoint(a, &isl, g, migrations, &history, before + start.elapsed());
             if let Some(save) = control.save.as_mut() {

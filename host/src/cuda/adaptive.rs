@@ -114,18 +114,18 @@ pub(crate) fn adaptive_kernel<T: GpuReal>(job: &Job, layout: Layout) -> Kernel {
 /// A launch of the adaptive kernel: its buffers (those read back named, the others
 /// kept alive until the launch is read) and what the results need.
 pub(crate) struct AdaptiveLaunch<T: GpuReal> {
-    stream: Arc<CudaStream>,
-    name: String,
+    pub(crate) stream: Arc<CudaStream>,
+    pub(crate) name: String,
     start: Instant,
-    p: usize,
-    np: usize,
-    dim: usize,
+    pub(crate) p: usize,
+    pub(crate) np: usize,
+    pub(crate) dim: usize,
     gens: u32,
-    x: CudaSlice<T>,
-    fit: CudaSlice<T>,
-    state: CudaSlice<u32>,
-    evaluations: CudaSlice<u64>,
-    best_f: CudaSlice<T>,
+    pub(crate) x: CudaSlice<T>,
+    pub(crate) fit: CudaSlice<T>,
+    pub(crate) state: CudaSlice<u32>,
+    pub(crate) evaluations: CudaSlice<u64>,
+    pub(crate) best_f: CudaSlice<T>,
     hist: Option<CudaSlice<T>>,
     trials: CudaSlice<T>,
     trial_fit: CudaSlice<T>,
@@ -133,7 +133,7 @@ pub(crate) struct AdaptiveLaunch<T: GpuReal> {
     host_rows: Vec<T>,
     host_values: Vec<T>,
     func: CudaFunction,
-    params: AdaptiveParams<T>,
+    pub(crate) params: AdaptiveParams<T>,
     cfg: LaunchConfig,
     grid: bool,
     _inputs: (CudaSlice<u64>, CudaSlice<u32>, CudaSlice<T>, CudaSlice<T>),
@@ -519,7 +519,7 @@ impl CudaEngine {
 
 impl<T: GpuReal> AdaptiveLaunch<T> {
     /// Launches the kernel for `phase` (`ADAPTIVE_PHASE_RUN`: the whole runs).
-    fn launch(&mut self, phase: u32) -> Result<()> {
+    pub(crate) fn launch(&mut self, phase: u32) -> Result<()> {
         let ctx = |what: &str| format!("{}: {what}", self.name);
         self.params.run.phase = phase;
         let mut b = self.stream.launch_builder(&self.func);

@@ -16,6 +16,7 @@
 //! where it ended. An archipelago that has ended takes no part in the launches that
 //! follow (its islands' `gens_done` is `u32::MAX`).
 
+use super::adaptive::AdaptiveLaunch;
 use super::batch::BatchLaunch;
 use super::engine::{CudaEngine, cuda_err};
 use super::kernels::{GpuReal, Kernel};
@@ -30,10 +31,14 @@ use crate::run::checkpoint::{ArchipelagoCheckpoint, ArchipelagoEntry, IslandStat
 use crate::run::control::{Flow, Observer};
 use crate::run::result::{Ending, RunLayout, RunResult, Termination, termination};
 use cudarc::driver::{CudaFunction, CudaSlice, CudaStream, LaunchConfig};
-use gpude_device::abi::{GeneticParams, KernelParams, MigrateParams, SwarmParams};
+use gpude_device::abi::{
+    ADAPTIVE_GENS, ADAPTIVE_PHASE_RESUME, ADAPTIVE_PHASE_RUN, ADAPTIVE_STATE_WORDS, GeneticParams,
+    KernelParams, MigrateParams, SwarmParams,
+};
 use gpude_device::de::better;
 use gpude_device::lanes::{group_width, stride};
 use gpude_device::migration::sources;
+use gpude_device::registry::Layout;
 use nalgebra::DVector;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -54,11 +59,11 @@ pub(crate) fn unsupported(a: &Archipelago) -> Option<Error> {
             "off (the GPU engine keeps no per-generation record of an archipelago yet; the CPU engine does: --backend cpu)",
         ));
     }
-    if job.adaptive().is_some() {
+    if job.adaptive().is_some() && job.target().is_some() {
         return Some(Error::invalid(
-            "strategy of islands on the GPU engine",
-            crate::job::config::strategy_name(job.strategy()),
-            "thesis or a classic strategy (adaptive islands run on the CPU engine for now: --backend cpu)",
+            "target of adaptive islands on the GPU engine",
+            job.target().unwrap_or_default(),
+            "none (adaptive islands with a target run on the CPU engine for now: --backend cpu)",
         ));
     }
     if job.objective().as_cec2017().is_some() {
@@ -281,8 +286,19 @@ impl<T: GpuReal> OwnStart<T> {
 /// or the GA's kernel.
 enum Members<T: GpuReal> {
     De(Box<BatchLaunch<T>>),
+    Adaptive(Box<AdaptiveIslands<T>>),
     Pso(Box<OwnLaunch<T, SwarmParams<T>>>),
     Ga(Box<OwnLaunch<T, GeneticParams<T>>>),
+}
+
+/// Adaptive DE islands: a launch of the adaptive kernels (one block per island) whose
+/// first launch initialises the islands and the others go on from the buffers
+/// (`ADAPTIVE_PHASE_RESUME`), and the marks the migration kernel reads (the adaptive
+/// kernels keep their generation count in their state).
+struct AdaptiveIslands<T: GpuReal> {
+    l: AdaptiveLaunch<T>,
+    started: bool,
+    gens_done: CudaSlice<u32>,
 }
 
 /// A copy of the islands' state before a launch.
@@ -296,6 +312,7 @@ impl<T: GpuReal> Members<T> {
     fn name(&self) -> &str {
         match self {
             Members::De(l) => &l.name,
+            Members::Adaptive(a) => &a.l.name,
             Members::Pso(l) => &l.name,
             Members::Ga(l) => &l.name,
         }
@@ -304,6 +321,16 @@ impl<T: GpuReal> Members<T> {
     fn launch(&mut self, end: u32, stream: &CudaStream) -> Result<()> {
         match self {
             Members::De(l) => l.launch(end, 0, 0),
+            Members::Adaptive(a) => {
+                a.l.params.run.gens = end;
+                let phase = if a.started {
+                    ADAPTIVE_PHASE_RESUME
+                } else {
+                    ADAPTIVE_PHASE_RUN
+                };
+                a.started = true;
+                a.l.launch(phase)
+            }
             Members::Pso(l) => l.launch(end, stream),
             Members::Ga(l) => l.launch(end, stream),
         }
@@ -312,6 +339,7 @@ impl<T: GpuReal> Members<T> {
     fn gens_done(&mut self) -> &mut CudaSlice<u32> {
         match self {
             Members::De(l) => &mut l.gens_done,
+            Members::Adaptive(a) => &mut a.gens_done,
             Members::Pso(l) => &mut l.gens_done,
             Members::Ga(l) => &mut l.gens_done,
         }
@@ -320,6 +348,7 @@ impl<T: GpuReal> Members<T> {
     fn best_f(&self) -> &CudaSlice<T> {
         match self {
             Members::De(l) => &l.best_f,
+            Members::Adaptive(a) => &a.l.best_f,
             Members::Pso(l) => &l.best_f,
             Members::Ga(l) => &l.best_f,
         }
@@ -341,8 +370,59 @@ impl<T: GpuReal> Members<T> {
                 &mut l.fit,
                 Some(&mut l.flags),
             ),
+            Members::Adaptive(a) => (vec![&mut a.l.x], &mut a.l.fit, None),
             Members::Pso(l) => (l.rows.iter_mut().collect(), &mut l.values, None),
             Members::Ga(l) => (l.rows.iter_mut().collect(), &mut l.values, None),
+        }
+    }
+
+    /// Each adaptive island's evaluations spent (none for the other algorithms, whose
+    /// count follows from the generations).
+    fn evaluations(&self, stream: &Arc<CudaStream>) -> Result<Option<Vec<u64>>> {
+        match self {
+            Members::Adaptive(a) => stream
+                .clone_dtoh(&a.l.evaluations)
+                .map(Some)
+                .map_err(cuda_err(format!("{}: reading back", a.l.name))),
+            _ => Ok(None),
+        }
+    }
+
+    /// Each adaptive island's generations done (from its state; empty for the others).
+    fn generations(&self, stream: &Arc<CudaStream>) -> Result<Vec<u32>> {
+        match self {
+            Members::Adaptive(a) => {
+                let st = stream
+                    .clone_dtoh(&a.l.state)
+                    .map_err(cuda_err(format!("{}: reading back", a.l.name)))?;
+                Ok(st
+                    .as_chunks::<ADAPTIVE_STATE_WORDS>()
+                    .0
+                    .iter()
+                    .map(|w| w[ADAPTIVE_GENS])
+                    .collect())
+            }
+            _ => Ok(Vec::new()),
+        }
+    }
+
+    /// Values from one row to the next: the adaptive kernels' rows are not padded.
+    fn row_stride(&self, st: usize) -> usize {
+        match self {
+            Members::Adaptive(a) => a.l.dim,
+            _ => st,
+        }
+    }
+
+    /// The islands' sizes now, as the migration kernel reads them (an adaptive
+    /// population shrinks): the adaptive kernels' state, and its stride.
+    fn sizes(&self, stream: &CudaStream) -> (*const u32, u32) {
+        match self {
+            Members::Adaptive(a) => (
+                dev(&a.l.state, stream).cast_const(),
+                ADAPTIVE_STATE_WORDS as u32,
+            ),
+            _ => (std::ptr::null(), 0),
         }
     }
 
@@ -359,6 +439,13 @@ impl<T: GpuReal> Members<T> {
     where
         T: Controlled,
     {
+        if let Members::Adaptive(_) = self {
+            return Err(Error::invalid(
+                "archipelago checkpoint of strategy",
+                "adaptive",
+                "a classic strategy or thesis (an adaptive island's memory and archive are not saved yet)",
+            ));
+        }
         let name = self.name().to_string();
         let up = |e| cuda_err(format!("{name}: uploading"))(e);
         let mut members = Vec::with_capacity(states.len() * np * st);
@@ -537,6 +624,13 @@ impl<T: GpuReal> Members<T> {
                 null,
                 dev(&l.fit, stream),
             ),
+            Members::Adaptive(a) => (
+                dev(&a.l.x, stream),
+                null,
+                std::ptr::null(),
+                null,
+                dev(&a.l.fit, stream),
+            ),
             Members::Pso(l) => own(&l.rows, l.also, &l.values),
             Members::Ga(l) => own(&l.rows, l.also, &l.values),
         }
@@ -545,6 +639,7 @@ impl<T: GpuReal> Members<T> {
     fn gens_done_ptr(&self, stream: &CudaStream) -> *mut u32 {
         match self {
             Members::De(l) => dev(&l.gens_done, stream),
+            Members::Adaptive(a) => dev(&a.gens_done, stream),
             Members::Pso(l) => dev(&l.gens_done, stream),
             Members::Ga(l) => dev(&l.gens_done, stream),
         }
@@ -785,6 +880,15 @@ impl CudaEngine {
         let k = a0.migrants() as usize;
         let stream = self.first_stream();
         let mut members = match a0.algorithm() {
+            Algorithm::De if template.adaptive().is_some() => {
+                Members::Adaptive(Box::new(AdaptiveIslands {
+                    l: self.prepare_adaptive::<T>(&refs, stream.clone(), Layout::Batch)?,
+                    started: false,
+                    gens_done: stream
+                        .alloc_zeros::<u32>(p)
+                        .map_err(cuda_err("adaptive islands: allocating"))?,
+                }))
+            }
             Algorithm::De => Members::De(Box::new(self.alloc_batch::<T>(
                 &refs,
                 stream.clone(),
@@ -798,6 +902,8 @@ impl CudaEngine {
             }
         };
         let name = format!("{} islands", members.name());
+        // A row's values apart in the members, the emigrants and the records.
+        let rst = members.row_stride(st);
         let err = |what: &'static str| {
             let name = name.clone();
             move |e| cuda_err(format!("{name}: {what}"))(e)
@@ -823,7 +929,7 @@ impl CudaEngine {
                 .alloc_zeros::<u32>(len.max(1))
                 .map_err(err("allocating"))
         };
-        let out_rows = alloc(p * k * st)?;
+        let out_rows = alloc(p * k * rst)?;
         let out_fit = alloc(p * k)?;
         let pick = allocu(p * k * n)?;
         let ring = allocu(p)?;
@@ -837,9 +943,9 @@ impl CudaEngine {
             .collect();
         // The records: empty (NaN) at the start, else as the checkpoints hold them.
         let (rf0, rx0) = if started.is_empty() {
-            (vec![T::NAN; p], vec![T::ZERO; p * st])
+            (vec![T::NAN; p], vec![T::ZERO; p * rst])
         } else {
-            records::<T>(&started, dim as usize, st)?
+            records::<T>(&started, dim as usize, rst)?
         };
         let rec_f = stream.clone_htod(&rf0).map_err(err("uploading"))?;
         let rec_x = stream.clone_htod(&rx0).map_err(err("uploading"))?;
@@ -852,6 +958,7 @@ impl CudaEngine {
         let migrate_phase = |members: &Members<T>, phase: u32, g: u32| -> Result<()> {
             let s = &*stream;
             let (rows_a, rows_b, flags, also, fit) = members.migrating(s);
+            let (sizes, size_stride) = members.sizes(s);
             let params = MigrateParams::<T> {
                 phase,
                 islands: n as u32,
@@ -862,8 +969,11 @@ impl CudaEngine {
                 topology: a0.topology() as u32,
                 emigrants: a0.emigrants() as u32,
                 replace: a0.replacement() as u32,
+                row_stride: rst as u32,
+                size_stride,
                 seeds: dev(&seeds_d, s),
                 streams: dev(&streams_d, s),
+                sizes,
                 rows_a,
                 rows_b,
                 flags,
@@ -916,6 +1026,7 @@ impl CudaEngine {
             .collect();
         let mut g = generation_of(entries[0]);
         let mut stopped = false;
+        let mut spent = vec![false; na];
         if !started.is_empty() {
             // A group holds archipelagos at one generation: all started or all pending.
             members.put(&started, np, dim as usize, st, &stream)?;
@@ -955,6 +1066,10 @@ impl CudaEngine {
             0
         };
         let ns = sources(a0.topology(), n as u32);
+        // Which archipelagos the islands' `gens_done` marks as ended (IDLE): each launch
+        // leaves the others at its end, so the buffer needs an upload only when that
+        // changes or a rerun has marked others idle.
+        let mut marked: Vec<bool> = vec![false; na];
         while !stopped && ended.iter().any(Option::is_none) {
             if control.stopping() {
                 break;
@@ -970,6 +1085,7 @@ impl CudaEngine {
                 None
             };
             members.launch(end, &stream)?;
+            let mut rerun = false;
             if target.is_some() || observer.is_some() {
                 let done = stream
                     .clone_dtoh(&*members.gens_done())
@@ -996,6 +1112,7 @@ impl CudaEngine {
                     }
                 }
                 reruns.sort_unstable();
+                rerun = !reruns.is_empty();
                 let mut i = 0;
                 while i < reruns.len() {
                     let gs = reruns[i].0;
@@ -1020,19 +1137,36 @@ impl CudaEngine {
                     ) == Flow::Stop;
                 }
             }
+            // Adaptive islands end when their budgets are spent (all of an
+            // archipelago's at once: they spend the same), at the generation they reached.
+            if let Some(evals) = members.evaluations(&stream)? {
+                let gens = members.generations(&stream)?;
+                let budget = template
+                    .adaptive()
+                    .map_or(u64::MAX, |ad| ad.max_evaluations);
+                for (a, e) in ended.iter_mut().enumerate() {
+                    if e.is_none() && evals[a * n] >= budget {
+                        *e = Some(gens[a * n]);
+                        spent[a] = true;
+                    }
+                }
+            }
             g = end;
             if g >= gmax {
                 for e in ended.iter_mut().filter(|e| e.is_none()) {
                     *e = Some(gmax);
                 }
             }
-            // Ended archipelagos idle from now on; the others are all at g.
-            let gens: Vec<u32> = (0..p)
-                .map(|q| if ended[q / n].is_some() { IDLE } else { g })
-                .collect();
-            stream
-                .memcpy_htod(&gens, members.gens_done())
-                .map_err(err("uploading"))?;
+            // Ended archipelagos idle from now on; the others are all at g (where the
+            // launch left them, unless a rerun marked them idle).
+            let now: Vec<bool> = ended.iter().map(Option::is_some).collect();
+            if rerun || now != marked {
+                let gens: Vec<u32> = (0..p).map(|q| if now[q / n] { IDLE } else { g }).collect();
+                stream
+                    .memcpy_htod(&gens, members.gens_done())
+                    .map_err(err("uploading"))?;
+                marked = now;
+            }
             if n > 1 && ns > 0 && g.is_multiple_of(interval) && ended.iter().any(Option::is_none) {
                 migrate_phase(&members, 0, g)?;
                 migrate_phase(&members, 1, g)?;
@@ -1043,7 +1177,7 @@ impl CudaEngine {
                 }
             }
             if !stopped && control.due(g, gmax) && ended.iter().any(Option::is_none) {
-                let states = members.states(&rec_f, &rec_x, np, dim as usize, st, &stream)?;
+                let states = members.states(&rec_f, &rec_x, np, dim as usize, rst, &stream)?;
                 let cks = checkpoints(&list, states, n, g, &ended, &migrations, &before, start);
                 if let Some(save) = control.save.as_mut() {
                     stopped = save(&cks) == Flow::Stop;
@@ -1051,10 +1185,11 @@ impl CudaEngine {
             }
         }
         // The state at the end, before the records are taken.
-        let states = members.states(&rec_f, &rec_x, np, dim as usize, st, &stream)?;
+        let states = members.states(&rec_f, &rec_x, np, dim as usize, rst, &stream)?;
         let finals = checkpoints(&list, states, n, g, &ended, &migrations, &before, start);
         // The records at the end: every island's, whatever its gens_done.
         migrate_phase(&members, 2, g)?;
+        let island_evals = members.evaluations(&stream)?;
         let rf = stream.clone_dtoh(&rec_f).map_err(err("reading back"))?;
         let rx = stream.clone_dtoh(&rec_x).map_err(err("reading back"))?;
         let mut results = Vec::with_capacity(na);
@@ -1077,13 +1212,17 @@ impl CudaEngine {
                     Ending {
                         best_x: DVector::from_iterator(
                             dim as usize,
-                            rx[q * st..q * st + dim as usize].iter().map(|v| v.to_f64()),
+                            rx[q * rst..q * rst + dim as usize]
+                                .iter()
+                                .map(|v| v.to_f64()),
                         ),
                         best_f: rf[q].to_f64(),
                         generations: ga,
                         evaluations,
                         termination: if early {
                             Termination::Stopped
+                        } else if spent[a] && target.is_none_or(|t| overall_f > t) {
+                            Termination::MaxEvaluations
                         } else {
                             termination(job, ga, overall_f)
                         },
@@ -1094,15 +1233,20 @@ impl CudaEngine {
                     },
                 )
             };
+            let evals_of = |q: usize| {
+                island_evals
+                    .as_ref()
+                    .map_or(jobs[q].evaluations(ga), |e| e[q])
+            };
             let islands: Vec<RunResult> = isl
                 .clone()
-                .map(|q| result(q, &jobs[q], jobs[q].stream(), jobs[q].evaluations(ga)))
+                .map(|q| result(q, &jobs[q], jobs[q].stream(), evals_of(q)))
                 .collect();
             let overall = result(
                 b,
                 arch.template(),
                 arch.template().stream(),
-                arch.evaluations(ga),
+                isl.clone().map(evals_of).sum(),
             );
             results.push((
                 ArchipelagoResult {
@@ -1165,17 +1309,20 @@ mod tests {
         assert!(unsupported(&arch(job(false), Algorithm::Pso(Pso::default()))).is_none());
         let e = unsupported(&arch(job(true), Algorithm::De)).unwrap();
         assert!(e.to_string().contains("history"), "{e}");
-        let jade = Job::builder(Function::Sphere, 4)
-            .pop(8)
-            .strategy(gpude_device::Strategy::Jade)
+        let jade = |target: Option<f64>| {
+            let b = Job::builder(Function::Sphere, 4)
+                .pop(8)
+                .strategy(gpude_device::Strategy::Jade);
+            match target {
+                Some(t) => b.target(t),
+                None => b,
+            }
             .build()
-            .unwrap();
-        let e = unsupported(&arch(jade, Algorithm::De)).unwrap();
-        assert!(
-            e.to_string()
-                .contains("adaptive islands run on the CPU engine"),
-            "{e}"
-        );
+            .unwrap()
+        };
+        assert!(unsupported(&arch(jade(None), Algorithm::De)).is_none());
+        let e = unsupported(&arch(jade(Some(1e-3)), Algorithm::De)).unwrap();
+        assert!(e.to_string().contains("target of adaptive islands"), "{e}");
         let expr = Job::builder_for(Objective::expr("sum(x[j]^2)", None).unwrap(), 2)
             .domain(-1.0, 1.0)
             .pop(8)
