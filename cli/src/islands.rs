@@ -332,6 +332,8 @@ pub fn execute_saved(
         } else {
             None
         },
+        // The file of --checkpoint holds every archipelago's state at the end.
+        keep: save.checkpoint.is_some(),
     };
     let start = Instant::now();
     let ran = solver.run_archipelago_entries(entries, &mut watch)?;

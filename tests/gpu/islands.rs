@@ -323,6 +323,7 @@ fn run_saving(
         observer: stop_at.map(|_| &observe as &(dyn Fn(u32, f64) -> Flow + Sync)),
         every,
         save: Some(&mut save),
+        keep: true,
         ..IslandsWatch::default()
     };
     let ran = match e {

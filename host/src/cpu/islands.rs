@@ -756,11 +756,11 @@ fn checkpoint<T: Stored>(
 }
 
 /// Runs (or goes on with) one archipelago in precision `T` on the CPU under `control`:
-/// its result and its state at the end.
+/// its result and, when it was stopped or `control.keep` asks, its state at the end.
 pub(crate) fn run_entry<T: Stored>(
     entry: &ArchipelagoEntry,
     control: &mut GroupControl,
-) -> Result<(ArchipelagoResult, ArchipelagoCheckpoint)> {
+) -> Result<(ArchipelagoResult, Option<ArchipelagoCheckpoint>)> {
     let start = Instant::now();
     let a = entry.archipelago();
     let n = a.islands;
@@ -862,15 +862,16 @@ pub(crate) fn run_entry<T: Stored>(
         }
     }
     let elapsed = before + start.elapsed();
-    let state = checkpoint(a, &isl, g, migrations, &history, elapsed);
+    let hit = reached(&isl);
+    let ended_early = g < gmax && !hit && !spent && !a.template.objective().failed();
+    let state = (control.keep || ended_early)
+        .then(|| checkpoint(a, &isl, g, migrations, &history, elapsed));
     for i in isl.iter_mut() {
         i.take_record();
     }
     let b = overall(&isl);
     let overall_f = isl[b].rec_f.to_f64();
-    let hit = reached(&isl);
     let first_hit = hit.then_some(g);
-    let ended_early = g < gmax && !hit && !spent && !a.template.objective().failed();
     let result = |i: &Island<T>, stream: u32, evaluations: u64, history: Option<Vec<f64>>| {
         RunResult::ended(
             &i.job,
@@ -945,6 +946,7 @@ pub fn run<T: Stored>(a: &Archipelago, observer: Option<Observer>) -> Result<Arc
         stop: None,
         every: 0,
         save: None,
+        keep: false,
     };
     run_entry::<T>(&ArchipelagoEntry::Pending(a.clone()), &mut control).map(|(r, _)| r)
 }

@@ -513,6 +513,7 @@ fn run_saving(
     let mut watch = IslandsWatch {
         every,
         save: Some(&mut save),
+        keep: true,
         ..IslandsWatch::default()
     };
     let ran = run_entries(entries, &mut watch).unwrap();
@@ -569,6 +570,15 @@ fn a_stopped_archipelago_reports_stopped_and_goes_on_from_where_it_stopped() {
             resumed[0].result.as_ref().unwrap(),
             &straight
         ));
+        // Without `keep`, one that ended comes back as it was given (no copy of its
+        // populations): a rerun gives the same bits.
+        let ran = run_entries(
+            vec![ArchipelagoEntry::Pending(a.clone())],
+            &mut IslandsWatch::default(),
+        )
+        .unwrap();
+        assert_eq!(ran[0].entry, ArchipelagoEntry::Pending(a.clone()));
+        assert!(same_archipelago(ran[0].result.as_ref().unwrap(), &straight));
         // A stop flag set before the start leaves every archipelago as it was.
         let flag = std::sync::atomic::AtomicBool::new(true);
         let mut watch = IslandsWatch {
@@ -780,6 +790,7 @@ fn adaptive_islands_check_migrants_against_the_smallest_population() {
     let mut watch = IslandsWatch {
         every: 5,
         save: Some(&mut save),
+        keep: true,
         ..IslandsWatch::default()
     };
     let e = run_entries(vec![ArchipelagoEntry::Pending(a)], &mut watch)

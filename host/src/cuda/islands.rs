@@ -1184,9 +1184,19 @@ impl CudaEngine {
                 }
             }
         }
-        // The state at the end, before the records are taken.
-        let states = members.states(&rec_f, &rec_x, np, dim as usize, rst, &stream)?;
-        let finals = checkpoints(&list, states, n, g, &ended, &migrations, &before, start);
+        // The state at the end, before the records are taken: of every archipelago when
+        // asked, else of those stopped before their end (none copied when none was).
+        let finals: Vec<Option<ArchipelagoCheckpoint>> =
+            if control.keep || ended.iter().any(Option::is_none) {
+                let states = members.states(&rec_f, &rec_x, np, dim as usize, rst, &stream)?;
+                checkpoints(&list, states, n, g, &ended, &migrations, &before, start)
+                    .into_iter()
+                    .zip(&ended)
+                    .map(|(c, e)| (control.keep || e.is_none()).then_some(c))
+                    .collect()
+            } else {
+                vec![None; na]
+            };
         // The records at the end: every island's, whatever its gens_done.
         migrate_phase(&members, 2, g)?;
         let island_evals = members.evaluations(&stream)?;
@@ -1194,7 +1204,7 @@ impl CudaEngine {
         let rx = stream.clone_dtoh(&rec_x).map_err(err("reading back"))?;
         let mut results = Vec::with_capacity(na);
         for ((a, arch), state) in list.iter().enumerate().zip(finals) {
-            let elapsed = state.elapsed;
+            let elapsed = before[a] + start.elapsed();
             // Stopped before its end, it is at the group's generation.
             let ga = ended[a].unwrap_or(g);
             let early = ended[a].is_none();

@@ -29,11 +29,16 @@ pub struct IslandsWatch<'a> {
     /// that generation's migration event.
     pub every: u32,
     pub save: Option<IslandsSaver<'a>>,
+    /// Keep the final state of the archipelagos that ended too (not only of those that
+    /// were stopped), so that each comes back as [`ArchipelagoEntry::Started`]; else an
+    /// archipelago that ended comes back as it was given (a rerun gives the same bits),
+    /// and no engine copies its populations out.
+    pub keep: bool,
 }
 
 /// What became of one archipelago of a list: its result (none when a stop came before
-/// it started) and its entry (its state at the end, from which it can go on, or as it
-/// was given when it did not start).
+/// it started) and its entry (its state at the end, from which it can go on, when it
+/// was stopped or [`IslandsWatch::keep`] asked for it; else as it was given).
 #[derive(Clone, Debug)]
 pub struct ArchipelagoRan {
     pub result: Option<ArchipelagoResult>,
@@ -49,6 +54,8 @@ pub(crate) struct GroupControl<'a, 'b> {
     pub stop: Option<&'a AtomicBool>,
     pub every: u32,
     pub save: Option<GroupSaver<'b>>,
+    /// Return the final state of every archipelago (else of those stopped only).
+    pub keep: bool,
 }
 
 impl GroupControl<'_, '_> {
@@ -63,8 +70,9 @@ impl GroupControl<'_, '_> {
     }
 }
 
-/// What a group's run returns: each archipelago's result and final state.
-pub(crate) type GroupRan = Vec<(ArchipelagoResult, ArchipelagoCheckpoint)>;
+/// What a group's run returns: each archipelago's result and, when it was stopped or
+/// [`GroupControl::keep`] asks, its final state.
+pub(crate) type GroupRan = Vec<(ArchipelagoResult, Option<ArchipelagoCheckpoint>)>;
 
 /// Runs `entries` in groups (`together(a, b)`: `b` runs in the group of `a`, the first
 /// entry left), one group
@@ -121,6 +129,7 @@ pub(crate) fn drive(
                 observer,
                 stop: watch.stop,
                 every: watch.every,
+                keep: watch.keep,
                 save: whole
                     .as_mut()
                     .map(|f| f as &mut dyn FnMut(&[ArchipelagoCheckpoint]) -> Flow),
@@ -130,7 +139,10 @@ pub(crate) fn drive(
         for (k, (result, state)) in group.into_iter().zip(ran) {
             out[k] = Some(ArchipelagoRan {
                 result: Some(result),
-                entry: ArchipelagoEntry::Started(state),
+                entry: match state {
+                    Some(c) => ArchipelagoEntry::Started(c),
+                    None => entries[k].clone(),
+                },
             });
         }
     }
