@@ -262,16 +262,24 @@ fn ga_islands_match_cpu_bit_for_bit(e: &CudaEngine) {
 /// its islands reaches it, also inside a stretch between two events, while the others
 /// of the launch go on.
 fn islands_stop_at_the_target_as_on_the_cpu(e: &CudaEngine) {
-    for alg in [
-        Algorithm::De,
-        Algorithm::Pso(Pso::default()),
-        Algorithm::Ga(Ga::default()),
+    // DE with the thesis strategy, the swarms, the GA, and adaptive DE (JADE, L-SHADE:
+    // the adaptive kernels' state put back for a rerun).
+    for (alg, strategy) in [
+        (Algorithm::De, Strategy::Thesis),
+        (Algorithm::Pso(Pso::default()), Strategy::Thesis),
+        (Algorithm::Ga(Ga::default()), Strategy::Thesis),
+        (Algorithm::De, Strategy::Jade),
+        (Algorithm::De, Strategy::LShade),
     ] {
         for p in [Precision::F32, Precision::F64] {
-            let tmpl = Job::builder(Function::Sphere, 10)
-                .pop(40)
-                .generations(400)
-                .strategy(Strategy::Thesis)
+            let b = Job::builder(Function::Sphere, 10).pop(40);
+            let b = if strategy.is_adaptive() {
+                b.max_evaluations(40 * 401)
+            } else {
+                b.generations(400)
+            };
+            let tmpl = b
+                .strategy(strategy)
                 .bounds(BoundPolicy::Clip)
                 .target(1e-3)
                 .precision(p)
@@ -297,7 +305,11 @@ fn islands_stop_at_the_target_as_on_the_cpu(e: &CudaEngine) {
                 hits.iter().any(|h| h.is_some_and(|g| g % 10 != 0)),
                 "{hits:?}"
             );
-            same_as_cpu(e, &archs, &format!("target {} {p:?}", alg.name()));
+            same_as_cpu(
+                e,
+                &archs,
+                &format!("target {} {strategy:?} {p:?}", alg.name()),
+            );
         }
     }
 }

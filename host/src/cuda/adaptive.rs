@@ -518,6 +518,23 @@ impl CudaEngine {
 }
 
 impl<T: GpuReal> AdaptiveLaunch<T> {
+    /// Every buffer a run goes on from, one part per run in each: the rows, the archive,
+    /// the memory and jDE's parameters; the values; the state words; the evaluations.
+    #[allow(clippy::type_complexity)]
+    pub(crate) fn run_buffers(
+        &mut self,
+    ) -> (
+        Vec<&mut CudaSlice<T>>,
+        &mut CudaSlice<T>,
+        &mut CudaSlice<u32>,
+        &mut CudaSlice<u64>,
+    ) {
+        // `_work` is [trial_param, archive, memory, jde, scratch] (`prepare_adaptive`).
+        let mut rows = vec![&mut self.x];
+        rows.extend(self._work[1..4].iter_mut());
+        (rows, &mut self.fit, &mut self.state, &mut self.evaluations)
+    }
+
     /// Launches the kernel for `phase` (`ADAPTIVE_PHASE_RUN`: the whole runs).
     pub(crate) fn launch(&mut self, phase: u32) -> Result<()> {
         let ctx = |what: &str| format!("{}: {what}", self.name);

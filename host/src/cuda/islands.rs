@@ -59,13 +59,6 @@ pub(crate) fn unsupported(a: &Archipelago) -> Option<Error> {
             "off (the GPU engine keeps no per-generation record of an archipelago yet; the CPU engine does: --backend cpu)",
         ));
     }
-    if job.adaptive().is_some() && job.target().is_some() {
-        return Some(Error::invalid(
-            "target of adaptive islands on the GPU engine",
-            job.target().unwrap_or_default(),
-            "none (adaptive islands with a target run on the CPU engine for now: --backend cpu)",
-        ));
-    }
     if job.objective().as_cec2017().is_some() {
         return Some(Error::invalid(
             "objective of islands on the GPU engine",
@@ -305,7 +298,10 @@ struct AdaptiveIslands<T: GpuReal> {
 struct Snapshot<T> {
     rows: Vec<CudaSlice<T>>,
     values: CudaSlice<T>,
+    /// DE's flags, or an adaptive island's state words.
     flags: Option<CudaSlice<u32>>,
+    /// An adaptive island's evaluations.
+    counts: Option<CudaSlice<u64>>,
 }
 
 impl<T: GpuReal> Members<T> {
@@ -550,10 +546,33 @@ impl<T: GpuReal> Members<T> {
             .collect())
     }
 
+    /// Every buffer an island goes on from, one part per island in each: rows, values,
+    /// flags or state words, evaluations.
+    #[allow(clippy::type_complexity)]
+    fn saved(
+        &mut self,
+    ) -> (
+        Vec<&mut CudaSlice<T>>,
+        &mut CudaSlice<T>,
+        Option<&mut CudaSlice<u32>>,
+        Option<&mut CudaSlice<u64>>,
+    ) {
+        match self {
+            Members::Adaptive(a) => {
+                let (rows, fit, state, evals) = a.l.run_buffers();
+                (rows, fit, Some(state), Some(evals))
+            }
+            _ => {
+                let (rows, values, flags) = self.state();
+                (rows, values, flags, None)
+            }
+        }
+    }
+
     fn snapshot(&mut self, stream: &Arc<CudaStream>) -> Result<Snapshot<T>> {
         let context = format!("{}: copying the islands' state", self.name());
         let err = |e| cuda_err(context.clone())(e);
-        let (rows, values, flags) = self.state();
+        let (rows, values, flags, counts) = self.saved();
         let mut out = Vec::with_capacity(rows.len());
         for r in rows {
             out.push(stream.clone_dtod(&*r).map_err(err)?);
@@ -565,40 +584,49 @@ impl<T: GpuReal> Members<T> {
                 Some(f) => Some(stream.clone_dtod(&*f).map_err(err)?),
                 None => None,
             },
+            counts: match counts {
+                Some(c) => Some(stream.clone_dtod(&*c).map_err(err)?),
+                None => None,
+            },
         })
     }
 
-    /// Puts islands `k0 .. k1` back as `snap` holds them.
+    /// Puts islands `k0 .. k1` of `p` back as `snap` holds them (each buffer holds one
+    /// equal part per island).
     fn restore(
         &mut self,
         snap: &Snapshot<T>,
         k0: usize,
         k1: usize,
-        np: usize,
-        st: usize,
+        p: usize,
         stream: &Arc<CudaStream>,
     ) -> Result<()> {
-        let err = |e| cuda_err("restoring the islands' state")(e);
-        let (rows, values, flags) = self.state();
-        let (r0, r1) = (k0 * np * st, k1 * np * st);
-        for (dst, src) in rows.into_iter().zip(&snap.rows) {
-            stream
-                .memcpy_dtod(&src.slice(r0..r1), &mut dst.slice_mut(r0..r1))
-                .map_err(err)?;
-        }
-        stream
-            .memcpy_dtod(
-                &snap.values.slice(k0 * np..k1 * np),
-                &mut values.slice_mut(k0 * np..k1 * np),
-            )
-            .map_err(err)?;
-        if let (Some(dst), Some(src)) = (flags, &snap.flags) {
+        fn part<U: cudarc::driver::DeviceRepr>(
+            src: &CudaSlice<U>,
+            dst: &mut CudaSlice<U>,
+            k0: usize,
+            k1: usize,
+            p: usize,
+            stream: &Arc<CudaStream>,
+        ) -> Result<()> {
+            let per = dst.len() / p;
             stream
                 .memcpy_dtod(
-                    &src.slice(k0 * np..k1 * np),
-                    &mut dst.slice_mut(k0 * np..k1 * np),
+                    &src.slice(k0 * per..k1 * per),
+                    &mut dst.slice_mut(k0 * per..k1 * per),
                 )
-                .map_err(err)?;
+                .map_err(cuda_err("restoring the islands' state"))
+        }
+        let (rows, values, flags, counts) = self.saved();
+        for (dst, src) in rows.into_iter().zip(&snap.rows) {
+            part(src, dst, k0, k1, p, stream)?;
+        }
+        part(&snap.values, values, k0, k1, p, stream)?;
+        if let (Some(dst), Some(src)) = (flags, &snap.flags) {
+            part(src, dst, k0, k1, p, stream)?;
+        }
+        if let (Some(dst), Some(src)) = (counts, &snap.counts) {
+            part(src, dst, k0, k1, p, stream)?;
         }
         Ok(())
     }
@@ -1087,9 +1115,13 @@ impl CudaEngine {
             members.launch(end, &stream)?;
             let mut rerun = false;
             if target.is_some() || observer.is_some() {
-                let done = stream
-                    .clone_dtoh(&*members.gens_done())
-                    .map_err(err("running"))?;
+                // Each island's generations done (an adaptive one's in its state).
+                let done = match &members {
+                    Members::Adaptive(_) => members.generations(&stream)?,
+                    _ => stream
+                        .clone_dtoh(&*members.gens_done())
+                        .map_err(err("running"))?,
+                };
                 let best = stream
                     .clone_dtoh(members.best_f())
                     .map_err(err("reading back"))?;
@@ -1120,7 +1152,7 @@ impl CudaEngine {
                     while i < reruns.len() && reruns[i].0 == gs {
                         let a = reruns[i].1;
                         if let Some(s) = &snap {
-                            members.restore(s, a * n, (a + 1) * n, np, st, &stream)?;
+                            members.restore(s, a * n, (a + 1) * n, p, &stream)?;
                         }
                         gens[a * n..(a + 1) * n].fill(g);
                         i += 1;
@@ -1331,8 +1363,7 @@ mod tests {
             .unwrap()
         };
         assert!(unsupported(&arch(jade(None), Algorithm::De)).is_none());
-        let e = unsupported(&arch(jade(Some(1e-3)), Algorithm::De)).unwrap();
-        assert!(e.to_string().contains("target of adaptive islands"), "{e}");
+        assert!(unsupported(&arch(jade(Some(1e-3)), Algorithm::De)).is_none());
         let expr = Job::builder_for(Objective::expr("sum(x[j]^2)", None).unwrap(), 2)
             .domain(-1.0, 1.0)
             .pop(8)
