@@ -294,6 +294,25 @@ struct AdaptiveIslands<T: GpuReal> {
     gens_done: CudaSlice<u32>,
 }
 
+/// Copies islands `k0 .. k1` of `p` from `src` to `dst` (each holds one equal part per
+/// island).
+fn part<U: cudarc::driver::DeviceRepr>(
+    src: &CudaSlice<U>,
+    dst: &mut CudaSlice<U>,
+    k0: usize,
+    k1: usize,
+    p: usize,
+    stream: &Arc<CudaStream>,
+) -> Result<()> {
+    let per = dst.len() / p;
+    stream
+        .memcpy_dtod(
+            &src.slice(k0 * per..k1 * per),
+            &mut dst.slice_mut(k0 * per..k1 * per),
+        )
+        .map_err(cuda_err("copying the islands' state"))
+}
+
 /// A copy of the islands' state before a launch.
 struct Snapshot<T> {
     rows: Vec<CudaSlice<T>>,
@@ -601,22 +620,6 @@ impl<T: GpuReal> Members<T> {
         p: usize,
         stream: &Arc<CudaStream>,
     ) -> Result<()> {
-        fn part<U: cudarc::driver::DeviceRepr>(
-            src: &CudaSlice<U>,
-            dst: &mut CudaSlice<U>,
-            k0: usize,
-            k1: usize,
-            p: usize,
-            stream: &Arc<CudaStream>,
-        ) -> Result<()> {
-            let per = dst.len() / p;
-            stream
-                .memcpy_dtod(
-                    &src.slice(k0 * per..k1 * per),
-                    &mut dst.slice_mut(k0 * per..k1 * per),
-                )
-                .map_err(cuda_err("restoring the islands' state"))
-        }
         let (rows, values, flags, counts) = self.saved();
         for (dst, src) in rows.into_iter().zip(&snap.rows) {
             part(src, dst, k0, k1, p, stream)?;
@@ -626,6 +629,34 @@ impl<T: GpuReal> Members<T> {
             part(src, dst, k0, k1, p, stream)?;
         }
         if let (Some(dst), Some(src)) = (counts, &snap.counts) {
+            part(src, dst, k0, k1, p, stream)?;
+        }
+        Ok(())
+    }
+
+    /// Copies islands `k0 .. k1` of `p` into `frozen` (a snapshot of all islands, made
+    /// here the first time).
+    fn freeze(
+        &mut self,
+        frozen: &mut Option<Snapshot<T>>,
+        k0: usize,
+        k1: usize,
+        p: usize,
+        stream: &Arc<CudaStream>,
+    ) -> Result<()> {
+        let Some(snap) = frozen.as_mut() else {
+            *frozen = Some(self.snapshot(stream)?);
+            return Ok(());
+        };
+        let (rows, values, flags, counts) = self.saved();
+        for (src, dst) in rows.into_iter().zip(&mut snap.rows) {
+            part(src, dst, k0, k1, p, stream)?;
+        }
+        part(values, &mut snap.values, k0, k1, p, stream)?;
+        if let (Some(src), Some(dst)) = (flags, &mut snap.flags) {
+            part(src, dst, k0, k1, p, stream)?;
+        }
+        if let (Some(src), Some(dst)) = (counts, &mut snap.counts) {
             part(src, dst, k0, k1, p, stream)?;
         }
         Ok(())
@@ -1055,6 +1086,9 @@ impl CudaEngine {
         let mut g = generation_of(entries[0]);
         let mut stopped = false;
         let mut spent = vec![false; na];
+        // Adaptive archipelagos that ended at their target, and their islands' end state.
+        let mut frozen: Option<Snapshot<T>> = None;
+        let mut frozen_at: Vec<usize> = Vec::new();
         if !started.is_empty() {
             // A group holds archipelagos at one generation: all started or all pending.
             members.put(&started, np, dim as usize, st, &stream)?;
@@ -1126,6 +1160,7 @@ impl CudaEngine {
                     .clone_dtoh(members.best_f())
                     .map_err(err("reading back"))?;
                 let mut reruns: Vec<(u32, usize)> = Vec::new();
+                let mut hits: Vec<usize> = Vec::new();
                 for (a, e) in ended.iter_mut().enumerate() {
                     if e.is_some() {
                         continue;
@@ -1141,6 +1176,7 @@ impl CudaEngine {
                             reruns.push((gs, a));
                         }
                         *e = Some(gs);
+                        hits.push(a);
                     }
                 }
                 reruns.sort_unstable();
@@ -1161,6 +1197,15 @@ impl CudaEngine {
                         .memcpy_htod(&gens, members.gens_done())
                         .map_err(err("uploading"))?;
                     members.launch(gs, &stream)?;
+                }
+                // The adaptive kernels have no idle mark: the islands of an archipelago
+                // that ended here would go on in later launches. Their end state is kept
+                // in `frozen` and put back before the results are read.
+                if let Members::Adaptive(_) = members {
+                    for a in hits {
+                        members.freeze(&mut frozen, a * n, (a + 1) * n, p, &stream)?;
+                        frozen_at.push(a);
+                    }
                 }
                 if let Some(o) = observer {
                     stopped = o(
@@ -1214,6 +1259,11 @@ impl CudaEngine {
                 if let Some(save) = control.save.as_mut() {
                     stopped = save(&cks) == Flow::Stop;
                 }
+            }
+        }
+        if let Some(f) = &frozen {
+            for &a in &frozen_at {
+                members.restore(f, a * n, (a + 1) * n, p, &stream)?;
             }
         }
         // The state at the end, before the records are taken: of every archipelago when
