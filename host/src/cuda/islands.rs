@@ -1181,30 +1181,40 @@ impl CudaEngine {
                 }
                 reruns.sort_unstable();
                 rerun = !reruns.is_empty();
+                // The adaptive kernels have no idle mark: the islands of an archipelago
+                // that ended would go on in later launches (reruns to a later generation
+                // included). Each one's end state is kept in `frozen` as soon as it is
+                // reached, and put back before the results are read.
+                let adaptive = matches!(members, Members::Adaptive(_));
+                if adaptive {
+                    for &a in hits.iter().filter(|&&a| !reruns.iter().any(|r| r.1 == a)) {
+                        members.freeze(&mut frozen, a * n, (a + 1) * n, p, &stream)?;
+                        frozen_at.push(a);
+                    }
+                }
                 let mut i = 0;
                 while i < reruns.len() {
                     let gs = reruns[i].0;
                     let mut gens = vec![IDLE; p];
+                    let mut these = Vec::new();
                     while i < reruns.len() && reruns[i].0 == gs {
                         let a = reruns[i].1;
                         if let Some(s) = &snap {
                             members.restore(s, a * n, (a + 1) * n, p, &stream)?;
                         }
                         gens[a * n..(a + 1) * n].fill(g);
+                        these.push(a);
                         i += 1;
                     }
                     stream
                         .memcpy_htod(&gens, members.gens_done())
                         .map_err(err("uploading"))?;
                     members.launch(gs, &stream)?;
-                }
-                // The adaptive kernels have no idle mark: the islands of an archipelago
-                // that ended here would go on in later launches. Their end state is kept
-                // in `frozen` and put back before the results are read.
-                if let Members::Adaptive(_) = members {
-                    for a in hits {
-                        members.freeze(&mut frozen, a * n, (a + 1) * n, p, &stream)?;
-                        frozen_at.push(a);
+                    if adaptive {
+                        for a in these {
+                            members.freeze(&mut frozen, a * n, (a + 1) * n, p, &stream)?;
+                            frozen_at.push(a);
+                        }
                     }
                 }
                 if let Some(o) = observer {
