@@ -58,40 +58,16 @@ pub fn run(args: Args) -> Result<String> {
     let mut entries = checkpoint::decode(&bytes)
         .map_err(|e| CliError::from(e).context(format!("cannot resume from {shown}")))?;
     drop(bytes);
-    if let Some(g) = args.gens {
-        for (k, e) in entries.iter_mut().enumerate() {
-            if let Entry::Started(c) = e
-                && c.generation > g
-            {
-                return Err(CliError::usage(format!(
-                    "--gens = {g} is not allowed: run {k} of {shown} has done {} generations already",
-                    c.generation
-                )));
-            }
-            e.set_generations(g)?;
-        }
-    }
-    if args.checkpoint_every == Some(0) {
-        return Err(CliError::usage(
-            "--checkpoint-every = 0 is not allowed: 1 or more generations",
-        ));
-    }
-    let save = SaveArgs {
-        checkpoint: Some(args.checkpoint.unwrap_or_else(|| args.file.clone())),
-        checkpoint_every: args.checkpoint_every,
-    };
-    let files = Files {
-        history: args.history.clone(),
-        plot: args.plot.clone(),
-        polish: None,
-    };
-    files.check(save.checkpoint.as_deref())?;
+    let done: Vec<Option<u32>> = entries
+        .iter()
+        .map(|e| match e {
+            Entry::Started(c) => Some(c.generation),
+            Entry::Pending(_) => None,
+        })
+        .collect();
+    new_limit(&args, &shown, &done, |k, g| entries[k].set_generations(g))?;
     let with_history = entries.iter().all(|e| e.job().history());
-    if files.need_history() && !with_history {
-        return Err(CliError::usage(format!(
-            "{shown} has no history of its runs: leave out --history and --plot"
-        )));
-    }
+    let (save, files) = outputs(&args, &shown, with_history)?;
     let budget = match entries.first().map(Entry::job) {
         Some(j) if j.budget_from_evaluations() => Some(j.evaluations(j.generations())),
         _ => None,
@@ -119,40 +95,17 @@ fn islands(args: Args, bytes: Vec<u8>) -> Result<String> {
     let mut entries = checkpoint::decode_archipelagos(&bytes)
         .map_err(|e| CliError::from(e).context(format!("cannot resume from {shown}")))?;
     drop(bytes);
-    if let Some(g) = args.gens {
-        for (k, e) in entries.iter_mut().enumerate() {
-            if let ArchipelagoEntry::Started(c) = e
-                && c.generation > g
-            {
-                return Err(CliError::usage(format!(
-                    "--gens = {g} is not allowed: run {k} of {shown} has done {} generations already",
-                    c.generation
-                )));
-            }
-            e.set_generations(g)?;
-        }
-    }
-    if args.checkpoint_every == Some(0) {
-        return Err(CliError::usage(
-            "--checkpoint-every = 0 is not allowed: 1 or more generations",
-        ));
-    }
-    let save = SaveArgs {
-        checkpoint: Some(args.checkpoint.unwrap_or_else(|| args.file.clone())),
-        checkpoint_every: args.checkpoint_every,
-    };
-    let files = Files {
-        history: args.history.clone(),
-        plot: args.plot.clone(),
-        polish: None,
-    };
-    files.check(save.checkpoint.as_deref())?;
+    let done: Vec<Option<u32>> = entries
+        .iter()
+        .map(|e| match e {
+            ArchipelagoEntry::Started(c) => Some(c.generation),
+            ArchipelagoEntry::Pending(_) => None,
+        })
+        .collect();
+    new_limit(&args, &shown, &done, |k, g| entries[k].set_generations(g))?;
     let archs: Vec<gpude::Archipelago> = entries.iter().map(|e| e.archipelago().clone()).collect();
-    if files.need_history() && !archs.iter().all(|a| a.template().history()) {
-        return Err(CliError::usage(format!(
-            "{shown} has no history of its runs: leave out --history and --plot"
-        )));
-    }
+    let with_history = archs.iter().all(|a| a.template().history());
+    let (save, files) = outputs(&args, &shown, with_history)?;
     let solver = super::islands::open(&args.backend, &archs)?;
     let first = &archs[0];
     let budget = first
@@ -164,4 +117,54 @@ fn islands(args: Args, bytes: Vec<u8>) -> Result<String> {
     super::islands::resolve(&mut resolved, first);
     let done = super::islands::execute_saved(&solver, entries, &save)?;
     run::finish_islands(done, &files, args.json, &solver, resolved, &save)
+}
+
+/// Applies `--gens` to every run (`set(k, g)`), refused below the generations a run has
+/// done already (`done[k]`; none for a run not started).
+fn new_limit(
+    args: &Args,
+    shown: &str,
+    done: &[Option<u32>],
+    mut set: impl FnMut(usize, u32) -> gpude::Result<()>,
+) -> Result<()> {
+    let Some(g) = args.gens else {
+        return Ok(());
+    };
+    for (k, d) in done.iter().enumerate() {
+        if let Some(d) = *d
+            && d > g
+        {
+            return Err(CliError::usage(format!(
+                "--gens = {g} is not allowed: run {k} of {shown} has done {d} generations already"
+            )));
+        }
+        set(k, g)?;
+    }
+    Ok(())
+}
+
+/// Where a resumed run is saved (the file read, unless --checkpoint names another) and
+/// the files it writes, checked; `with_history`: whether every run records a history.
+fn outputs(args: &Args, shown: &str, with_history: bool) -> Result<(SaveArgs, Files)> {
+    if args.checkpoint_every == Some(0) {
+        return Err(CliError::usage(
+            "--checkpoint-every = 0 is not allowed: 1 or more generations",
+        ));
+    }
+    let save = SaveArgs {
+        checkpoint: Some(args.checkpoint.clone().unwrap_or_else(|| args.file.clone())),
+        checkpoint_every: args.checkpoint_every,
+    };
+    let files = Files {
+        history: args.history.clone(),
+        plot: args.plot.clone(),
+        polish: None,
+    };
+    files.check(save.checkpoint.as_deref())?;
+    if files.need_history() && !with_history {
+        return Err(CliError::usage(format!(
+            "{shown} has no history of its runs: leave out --history and --plot"
+        )));
+    }
+    Ok((save, files))
 }

@@ -326,11 +326,7 @@ pub(crate) fn finish_islands(
             r.history = None;
         }
     }
-    let saved_to = match (&save.checkpoint, done.interrupted) {
-        (Some(p), _) => Some(p.clone()),
-        (None, true) => Some(PathBuf::from(DEFAULT_CHECKPOINT)),
-        (None, false) => None,
-    };
+    let saved_to = save_path(save, done.interrupted);
     let mut saved = None;
     let mut not_saved = None;
     if let Some(path) = &saved_to {
@@ -376,23 +372,14 @@ pub(crate) fn finish_islands(
         return Ok(out);
     }
     let g = done.results.last().map_or(0, |r| r.overall.generations);
-    let runs = done.entries.len();
-    let at_run = match runs {
-        1 => format!("interrupted at generation {g}"),
-        n => format!(
-            "interrupted at generation {g} of run {} of {n}",
-            done.results.len().max(1)
-        ),
-    };
-    let message = match (saved, not_saved) {
-        (Some(p), _) => {
-            let p = input::name(p);
-            format!("{at_run}; saved to {p}: go on with `gpude resume {p}`")
-        }
-        (None, Some(why)) => format!("{at_run}; nothing saved: {why}"),
-        (None, None) => format!("{at_run}; nothing saved"),
-    };
-    Err(CliError::interrupted(message, out))
+    Err(interrupted(
+        out,
+        g,
+        done.entries.len(),
+        done.results.len(),
+        saved,
+        not_saved,
+    ))
 }
 
 /// Writes an archipelago checkpoint file whole; `limited`: refused above
@@ -823,11 +810,7 @@ pub(crate) fn finish(
             r.history = None;
         }
     }
-    let saved_to = match (&save.checkpoint, done.interrupted) {
-        (Some(p), _) => Some(p.clone()),
-        (None, true) => Some(PathBuf::from(DEFAULT_CHECKPOINT)),
-        (None, false) => None,
-    };
+    let saved_to = save_path(save, done.interrupted);
     let mut saved = None;
     let mut not_saved = None;
     if let Some(path) = &saved_to
@@ -892,11 +875,32 @@ pub(crate) fn finish(
         return Ok(out);
     }
     let g = done.results.last().map_or(0, |r| r.generations);
-    let at_run = match done.runs {
+    Err(interrupted(
+        out,
+        g,
+        done.runs,
+        done.results.len(),
+        saved,
+        not_saved,
+    ))
+}
+
+/// The error of an interrupted run (exit code 130, its partial report `out` on stdout):
+/// where it stopped (generation `g` of the last of `started` of `runs` runs) and where
+/// it was saved, or why not.
+fn interrupted(
+    out: String,
+    g: u32,
+    runs: usize,
+    started: usize,
+    saved: Option<&PathBuf>,
+    not_saved: Option<String>,
+) -> CliError {
+    let at_run = match runs {
         1 => format!("interrupted at generation {g}"),
         n => format!(
             "interrupted at generation {g} of run {} of {n}",
-            done.results.len().max(1)
+            started.max(1)
         ),
     };
     let message = match (saved, not_saved) {
@@ -907,7 +911,16 @@ pub(crate) fn finish(
         (None, Some(why)) => format!("{at_run}; nothing saved: {why}"),
         (None, None) => format!("{at_run}; nothing saved"),
     };
-    Err(CliError::interrupted(message, out))
+    CliError::interrupted(message, out)
+}
+
+/// Where the runs are saved: --checkpoint, or ./gpude.ckpt after an interrupt.
+fn save_path(save: &SaveArgs, interrupted: bool) -> Option<PathBuf> {
+    match (&save.checkpoint, interrupted) {
+        (Some(p), _) => Some(p.clone()),
+        (None, true) => Some(PathBuf::from(DEFAULT_CHECKPOINT)),
+        (None, false) => None,
+    }
 }
 
 /// Should a progress bar be drawn? Only for people watching a long run (the CPU engine

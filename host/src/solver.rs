@@ -6,7 +6,7 @@ use crate::cpu::split;
 use crate::cuda::{CudaEngine, MAX_STREAMS, Mode};
 use crate::error::{Error, Result};
 use crate::job::config::{Job, Precision};
-use crate::run::archipelago::{ArchipelagoRan, IslandsWatch};
+use crate::run::archipelago::{ArchipelagoRan, IslandsWatch, run_to_end};
 use crate::run::checkpoint::ArchipelagoEntry;
 use crate::run::checkpoint::{self, Checkpoint, Entry};
 use crate::run::control::{Control, Flow, Observer, Outcome, Ran, Reporting, Watch};
@@ -224,27 +224,9 @@ impl Solver {
         list: &[Archipelago],
         observer: Option<Observer>,
     ) -> Result<Vec<ArchipelagoResult>> {
-        let mut watch = IslandsWatch {
-            observer,
-            ..IslandsWatch::default()
-        };
-        let entries = list
-            .iter()
-            .cloned()
-            .map(ArchipelagoEntry::Pending)
-            .collect();
-        self.run_archipelago_entries(entries, &mut watch)?
-            .into_iter()
-            .map(|r| {
-                r.result.ok_or_else(|| {
-                    Error::invalid(
-                        "archipelago",
-                        "stopped",
-                        "run to its end (nothing stops it)",
-                    )
-                })
-            })
-            .collect()
+        run_to_end(list, observer, |entries, watch| {
+            self.run_archipelago_entries(entries, watch)
+        })
     }
 
     /// Runs or goes on with archipelagos (from a checkpoint of either engine: the same

@@ -3,8 +3,8 @@
 //! archipelagos one after the other: on the CPU engine one archipelago per group, on
 //! the GPU engine those that share launches).
 
-use crate::cpu::islands::ArchipelagoResult;
-use crate::error::Result;
+use crate::cpu::islands::{Archipelago, ArchipelagoResult};
+use crate::error::{Error, Result};
 use crate::run::checkpoint::{ArchipelagoCheckpoint, ArchipelagoEntry};
 use crate::run::control::{Flow, Observer};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -156,4 +156,34 @@ pub(crate) fn drive(
             })
         })
         .collect())
+}
+
+/// Runs `list` from their start to their ends through `run` (an engine's run of a list
+/// of entries), the observer watching a list of one: one result each, in order.
+pub(crate) fn run_to_end(
+    list: &[Archipelago],
+    observer: Option<Observer>,
+    run: impl FnOnce(Vec<ArchipelagoEntry>, &mut IslandsWatch) -> Result<Vec<ArchipelagoRan>>,
+) -> Result<Vec<ArchipelagoResult>> {
+    let mut watch = IslandsWatch {
+        observer,
+        ..IslandsWatch::default()
+    };
+    let entries = list
+        .iter()
+        .cloned()
+        .map(ArchipelagoEntry::Pending)
+        .collect();
+    run(entries, &mut watch)?
+        .into_iter()
+        .map(|r| {
+            r.result.ok_or_else(|| {
+                Error::invalid(
+                    "archipelago",
+                    "stopped",
+                    "run to its end (nothing stops it)",
+                )
+            })
+        })
+        .collect()
 }
