@@ -191,6 +191,9 @@ pub(crate) trait Steering {
     /// control block looked at only between them (so that a stretch's loop is the plain
     /// one, and the control's values live outside it); else every generation looks.
     const STRETCHES: bool = false;
+    /// Whether a launch initialises a population at generation 0 (else the host has
+    /// done that with the plain entry point, and every launch goes on from the buffers).
+    const INITS: bool = true;
 }
 
 /// No control block: the plain entry points.
@@ -216,6 +219,7 @@ impl Steering for Controlled {
     }
     const RESUMES: bool = true;
     const STRETCHES: bool = true;
+    const INITS: bool = false;
 }
 
 /// A control block when the launch maps one (`ctl` not null): one entry point for both
@@ -321,7 +325,7 @@ pub(crate) unsafe fn batch<T: LaneReal, O, R: Rows<T, O>, C: Steering>(
         } else {
             0
         };
-        if gen0 == 0 {
+        if gen0 == 0 && C::INITS {
             rows.init(&b);
         } else {
             rows.resume(&b);

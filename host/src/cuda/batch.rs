@@ -58,24 +58,15 @@ impl CudaEngine {
             + 4 * (p * np + 32 * p + 2 * p) as u64
             + 12 * p as u64;
         self.check_memory(needed)?;
-        let resident = self.batch_plan::<T>(job, controlled)?;
-        let (name, func, threads, shared_mem_bytes, layout) = match resident {
-            Some(r) => (r.name, r.func, r.threads, r.bytes, r.layout),
-            None => {
-                let layout = if controlled {
-                    Layout::BatchControlled
-                } else {
-                    Layout::Batch
-                };
-                let kernel = de_kernel::<T>(layout, job);
-                let name = kernel.name();
-                let func = self.job_function::<T>(kernel, job)?;
-                let g = group_width(dim);
-                let threads = self
-                    .max_threads(&func, &name)?
-                    .min(((np as u32 * g).div_ceil(32) * 32).max(32));
-                (name, func, threads, 0, RunLayout::Batch)
-            }
+        let (name, func, cfg, layout) = self.batch_kernel_of::<T>(job, controlled, p)?;
+        // The controlled entry points go on from the buffers at every launch, generation
+        // 0 included: the plain kernel initialises the populations first (see
+        // `gpude_device::batch::Steering::INITS`).
+        let init = if controlled {
+            let (name, func, cfg, _) = self.batch_kernel_of::<T>(job, false, p)?;
+            Some((name, func, cfg))
+        } else {
+            None
         };
         let ctx = |what: &str| format!("{name}: {what}");
         let alloc = |n: usize| -> Result<CudaSlice<T>> {
@@ -140,14 +131,10 @@ impl CudaEngine {
             ctl: std::ptr::null_mut(),
             report: 0,
         };
-        Ok(BatchLaunch {
+        let mut l = BatchLaunch {
             name: name.clone(),
             func,
-            cfg: LaunchConfig {
-                grid_dim: (p as u32, 1, 1),
-                block_dim: (threads, 1, 1),
-                shared_mem_bytes,
-            },
+            cfg,
             start: Instant::now(),
             layout,
             p,
@@ -165,6 +152,47 @@ impl CudaEngine {
                 seeds_d, streams_d, lo_d, hi_d, trial_fit, scratch_f, scratch_i, best_idx,
             ),
             stream,
+        };
+        if let Some((name, func, cfg)) = init {
+            let hist = l.params.hist;
+            l.params.hist = std::ptr::null_mut();
+            l.launch_function(&func, cfg, &name, 0, 0, 0)?;
+            l.params.hist = hist;
+        }
+        Ok(l)
+    }
+
+    /// The kernel of a batch launch of `p` populations of `job`, plain or `controlled`:
+    /// its name, function and launch shape, and the layout it runs. The engine's
+    /// [`BatchKernel`] chooses the resident, pipelined or global-memory kernel.
+    fn batch_kernel_of<T: GpuReal>(
+        &self,
+        job: &Job,
+        controlled: bool,
+        p: usize,
+    ) -> Result<(String, CudaFunction, LaunchConfig, RunLayout)> {
+        let shape = |threads: u32, shared_mem_bytes: u32| LaunchConfig {
+            grid_dim: (p as u32, 1, 1),
+            block_dim: (threads, 1, 1),
+            shared_mem_bytes,
+        };
+        Ok(match self.batch_plan::<T>(job, controlled)? {
+            Some(r) => (r.name, r.func, shape(r.threads, r.bytes), r.layout),
+            None => {
+                let layout = if controlled {
+                    Layout::BatchControlled
+                } else {
+                    Layout::Batch
+                };
+                let kernel = de_kernel::<T>(layout, job);
+                let name = kernel.name();
+                let func = self.job_function::<T>(kernel, job)?;
+                let g = group_width(job.dim());
+                let threads = self
+                    .max_threads(&func, &name)?
+                    .min(((job.pop() * g).div_ceil(32) * 32).max(32));
+                (name, func, shape(threads, 0), RunLayout::Batch)
+            }
         })
     }
 }
@@ -221,17 +249,33 @@ impl<T: GpuReal> BatchLaunch<T> {
     /// (at most the jobs' limit), under the control block at device address `ctl` (0:
     /// none) with the `report` argument of [`gpude_device::control::report`].
     pub(crate) fn launch(&mut self, end: u32, ctl: u64, report: u32) -> Result<()> {
+        let (func, cfg, name) = (self.func.clone(), self.cfg, self.name.clone());
+        self.launch_function(&func, cfg, &name, end, ctl, report)
+    }
+
+    /// Launches `func` (a batch kernel of these parameters, in the launch shape `cfg`)
+    /// as [`BatchLaunch::launch`] does.
+    fn launch_function(
+        &mut self,
+        func: &CudaFunction,
+        cfg: LaunchConfig,
+        name: &str,
+        end: u32,
+        ctl: u64,
+        report: u32,
+    ) -> Result<()> {
         self.params.run.gens = end;
         self.params.ctl = ctl as *mut u64;
         self.params.report = report;
-        let mut b = self.stream.launch_builder(&self.func);
+        let mut b = self.stream.launch_builder(func);
         push_params(&mut b, &self.params);
         // SAFETY: the parameters are the kernel's (the build script checks them against
         // the PTX), every buffer has the length the kernel indexes (see `alloc_batch`;
-        // the history holds (end + 1)·p values as end ≤ the jobs' limit) and lives as
-        // long as `self`, `ctl` is 0 or a mapped control block of p slots that outlives
-        // the launch, and the launch shape is within the function's limits.
-        unsafe { b.launch(self.cfg) }.map_err(cuda_err(format!("{}: launching", self.name)))?;
+        // the history holds (end + 1)·p values as end ≤ the jobs' limit, or is null) and
+        // lives as long as `self`, `ctl` is 0 or a mapped control block of p slots that
+        // outlives the launch, and the launch shape is within the function's limits
+        // (`batch_kernel_of`).
+        unsafe { b.launch(cfg) }.map_err(cuda_err(format!("{name}: launching")))?;
         Ok(())
     }
 
