@@ -37,7 +37,7 @@ use crate::separable::SepFlags;
 /// [`crate::kernels`].
 mod builtin {
     use crate::abi::BatchParams;
-    use crate::batch::{Controlled, Lanes, Plain, batch};
+    use crate::batch::{ControlledFromBuffers, Lanes, Plain, batch};
     use crate::kernels::{LaneReal, Setup};
     pub(crate) use crate::kernels::{persistent_entry, step};
 
@@ -60,7 +60,7 @@ mod builtin {
     #[inline(always)]
     pub(crate) unsafe fn batch_controlled<T: LaneReal>(s: Setup<T>, p: BatchParams<T>) {
         // SAFETY: forwarded.
-        unsafe { batch::<T, _, Lanes<T>, Controlled>(s, p) }
+        unsafe { batch::<T, _, Lanes<T>, ControlledFromBuffers>(s, p) }
     }
 }
 

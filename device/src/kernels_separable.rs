@@ -175,7 +175,7 @@ where
 {
     // SAFETY: forwarded.
     unsafe {
-        crate::batch::batch::<T, _, crate::batch::Lanes<T>, crate::batch::Controlled>(
+        crate::batch::batch::<T, _, crate::batch::Lanes<T>, crate::batch::ControlledFromBuffers>(
             linked(s, p.run.formula),
             p,
         )

@@ -59,10 +59,10 @@ impl CudaEngine {
             + 12 * p as u64;
         self.check_memory(needed)?;
         let (name, func, cfg, layout) = self.batch_kernel_of::<T>(job, controlled, p)?;
-        // The controlled entry points go on from the buffers at every launch, generation
-        // 0 included: the plain kernel initialises the populations first (see
-        // `gpude_device::batch::Steering::INITS`).
-        let init = if controlled {
+        // The global-memory kernel's controlled entry points go on from the buffers at
+        // every launch, generation 0 included: the plain kernel initialises the
+        // populations first (see `gpude_device::batch::ControlledFromBuffers`).
+        let init = if controlled && layout == RunLayout::Batch {
             let (name, func, cfg, _) = self.batch_kernel_of::<T>(job, false, p)?;
             Some((name, func, cfg))
         } else {
