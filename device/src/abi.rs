@@ -588,8 +588,6 @@ macro_rules! migrate_params {
             rec_x: *mut $t,
             scratch_f: *mut $t,
             scratch_i: *mut u32,
-            sync: *mut u64,
-            events: u32,
         } }
     };
 }
@@ -612,10 +610,7 @@ declare_params! {
     /// A row is `row_stride` values apart (0: `stride(dim)`), in the members, the
     /// emigrants and the records alike; when `sizes` is not null, island `q` has
     /// `sizes[q · size_stride]` members now (the first of its `np` rows: an adaptive
-    /// population that shrinks), else `np`. `phase` 3 runs phases 0 and 1 in one
-    /// cooperative launch (every block resident), a grid barrier between them: `sync`
-    /// is a word that was zero before the first such launch of these blocks, and
-    /// `events` counts the such launches before this one.
+    /// population that shrinks), else `np`.
     MigrateParams, migrate_params, "migrate_"
 }
 

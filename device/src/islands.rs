@@ -13,14 +13,14 @@
 //! the same strict total order ([`better`]), whose result does not depend on the order
 //! of comparisons.
 
-use core::arch::nvptx::{_block_dim_x, _block_idx_x, _grid_dim_x, _syncthreads, _thread_idx_x};
+use core::arch::nvptx::{_block_dim_x, _block_idx_x, _syncthreads, _thread_idx_x};
 use core::slice::{from_raw_parts, from_raw_parts_mut};
 
 use crate::abi::{GeneticParams, MigrateParams, SwarmParams};
 use crate::de::{BoundPolicy, RESAMPLE_SLOT, accepts, better, block, init_chunk, subsequence};
 use crate::functions::{BuiltinObjective, Formula, Function};
 use crate::ga::{BITS_SLOT, BLEND_SLOT, DECIDE_SLOT, GaParams, SELECT_SLOT, child_chunk, plan};
-use crate::kernels::{Eval, Group, LaneReal, block_best, grid_sync, shfl_bfly};
+use crate::kernels::{Eval, Group, LaneReal, block_best, shfl_bfly};
 use crate::lanes::{LaneObjective, chunk, group_width, rounds, stride};
 use crate::migration::{
     EMIGRANT_SLOT, Emigrants, REPLACE_SLOT, Replacement, Topology, draw_distinct, random_ring,
@@ -310,18 +310,12 @@ pub(crate) unsafe fn migrate<T: LaneReal>(p: MigrateParams<T>) {
         rec_x,
         scratch_f,
         scratch_i,
-        sync,
-        events,
     } = p;
     // SAFETY: the caller's contract; every index below is inside island q's share of
     // the buffers or its archipelago's ring.
     unsafe {
         let q = _block_idx_x();
-        let fused = phase == 3;
-        // An idle island takes no part, but in a fused launch it still meets the
-        // others at the grid barrier.
-        let idle = phase != 2 && *gens_done.add(q as usize) == u32::MAX;
-        if idle && !fused {
+        if phase != 2 && *gens_done.add(q as usize) == u32::MAX {
             return;
         }
         let tid = _thread_idx_x();
@@ -376,90 +370,75 @@ pub(crate) unsafe fn migrate<T: LaneReal>(p: MigrateParams<T>) {
         // With worst replacement an island keeps its best: its record is taken at the
         // end only.
         let random = Replacement::from_u32(replace) == Some(Replacement::Random);
-        let step = |phase: u32| {
-            if phase == 2 {
+        if phase == 2 {
+            keep_record(m, fit, now, dim, tid, nthreads, rec_f, rec_x, sf, si);
+        } else if phase == 0 {
+            if random {
                 keep_record(m, fit, now, dim, tid, nthreads, rec_f, rec_x, sf, si);
-            } else if phase == 0 {
-                if random {
-                    keep_record(m, fit, now, dim, tid, nthreads, rec_f, rec_x, sf, si);
+            }
+            // The emigrants, copied out.
+            if Emigrants::from_u32(emigrants) == Some(Emigrants::Random) {
+                if tid == 0 {
+                    let out = from_raw_parts_mut(pick, k as usize);
+                    draw_distinct(key, pstream, g, EMIGRANT_SLOT, now, out);
                 }
-                // The emigrants, copied out.
-                if Emigrants::from_u32(emigrants) == Some(Emigrants::Random) {
-                    if tid == 0 {
-                        let out = from_raw_parts_mut(pick, k as usize);
-                        draw_distinct(key, pstream, g, EMIGRANT_SLOT, now, out);
-                    }
-                    _syncthreads();
-                } else {
-                    select(fit, now, k, false, pick, tid, nthreads, sf, si);
-                }
-                let out_rows = out_rows.add(q as usize * k as usize * st);
-                let mut t = tid;
-                while t < k * dim {
-                    let (e, j) = (t / dim, t % dim);
-                    let i = *pick.add(e as usize);
-                    *out_rows.add(e as usize * st + j as usize) = *m.row(i).add(j as usize);
-                    t += nthreads;
-                }
-                let mut e = tid;
-                while e < k {
-                    *out_fit.add((q * k + e) as usize) = *fit.add(*pick.add(e as usize) as usize);
-                    e += nthreads;
-                }
-                if topology == Topology::Random && r == 0 && tid == 0 {
-                    random_ring(key, pstream, g, from_raw_parts_mut(ring, n as usize));
-                }
+                _syncthreads();
             } else {
-                // The targets, from the island's own values before the event.
-                let count = k * ns;
-                if random {
-                    if tid == 0 {
-                        let out = from_raw_parts_mut(pick, count as usize);
-                        draw_distinct(key, pstream, g, REPLACE_SLOT, now, out);
-                    }
-                    _syncthreads();
-                } else {
-                    select(fit, now, count, true, pick, tid, nthreads, sf, si);
-                }
-                // Incoming migrant e (source e / k, its emigrant e mod k) overwrites target e.
-                let ring = from_raw_parts(ring as *const u32, n as usize);
-                let mut t = tid;
-                while t < count * dim {
-                    let (e, j) = (t / dim, t % dim);
-                    let from = arch * n + source(topology, r, e / k, n, ring);
-                    let val = *out_rows.add((from * k + e % k) as usize * st + j as usize);
-                    let i = *pick.add(e as usize);
-                    *m.row(i).add(j as usize) = val;
-                    if !also.is_null() {
-                        *also.add(i as usize * st + j as usize) = val;
-                    }
-                    t += nthreads;
-                }
-                let mut e = tid;
-                while e < count {
-                    let from = arch * n + source(topology, r, e / k, n, ring);
-                    *fit.add(*pick.add(e as usize) as usize) =
-                        *out_fit.add((from * k + e % k) as usize);
-                    e += nthreads;
-                }
-                if random {
-                    _syncthreads();
-                    keep_record(m, fit, now, dim, tid, nthreads, rec_f, rec_x, sf, si);
-                }
+                select(fit, now, k, false, pick, tid, nthreads, sf, si);
             }
-        };
-        if fused {
-            // Every island's emigrants are out before any island takes them.
-            if !idle {
-                step(0);
+            let out_rows = out_rows.add(q as usize * k as usize * st);
+            let mut t = tid;
+            while t < k * dim {
+                let (e, j) = (t / dim, t % dim);
+                let i = *pick.add(e as usize);
+                *out_rows.add(e as usize * st + j as usize) = *m.row(i).add(j as usize);
+                t += nthreads;
             }
-            let mut epoch = events as u64;
-            grid_sync(sync, _grid_dim_x(), &mut epoch);
-            if !idle {
-                step(1);
+            let mut e = tid;
+            while e < k {
+                *out_fit.add((q * k + e) as usize) = *fit.add(*pick.add(e as usize) as usize);
+                e += nthreads;
+            }
+            if topology == Topology::Random && r == 0 && tid == 0 {
+                random_ring(key, pstream, g, from_raw_parts_mut(ring, n as usize));
             }
         } else {
-            step(phase);
+            // The targets, from the island's own values before the event.
+            let count = k * ns;
+            if random {
+                if tid == 0 {
+                    let out = from_raw_parts_mut(pick, count as usize);
+                    draw_distinct(key, pstream, g, REPLACE_SLOT, now, out);
+                }
+                _syncthreads();
+            } else {
+                select(fit, now, count, true, pick, tid, nthreads, sf, si);
+            }
+            // Incoming migrant e (source e / k, its emigrant e mod k) overwrites target e.
+            let ring = from_raw_parts(ring as *const u32, n as usize);
+            let mut t = tid;
+            while t < count * dim {
+                let (e, j) = (t / dim, t % dim);
+                let from = arch * n + source(topology, r, e / k, n, ring);
+                let val = *out_rows.add((from * k + e % k) as usize * st + j as usize);
+                let i = *pick.add(e as usize);
+                *m.row(i).add(j as usize) = val;
+                if !also.is_null() {
+                    *also.add(i as usize * st + j as usize) = val;
+                }
+                t += nthreads;
+            }
+            let mut e = tid;
+            while e < count {
+                let from = arch * n + source(topology, r, e / k, n, ring);
+                *fit.add(*pick.add(e as usize) as usize) =
+                    *out_fit.add((from * k + e % k) as usize);
+                e += nthreads;
+            }
+            if random {
+                _syncthreads();
+                keep_record(m, fit, now, dim, tid, nthreads, rec_f, rec_x, sf, si);
+            }
         }
     }
 }

@@ -152,15 +152,6 @@ fn de_islands_match_cpu_bit_for_bit(e: &CudaEngine) {
                 &format!("{f:?} D={d} {s:?} {t:?} {em:?}→{rep:?} K={k} {p:?} {kern:?}"),
             );
         }
-        // Each event in two launches (phase 0, then phase 1) in place of one.
-        e.set_batch_kernel(BatchKernel::Global);
-        e.set_fused_migration(false);
-        same_as_cpu(
-            e,
-            &archs,
-            &format!("{f:?} D={d} {s:?} {t:?} {em:?}→{rep:?} K={k} {p:?} two launches"),
-        );
-        e.set_fused_migration(true);
     }
     e.set_batch_kernel(saved);
 }

@@ -98,9 +98,6 @@ pub struct CudaEngine {
     pub(super) batch_kernel: Mutex<BatchKernel>,
     /// The most spare rows a resident block gets (`None`: as many as fit).
     pub(super) spare_cap: Mutex<Option<u32>>,
-    /// Whether a migration event runs in one cooperative launch where the islands'
-    /// blocks fit at once (else in two launches).
-    pub(super) fused_migration: std::sync::atomic::AtomicBool,
     pub(super) shared_limits: SharedLimits,
 }
 
@@ -186,7 +183,6 @@ impl CudaEngine {
             capability,
             batch_kernel,
             spare_cap,
-            fused_migration: std::sync::atomic::AtomicBool::new(true),
             shared_limits,
         })
     }

@@ -91,21 +91,6 @@ impl CudaEngine {
         *self.spare_cap.lock().expect("spare cap lock") = cap;
     }
 
-    /// Whether an island run's migration events each take one cooperative launch (a
-    /// grid barrier between the emigrants going out and coming in) where every island's
-    /// block fits on the GPU at once, as by default; else two launches. The bits are the
-    /// same either way.
-    pub fn fused_migration(&self) -> bool {
-        self.fused_migration
-            .load(std::sync::atomic::Ordering::Relaxed)
-    }
-
-    /// Sets [`CudaEngine::fused_migration`] for the runs that follow.
-    pub fn set_fused_migration(&self, on: bool) {
-        self.fused_migration
-            .store(on, std::sync::atomic::Ordering::Relaxed);
-    }
-
     /// The kernel a batch launch of `job` runs under the engine's choice, and its
     /// dynamic shared memory in bytes (0 for the global-memory kernel). Loads the
     /// kernel's module.

@@ -389,16 +389,6 @@ impl CudaEngine {
         let streams: Vec<u32> = jobs.iter().map(|j| j.stream()).collect();
         let seeds_d = stream.clone_htod(&seeds).map_err(err("uploading"))?;
         let streams_d = stream.clone_htod(&streams).map_err(err("uploading"))?;
-        // An event in one cooperative launch (phase 3: a grid barrier between its two
-        // phases) when every island's block can be resident at once, else in two
-        // launches. The barrier's word counts the blocks' arrivals over all the fused
-        // launches (`events` of them before each).
-        let fused = self.fused_migration()
-            && self
-                .resident_blocks(&migrate, &name, mthreads)
-                .is_ok_and(|b| b as usize >= p);
-        let sync = stream.alloc_zeros::<u64>(1).map_err(err("allocating"))?;
-        let events = std::cell::Cell::new(0u32);
         let migrate_phase = |members: &Members<T>, phase: u32, g: u32| -> Result<()> {
             let s = &*stream;
             let (rows_a, rows_b, flags, also, fit) = members.migrating(s);
@@ -432,43 +422,23 @@ impl CudaEngine {
                 rec_x: dev(&rec_x, s),
                 scratch_f: dev(&scratch_f, s),
                 scratch_i: dev(&scratch_i, s),
-                sync: dev(&sync, s),
-                events: events.get(),
             };
             let mut b = s.launch_builder(&migrate);
             push_params(&mut b, &params);
-            let cfg = LaunchConfig {
-                grid_dim: (p as u32, 1, 1),
-                block_dim: (mthreads, 1, 1),
-                shared_mem_bytes: 0,
-            };
-            if phase == 3 {
-                events.set(events.get() + 1);
-                // SAFETY: as the launch below; `sync` is zeroed at allocation and only
-                // these launches of p blocks add to it, and the cooperative launch
-                // refuses blocks that cannot all be resident (p ≤ the resident blocks,
-                // checked above), which the grid barrier needs.
-                return unsafe { b.launch_cooperative(cfg) }
-                    .map(|_| ())
-                    .map_err(cuda_err(format!("{name}: launching the migration")));
-            }
             // SAFETY: the parameters are the kernel's (checked against the PTX at build
             // time); the members' buffers hold p islands of np rows of stride(dim)
             // values (and np values, flags), the migration buffers are sized above for p
             // islands of k emigrants and k·n picks (k · sources ≤ k·n, and below np as
             // the archipelago's builder checks), and all of them outlive the launch.
-            unsafe { b.launch(cfg) }
-                .map_err(cuda_err(format!("{name}: launching the migration")))?;
-            Ok(())
-        };
-        // One event: its two phases.
-        let migrate_event = |members: &Members<T>, g: u32| -> Result<()> {
-            if fused {
-                migrate_phase(members, 3, g)
-            } else {
-                migrate_phase(members, 0, g)?;
-                migrate_phase(members, 1, g)
+            unsafe {
+                b.launch(LaunchConfig {
+                    grid_dim: (p as u32, 1, 1),
+                    block_dim: (mthreads, 1, 1),
+                    shared_mem_bytes: 0,
+                })
             }
+            .map_err(cuda_err(format!("{name}: launching the migration")))?;
+            Ok(())
         };
 
         let target = template.target_value();
@@ -517,7 +487,8 @@ impl CudaEngine {
             stream
                 .memcpy_htod(&gens, members.gens_done())
                 .map_err(err("uploading"))?;
-            migrate_event(&members, g)?;
+            migrate_phase(&members, 0, g)?;
+            migrate_phase(&members, 1, g)?;
             stream
                 .memcpy_htod(&vec![g; p], members.gens_done())
                 .map_err(err("uploading"))?;
@@ -663,7 +634,8 @@ impl CudaEngine {
                 marked = now;
             }
             if n > 1 && ns > 0 && g.is_multiple_of(interval) && ended.iter().any(Option::is_none) {
-                migrate_event(&members, g)?;
+                migrate_phase(&members, 0, g)?;
+                migrate_phase(&members, 1, g)?;
                 for (a, e) in ended.iter().enumerate() {
                     if e.is_none() {
                         migrations[a] += 1;
