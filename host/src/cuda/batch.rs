@@ -131,7 +131,7 @@ impl CudaEngine {
             ctl: std::ptr::null_mut(),
             report: 0,
         };
-        let l = BatchLaunch {
+        let mut l = BatchLaunch {
             name: name.clone(),
             func,
             cfg,
@@ -154,13 +154,10 @@ impl CudaEngine {
             stream,
         };
         if let Some((name, func, cfg)) = init {
-            // 0 generations, no history, no control block.
-            let mut params = l.params;
-            params.run.gens = 0;
-            params.hist = std::ptr::null_mut();
-            params.ctl = std::ptr::null_mut();
-            params.report = 0;
-            start(&l.stream, &params, &func, cfg, &name)?;
+            let hist = l.params.hist;
+            l.params.hist = std::ptr::null_mut();
+            l.launch_function(&func, cfg, &name, 0, 0, 0)?;
+            l.params.hist = hist;
         }
         Ok(l)
     }
@@ -252,10 +249,34 @@ impl<T: GpuReal> BatchLaunch<T> {
     /// (at most the jobs' limit), under the control block at device address `ctl` (0:
     /// none) with the `report` argument of [`gpude_device::control::report`].
     pub(crate) fn launch(&mut self, end: u32, ctl: u64, report: u32) -> Result<()> {
+        let (func, cfg, name) = (self.func.clone(), self.cfg, self.name.clone());
+        self.launch_function(&func, cfg, &name, end, ctl, report)
+    }
+
+    /// Launches `func` (a batch kernel of these parameters, in the launch shape `cfg`)
+    /// as [`BatchLaunch::launch`] does.
+    fn launch_function(
+        &mut self,
+        func: &CudaFunction,
+        cfg: LaunchConfig,
+        name: &str,
+        end: u32,
+        ctl: u64,
+        report: u32,
+    ) -> Result<()> {
         self.params.run.gens = end;
         self.params.ctl = ctl as *mut u64;
         self.params.report = report;
-        start(&self.stream, &self.params, &self.func, self.cfg, &self.name)
+        let mut b = self.stream.launch_builder(func);
+        push_params(&mut b, &self.params);
+        // SAFETY: the parameters are the kernel's (the build script checks them against
+        // the PTX), every buffer has the length the kernel indexes (see `alloc_batch`;
+        // the history holds (end + 1)·p values as end ≤ the jobs' limit, or is null) and
+        // lives as long as `self`, `ctl` is 0 or a mapped control block of p slots that
+        // outlives the launch, and the launch shape is within the function's limits
+        // (`batch_kernel_of`).
+        unsafe { b.launch(cfg) }.map_err(cuda_err(format!("{name}: launching")))?;
+        Ok(())
     }
 
     /// Population `k`'s final rows and values.
@@ -394,26 +415,6 @@ impl<T: GpuReal> BatchLaunch<T> {
             .map_err(cuda_err(format!("{}: reading the values", self.name)))?;
         Ok(f.iter().map(|v| v.to_f64()).collect())
     }
-}
-
-/// Launches the batch kernel `func` with `params` in the launch shape `cfg`.
-fn start<T: GpuReal>(
-    stream: &CudaStream,
-    params: &BatchParams<T>,
-    func: &CudaFunction,
-    cfg: LaunchConfig,
-    name: &str,
-) -> Result<()> {
-    let mut b = stream.launch_builder(func);
-    push_params(&mut b, params);
-    // SAFETY: the parameters are the kernel's (the build script checks them against the
-    // PTX); every buffer has the length the kernel indexes (see `alloc_batch`; the
-    // history holds (gens + 1)·p values as gens ≤ the jobs' limit, or is null) and lives
-    // as long as the `BatchLaunch` the parameters come from; `ctl` is null or a mapped
-    // control block of p slots that outlives the launch; the launch shape is within the
-    // function's limits (`batch_kernel_of`).
-    unsafe { b.launch(cfg) }.map_err(cuda_err(format!("{name}: launching")))?;
-    Ok(())
 }
 
 /// Population `k`'s state in a batch launch.
