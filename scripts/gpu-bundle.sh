@@ -47,7 +47,7 @@ echo "$(git rev-parse --short HEAD)$(git diff --quiet HEAD || echo ' with uncomm
     gpu-bundle/objective-example.ptx ||
   echo 'warning: the example objective did not build; bundling the rest'
 
-cp scripts/gpu-run.sh gpu-bundle/
+cp scripts/gpu-run.sh scripts/gpu-scaling.sh gpu-bundle/
 # The adaptive kernels' measurement and its peer, EvoX (PyPI; the GPU machine has PyTorch
 # but no network: its wheel travels in the bundle).
 cp scripts/gpu-adaptive.sh scripts/evox_peer.py gpu-bundle/

@@ -20,8 +20,8 @@ pub use gpude_host::cpu;
 pub use gpude_host::run;
 pub use gpude_host::{
     Adaptive, Backend, BatchKernel, BatchObjective, BoundPolicy, Ceilings, Crossover, CudaEngine,
-    Error, FUNCTIONS, Formula, Function, FunctionInfo, Job, JobBuilder, Mode, Objective, Precision,
-    Problem, Result, RunLayout, RunResult, SeparableCpu, SolverOptions, Stops, Strategy,
+    Error, FUNCTIONS, Formula, Function, FunctionInfo, Gpus, Job, JobBuilder, Mode, Objective,
+    Precision, Problem, Result, RunLayout, RunResult, SeparableCpu, SolverOptions, Stops, Strategy,
     Termination, ThesisVariant,
 };
 pub use gpude_host::{
@@ -69,7 +69,13 @@ impl Solver {
         self.0.fallback_reason.as_deref()
     }
 
-    /// The CUDA engine, when the GPU backend is in use.
+    /// The GPUs in use (0 on the CPU engine): lists of runs and archipelagos are shared
+    /// out among them ([`SolverOptions::gpus`]).
+    pub fn gpus(&self) -> usize {
+        self.0.gpus()
+    }
+
+    /// The CUDA engine, when the GPU backend is in use (the first GPU's, with several).
     pub fn cuda(&self) -> Option<&CudaEngine> {
         self.0.cuda()
     }

@@ -213,6 +213,11 @@ pub struct BackendArgs {
     #[arg(long, value_name = "N")]
     pub device: Option<usize>,
 
+    /// Several GPUs: `all`, or indices such as `0,2`. The runs (and archipelagos) of a
+    /// list are shared out among them, each with the bits one GPU gives it. GPU only.
+    #[arg(long, value_name = "LIST", conflicts_with = "device")]
+    pub gpus: Option<String>,
+
     /// CUDA streams to spread launches over, 1 ..= 128 [default: 4]. GPU only.
     #[arg(long, value_name = "N")]
     pub streams: Option<usize>,
@@ -241,11 +246,16 @@ impl BackendArgs {
                 gpu_flags.join(", ")
             )));
         }
+        let gpus = match &self.gpus {
+            Some(g) => gpude::Gpus::parse(g)?,
+            None => gpude::Gpus::Device,
+        };
         let opts = SolverOptions {
             backend,
             device: self.device.unwrap_or(0),
             streams: self.streams.unwrap_or(4),
             mode,
+            gpus,
         };
         let solver = Solver::new(&opts)?;
         if solver.backend_name() == "cpu" && !gpu_flags.is_empty() {
@@ -279,6 +289,7 @@ impl BackendArgs {
                 backend: "cpu".into(),
                 mode: "auto".into(),
                 device: None,
+                gpus: None,
                 streams: None,
             };
             let ignored = self.gpu_flags();
@@ -312,6 +323,9 @@ impl BackendArgs {
         }
         if let Some(d) = self.device {
             given.push(format!("--device {d}"));
+        }
+        if let Some(g) = &self.gpus {
+            given.push(format!("--gpus {}", input::clip(g.trim())));
         }
         if let Some(n) = self.streams {
             given.push(format!("--streams {n}"));

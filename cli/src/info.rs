@@ -1,4 +1,5 @@
-//! `gpude info`: what this build contains and which GPU it would use.
+//! `gpude info`: what this build contains, which GPU it would use, and every GPU of the
+//! host with how each pair is linked (what `--gpus` can use).
 
 use super::Result;
 use super::common;
@@ -25,6 +26,30 @@ struct Info {
     gpu: Option<Gpu>,
     /// Why no GPU can be used, if none can.
     gpu_error: Option<String>,
+    /// Every GPU of the host (empty without a driver).
+    gpus: Vec<HostGpu>,
+    /// How each ordered pair of GPUs is linked.
+    links: Vec<Link>,
+}
+
+#[derive(Serialize)]
+struct HostGpu {
+    device: usize,
+    name: String,
+    memory_bytes: u64,
+    compute_capability: String,
+    multiprocessors: u32,
+}
+
+#[derive(Serialize)]
+struct Link {
+    from: usize,
+    to: usize,
+    /// NVLink, PCIe or none (see `gpude::host::cuda::PeerLink::kind`).
+    kind: &'static str,
+    peer_access: bool,
+    native_atomics: bool,
+    performance_rank: i32,
 }
 
 #[derive(Serialize)]
@@ -57,6 +82,11 @@ pub fn run(args: Args) -> Result<String> {
             Some("no CUDA driver (libcuda.so) was found".to_string()),
         )
     };
+    let (gpus, links) = if driver {
+        host_gpus()
+    } else {
+        (Vec::new(), Vec::new())
+    };
     let info = Info {
         version: env!("CARGO_PKG_VERSION"),
         ptx_arch: gpude::PTX_ARCH,
@@ -68,6 +98,8 @@ pub fn run(args: Args) -> Result<String> {
         cuda_driver: driver,
         gpu,
         gpu_error,
+        gpus,
+        links,
     };
     if args.json {
         return common::to_json(&info);
@@ -102,5 +134,68 @@ pub fn run(args: Args) -> Result<String> {
             line("GPU", format!("none, CPU only ({why})"));
         }
     }
+    if info.gpus.len() > 1 {
+        for g in &info.gpus {
+            line(
+                &format!("GPU {}", g.device),
+                format!(
+                    "{}, {:.1} GiB, {} SMs, sm_{}",
+                    g.name,
+                    g.memory_bytes as f64 / (1u64 << 30) as f64,
+                    g.multiprocessors,
+                    g.compute_capability.replace('.', "")
+                ),
+            );
+        }
+        for l in &info.links {
+            line(
+                &format!("link {}->{}", l.from, l.to),
+                if l.peer_access {
+                    format!("{}, peer access, rank {}", l.kind, l.performance_rank)
+                } else {
+                    "no peer access".to_string()
+                },
+            );
+        }
+    }
     Ok(s)
+}
+
+/// Every GPU of the host and their links; empty (with a warning) when the driver
+/// cannot say.
+fn host_gpus() -> (Vec<HostGpu>, Vec<Link>) {
+    let gpus = match gpude::host::cuda::gpus() {
+        Ok(list) => list
+            .into_iter()
+            .map(|g| HostGpu {
+                device: g.index,
+                name: g.name,
+                memory_bytes: g.memory,
+                compute_capability: format!("{}.{}", g.capability.0, g.capability.1),
+                multiprocessors: g.multiprocessors,
+            })
+            .collect(),
+        Err(e) => {
+            eprintln!("warning: cannot list the GPUs: {e}");
+            Vec::new()
+        }
+    };
+    let links = match gpude::host::cuda::peer_links() {
+        Ok(list) => list
+            .into_iter()
+            .map(|l| Link {
+                from: l.from,
+                to: l.to,
+                kind: l.kind(),
+                peer_access: l.access,
+                native_atomics: l.native_atomics,
+                performance_rank: l.rank,
+            })
+            .collect(),
+        Err(e) => {
+            eprintln!("warning: cannot read the GPUs' links: {e}");
+            Vec::new()
+        }
+    };
+    (gpus, links)
 }

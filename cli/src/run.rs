@@ -655,6 +655,12 @@ pub(crate) fn on_cuda(
     progress: bool,
 ) -> Result<Done> {
     let stop = interrupt::flag()?;
+    if solver.gpus() > 1 && save.checkpoint.is_some() && save.checkpoint_every.is_some() {
+        eprintln!(
+            "notice: --checkpoint-every saves every run's state at once: the runs stay on the first of the {} GPUs",
+            solver.gpus()
+        );
+    }
     let Some(first) = entries.first().map(|e| e.job().clone()) else {
         return Err(CliError::usage("there is no run to do"));
     };

@@ -2034,6 +2034,45 @@ fn gpu_flags_are_refused_on_the_cpu_and_warned_about_on_fallback() {
 }
 
 #[test]
+fn gpu_lists_are_checked_and_apply_to_the_gpu_only() {
+    fails(
+        run_small(&["--gpus", "all"]),
+        2,
+        "--gpus all applies to the GPU only",
+    );
+    let auto = |gpus: &str| {
+        gpude(&[
+            "run",
+            "--function",
+            "sphere",
+            "--dim",
+            "2",
+            "--gens",
+            "2",
+            "--gpus",
+            gpus,
+        ])
+    };
+    fails(auto("0,0"), 2, "each GPU once");
+    fails(auto("first"), 2, "GPU indices separated by commas");
+    fails(
+        gpude(&[
+            "run",
+            "--function",
+            "sphere",
+            "--dim",
+            "2",
+            "--gpus",
+            "0",
+            "--device",
+            "0",
+        ]),
+        2,
+        "cannot be used with",
+    );
+}
+
+#[test]
 fn adaptive_runs_are_not_checkpointed_but_stop_cleanly() {
     let ck = scratch("adaptive.ckpt");
     let _ = std::fs::remove_file(&ck);

@@ -6,6 +6,7 @@
 pub mod cpu;
 pub mod cuda;
 pub mod error;
+pub mod gpus;
 pub mod job;
 pub mod run;
 mod solver;
@@ -27,6 +28,7 @@ pub use cpu::pso::Pso;
 pub use cuda::{BatchKernel, Ceilings, CudaEngine, FinalPopulation, MAX_STREAMS, Mode};
 pub use error::{Error, Result};
 pub use gpude_device::{BoundPolicy, Crossover, Formula, Function, Strategy, ThesisVariant};
+pub use gpus::Gpus;
 pub use job::adaptive::Adaptive;
 pub use job::config::{Job, JobBuilder};
 pub use job::objective::{BatchObjective, Objective, SeparableCpu};

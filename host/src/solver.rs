@@ -5,6 +5,7 @@ use crate::cpu::islands::{self, Archipelago, ArchipelagoResult};
 use crate::cpu::split;
 use crate::cuda::{CudaEngine, MAX_STREAMS, Mode};
 use crate::error::{Error, Result};
+use crate::gpus::{Gpus, spread};
 use crate::job::config::{Job, Precision};
 use crate::run::archipelago::{ArchipelagoRan, IslandsWatch, run_to_end};
 use crate::run::checkpoint::ArchipelagoEntry;
@@ -40,6 +41,8 @@ impl Backend {
 /// Runs jobs on the backend chosen once, at construction.
 pub struct Solver {
     cuda: Option<CudaEngine>,
+    /// The other GPUs' engines, when the solver uses several ([`SolverOptions::gpus`]).
+    more: Vec<CudaEngine>,
     mode: Mode,
     /// How the GPU's persistent kernels report to the host under control.
     reporting: Reporting,
@@ -51,9 +54,13 @@ pub struct Solver {
 #[derive(Clone, Debug)]
 pub struct SolverOptions {
     pub backend: Backend,
+    /// The GPU used when [`SolverOptions::gpus`] is [`Gpus::Device`].
     pub device: usize,
     pub streams: usize,
     pub mode: Mode,
+    /// The GPUs used: lists of runs and of archipelagos are shared out among them
+    /// (see [`crate::gpus::spread`]), each run on one GPU with the bits one GPU gives it.
+    pub gpus: Gpus,
 }
 
 impl Default for SolverOptions {
@@ -63,6 +70,7 @@ impl Default for SolverOptions {
             device: 0,
             streams: 4,
             mode: Mode::Auto,
+            gpus: Gpus::Device,
         }
     }
 }
@@ -77,6 +85,13 @@ impl SolverOptions {
                 "streams",
                 self.streams,
                 format!("1 ..= {MAX_STREAMS}"),
+            ));
+        }
+        if self.backend == Backend::Cpu && self.gpus != Gpus::Device {
+            return Err(Error::invalid(
+                "gpus",
+                format!("{:?}", self.gpus),
+                "left out with the cpu backend",
             ));
         }
         if self.backend == Backend::Cpu && self.mode != Mode::Auto {
@@ -101,19 +116,116 @@ impl Solver {
         opts.check()?;
         let mut s = Solver {
             cuda: None,
+            more: Vec::new(),
             mode: opts.mode,
             reporting: Reporting::default(),
             fallback_reason: None,
         };
-        match opts.backend {
-            Backend::Cpu => {}
-            Backend::Cuda => s.cuda = Some(CudaEngine::new(kernels, opts.device, opts.streams)?),
-            Backend::Auto => match CudaEngine::new(kernels, opts.device, opts.streams) {
-                Ok(e) => s.cuda = Some(e),
-                Err(e) => s.fallback_reason = Some(e.to_string()),
-            },
-        }
+        let open = || -> Result<Vec<CudaEngine>> {
+            let list = match &opts.gpus {
+                // The engine names a device that is not there.
+                Gpus::Device => vec![opts.device],
+                g => g.resolve(opts.device, crate::cuda::gpu_count()?)?,
+            };
+            list.into_iter()
+                .map(|d| CudaEngine::new(kernels, d, opts.streams))
+                .collect()
+        };
+        let engines = match opts.backend {
+            Backend::Cpu => Vec::new(),
+            Backend::Cuda => open()?,
+            Backend::Auto => open().unwrap_or_else(|e| {
+                s.fallback_reason = Some(e.to_string());
+                Vec::new()
+            }),
+        };
+        let mut engines = engines.into_iter();
+        s.cuda = engines.next();
+        s.more = engines.collect();
         Ok(s)
+    }
+
+    /// The GPUs this solver uses (0 on the CPU engine).
+    pub fn gpus(&self) -> usize {
+        self.engines().count()
+    }
+
+    /// The GPUs' engines, in the order [`SolverOptions::gpus`] gives.
+    pub fn engines(&self) -> impl Iterator<Item = &CudaEngine> {
+        self.cuda.iter().chain(&self.more)
+    }
+
+    /// Runs `parts[i]` (indices into a list of `n`) on GPU `i`, a host thread each, and
+    /// puts the results back in the list's order; the first error, if any, is returned.
+    fn on_gpus<R: Send>(
+        &self,
+        n: usize,
+        parts: &[Vec<usize>],
+        run: impl Fn(&CudaEngine, &[usize]) -> Result<Vec<R>> + Sync,
+    ) -> Result<Vec<R>> {
+        let run = &run;
+        let outs: Vec<(&[usize], Result<Vec<R>>)> = std::thread::scope(|s| {
+            let threads: Vec<_> = self
+                .engines()
+                .zip(parts)
+                .filter(|(_, part)| !part.is_empty())
+                .map(|(e, part)| {
+                    let t = s.spawn(move || {
+                        e.context()
+                            .bind_to_thread()
+                            .map_err(crate::cuda::cuda_err("binding a GPU to its thread"))?;
+                        run(e, part)
+                    });
+                    (part.as_slice(), t)
+                })
+                .collect();
+            threads
+                .into_iter()
+                .map(|(part, t)| match t.join() {
+                    Ok(r) => (part, r),
+                    Err(panic) => std::panic::resume_unwind(panic),
+                })
+                .collect()
+        });
+        let mut slots: Vec<Option<R>> = (0..n).map(|_| None).collect();
+        for (part, out) in outs {
+            let out = out?;
+            if out.len() != part.len() {
+                return Err(Error::Cuda {
+                    context: "a list spread over GPUs".into(),
+                    message: format!(
+                        "a GPU returned {} results for {} runs",
+                        out.len(),
+                        part.len()
+                    ),
+                });
+            }
+            for (&k, r) in part.iter().zip(out) {
+                slots[k] = Some(r);
+            }
+        }
+        slots
+            .into_iter()
+            .map(|r| {
+                r.ok_or_else(|| Error::Cuda {
+                    context: "a list spread over GPUs".into(),
+                    message: "a run was given to no GPU".into(),
+                })
+            })
+            .collect()
+    }
+
+    /// How a list of `n` runs is shared out among this solver's GPUs (see [`spread`]).
+    fn spread_jobs<'j>(&self, n: usize, job: impl Fn(usize) -> &'j Job) -> Vec<Vec<usize>> {
+        spread(
+            n,
+            self.gpus(),
+            |a, b| crate::cuda::compatible(job(a), job(b)),
+            |k| {
+                let j = job(k);
+                j.pop() as f64 * j.dim() as f64 * j.generations() as f64
+            },
+        )
     }
 
     /// `cpu` or `cuda`.
@@ -190,11 +302,49 @@ impl Solver {
     /// share a launch (see [`CudaEngine::run_entries`]); the CPU engine runs them one
     /// after the other. A stop ends the run it reaches; the runs after it come back
     /// as they were, without a result.
+    ///
+    /// With several GPUs the runs are shared out among them unless `watch` saves the
+    /// list during the run (`every` and `save`), which needs every run's state at once:
+    /// such a list runs on the first GPU.
     pub fn run_entries(&self, entries: Vec<Entry>, watch: &mut Watch) -> Result<Vec<Ran>> {
         match &self.cuda {
+            Some(_)
+                if self.spreads(entries.len()) && !(watch.every > 0 && watch.save.is_some()) =>
+            {
+                crate::run::control::check_watch(&entries, watch)?;
+                let parts = self.spread_jobs(entries.len(), |k| entries[k].job());
+                let (observer, stop, every, reporting, keep) = (
+                    watch.observer,
+                    watch.stop,
+                    watch.every,
+                    watch.reporting,
+                    watch.keep,
+                );
+                self.on_gpus(entries.len(), &parts, |e, part| {
+                    let mine = |k: usize, g: u32, best: f64| match observer {
+                        Some(o) => o(part[k], g, best),
+                        None => Flow::Continue,
+                    };
+                    let mut w = Watch {
+                        observer: Some(&mine),
+                        stop,
+                        every,
+                        save: None,
+                        reporting,
+                        keep,
+                    };
+                    let list = part.iter().map(|&k| entries[k].clone()).collect();
+                    e.run_entries(list, self.mode, &mut w)
+                })
+            }
             Some(e) => e.run_entries(entries, self.mode, watch),
             None => cpu_entries(entries, watch),
         }
+    }
+
+    /// Does a list of `n` runs go to several GPUs?
+    fn spreads(&self, n: usize) -> bool {
+        !self.more.is_empty() && n > 1
     }
 
     /// Runs an archipelago (islands with migration, DE or PSO), on either engine.
@@ -232,12 +382,51 @@ impl Solver {
     /// Runs or goes on with archipelagos (from a checkpoint of either engine: the same
     /// bits as a run that never stopped) under `watch`, on the engine of this solver;
     /// each comes back with its result and its state at the end.
+    ///
+    /// With several GPUs, the archipelagos of a list are shared out among them (each
+    /// whole on one GPU) unless `watch` saves the list during the run or observes it.
     pub fn run_archipelago_entries(
         &self,
         entries: Vec<ArchipelagoEntry>,
         watch: &mut IslandsWatch,
     ) -> Result<Vec<ArchipelagoRan>> {
         match &self.cuda {
+            Some(_)
+                if self.spreads(entries.len())
+                    && watch.observer.is_none()
+                    && !(watch.every > 0 && watch.save.is_some()) =>
+            {
+                let n = entries.len();
+                let arch = |k: usize| entries[k].archipelago();
+                let parts = spread(
+                    n,
+                    self.gpus(),
+                    |a, b| {
+                        arch(a).shares_launches_with(arch(b))
+                            && std::mem::discriminant(&entries[a])
+                                == std::mem::discriminant(&entries[b])
+                    },
+                    |k| {
+                        let (a, j) = (arch(k), arch(k).template());
+                        a.islands() as f64
+                            * j.pop() as f64
+                            * j.dim() as f64
+                            * j.generations() as f64
+                    },
+                );
+                let (stop, every, keep) = (watch.stop, watch.every, watch.keep);
+                self.on_gpus(n, &parts, |e, part| {
+                    let mut w = IslandsWatch {
+                        observer: None,
+                        stop,
+                        every,
+                        save: None,
+                        keep,
+                    };
+                    let list = part.iter().map(|&k| entries[k].clone()).collect();
+                    e.run_archipelago_entries(list, &mut w)
+                })
+            }
             Some(cuda) => cuda.run_archipelago_entries(entries, watch),
             None => islands::run_entries(entries, watch),
         }
@@ -257,12 +446,30 @@ impl Solver {
         split::run_job(job, slices, observer)
     }
 
-    /// Runs many jobs, one result each, in order.
+    /// Runs many jobs, one result each, in order: with several GPUs, shared out among
+    /// them (see [`spread`]), every result the one GPU gives.
     pub fn run_batch(&self, jobs: &[Job]) -> Result<Vec<RunResult>> {
         match &self.cuda {
-            Some(e) if !matches!(self.mode, Mode::Grid | Mode::Steps) => e.run_batch(jobs),
-            Some(e) => jobs.iter().map(|j| e.run(j, self.mode)).collect(),
+            Some(_) if self.spreads(jobs.len()) => {
+                // Every job is checked before any GPU starts.
+                Job::check_all(jobs)?;
+                let parts = self.spread_jobs(jobs.len(), |k| &jobs[k]);
+                self.on_gpus(jobs.len(), &parts, |e, part| {
+                    let mine: Vec<Job> = part.iter().map(|&k| jobs[k].clone()).collect();
+                    self.batch_on(e, &mine)
+                })
+            }
+            Some(e) => self.batch_on(e, jobs),
             None => cpu::run_batch(jobs),
+        }
+    }
+
+    /// [`Solver::run_batch`] on one GPU.
+    fn batch_on(&self, e: &CudaEngine, jobs: &[Job]) -> Result<Vec<RunResult>> {
+        if matches!(self.mode, Mode::Grid | Mode::Steps) {
+            jobs.iter().map(|j| e.run(j, self.mode)).collect()
+        } else {
+            e.run_batch(jobs)
         }
     }
 }

@@ -101,6 +101,46 @@ pub fn result_bits(r: &RunResult) -> (u64, Vec<u64>, u32, Termination, Option<Ve
     )
 }
 
+/// The same result bit for bit (best value and point, generations, reason, history);
+/// a mismatch names where the two first part: the generations, reasons and best values,
+/// and the first generation whose best differs.
+pub fn assert_same_result(a: &RunResult, b: &RunResult, what: &str) {
+    if result_bits(a) == result_bits(b) {
+        return;
+    }
+    let first = match (&a.history, &b.history) {
+        (Some(x), Some(y)) => match x
+            .iter()
+            .zip(y)
+            .position(|(u, v)| u.to_bits() != v.to_bits())
+        {
+            Some(i) => format!(
+                "histories part at generation {i}: {:e} against {:e}",
+                x[i], y[i]
+            ),
+            None => format!(
+                "histories agree over {} and {} generations",
+                x.len(),
+                y.len()
+            ),
+        },
+        _ => "no history".to_string(),
+    };
+    panic!(
+        "{what}: generations {} ({:?}, best {:e}) against {} ({:?}, best {:e}); {first}",
+        a.generations, a.termination, a.best_f, b.generations, b.termination, b.best_f
+    );
+}
+
+/// Why a test did not run: the payload of [`skip`]'s panic, which the harness reports
+/// as skipped (not passed).
+pub struct Skip(pub String);
+
+/// Ends the test as skipped, saying why (a host without what it needs).
+pub fn skip(why: &str) -> ! {
+    std::panic::panic_any(Skip(why.to_string()))
+}
+
 /// Equal bits, or both NaN (the GPU and the CPU write NaNs with different payloads).
 pub fn same_value(a: f64, b: f64) -> bool {
     a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())

@@ -2,7 +2,7 @@
 //! engine.
 
 use crate::Test;
-use crate::common::{cpu_population, result_bits, state_bits};
+use crate::common::{assert_same_result, cpu_population, result_bits, state_bits};
 use gpude::checkpoint::{Checkpoint, Entry};
 use gpude::host::cpu::{self, Control, Flow};
 use gpude::run::control::{Reporting, Watch};
@@ -622,7 +622,7 @@ fn convergence_stops_match_the_cpu(e: &CudaEngine) {
                 e.set_batch_kernel(kernel);
                 let gpu = e.run_batch(&jobs).expect("batch");
                 for (k, (a, b)) in cpu.iter().zip(&gpu).enumerate() {
-                    assert_eq!(result_bits(a), result_bits(b), "{what} {kernel:?} run {k}");
+                    assert_same_result(a, b, &format!("{what} {kernel:?} run {k}"));
                 }
             }
             e.set_batch_kernel(saved_kernel);

@@ -26,6 +26,7 @@ mod common;
 mod control;
 mod evaluate;
 mod expressions;
+mod gpus;
 mod islands;
 mod layouts;
 mod pipelined;
@@ -47,6 +48,7 @@ fn main() {
         adaptive::tests(),
         callbacks::tests(),
         islands::tests(),
+        gpus::tests(),
     ]
     .concat();
     let mut names: Vec<&str> = tests.iter().map(|t| t.0).collect();
@@ -81,7 +83,14 @@ fn main() {
         engine.multiprocessors(),
         t0.elapsed().as_secs_f64()
     );
-    let (mut passed, mut failed) = (0, 0);
+    // A skipped test's panic (common::skip) is reported by the harness, not the hook.
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if info.payload().downcast_ref::<common::Skip>().is_none() {
+            hook(info)
+        }
+    }));
+    let (mut passed, mut failed, mut skipped) = (0, 0, 0);
     for (name, t) in tests {
         if !filter.is_empty() && !filter.iter().any(|f| name.contains(f.as_str())) {
             continue;
@@ -95,14 +104,20 @@ fn main() {
                     start.elapsed().as_secs_f64()
                 );
             }
-            Err(_) => {
-                failed += 1;
-                println!("test {name} ... FAILED");
-            }
+            Err(payload) => match payload.downcast_ref::<common::Skip>() {
+                Some(common::Skip(why)) => {
+                    skipped += 1;
+                    println!("test {name} ... SKIPPED: {why}");
+                }
+                None => {
+                    failed += 1;
+                    println!("test {name} ... FAILED");
+                }
+            },
         }
     }
     println!(
-        "test result: {}. {passed} passed; {failed} failed; 0 ignored",
+        "test result: {}. {passed} passed; {failed} failed; {skipped} ignored",
         if failed == 0 { "ok" } else { "FAILED" }
     );
     if failed > 0 {

@@ -32,6 +32,11 @@ pub struct Args {
     #[arg(long)]
     pub ceilings: bool,
 
+    /// Instead of the standard cases, the multi-GPU ones: the same lists on the first GPU
+    /// of LIST (`all`, or indices such as `0,1`) and on all of them.
+    #[arg(long, value_name = "LIST")]
+    pub gpus: Option<String>,
+
     /// Also write the JSON to this file (checked before the cases run, written at the end).
     #[arg(long, value_name = "FILE")]
     pub out: Option<std::path::PathBuf>,
@@ -59,6 +64,9 @@ pub fn run(args: Args) -> Result<String> {
     }
     if let Some(path) = &args.out {
         crate::output::check_file(path, "the output file")?;
+    }
+    if let Some(list) = &args.gpus {
+        return scaling(&args, list);
     }
     let engine = match args.backend.trim().to_ascii_lowercase().as_str() {
         "auto" => gpude::cuda_engine(0, 4).ok(),
@@ -144,5 +152,53 @@ pub fn run(args: Args) -> Result<String> {
             );
         }
         Ok(head + &super::bench_cases::table(&records))
+    }
+}
+
+#[derive(Serialize)]
+struct ScalingReport<'a> {
+    gpude: &'static str,
+    ptx_arch: &'static str,
+    devices: Vec<String>,
+    command: String,
+    records: &'a [super::bench_gpus::ScalingRecord],
+}
+
+/// `gpude bench --gpus LIST`: the multi-GPU cases.
+fn scaling(args: &Args, list: &str) -> Result<String> {
+    let gpus = gpude::Gpus::parse(list)?;
+    let cases: Vec<_> = super::bench_gpus::cases(args.quick)
+        .into_iter()
+        .filter(|c| args.only.as_deref().is_none_or(|o| c.name.contains(o)))
+        .collect();
+    if cases.is_empty() {
+        return Err(CliError::usage(format!(
+            "no multi-GPU case matches --only {:?}",
+            args.only.clone().unwrap_or_default()
+        )));
+    }
+    let records = super::bench_gpus::measure(&gpus, &cases, args.repeats)?;
+    let devices = gpude::host::cuda::gpus()?
+        .into_iter()
+        .filter(|g| records.first().is_none_or(|r| r.gpus.contains(&g.index)))
+        .map(|g| format!("{}: {}", g.index, g.name))
+        .collect();
+    let report = ScalingReport {
+        gpude: env!("CARGO_PKG_VERSION"),
+        ptx_arch: gpude::PTX_ARCH,
+        devices,
+        command: std::env::args().collect::<Vec<_>>().join(" "),
+        records: &records,
+    };
+    let json = serde_json::to_string_pretty(&report)
+        .map_err(|e| CliError::runtime(format!("cannot write JSON: {e}")))?;
+    if let Some(path) = &args.out {
+        crate::output::write(path, format!("{json}\n").as_bytes())
+            .map_err(|e| CliError::runtime(format!("writing {}: {e}", crate::input::name(path))))?;
+    }
+    if args.json {
+        Ok(json + "\n")
+    } else {
+        Ok(super::bench_gpus::table(&records))
     }
 }

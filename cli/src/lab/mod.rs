@@ -6,12 +6,14 @@
 //!
 //! `reproduce` hands each experiment to its folder (`thesis`, `castro2012`,
 //! `cec2017_reproduction`), which holds its published numbers, its runs, its report and
-//! its flags (`command`); `bench` measures the cases of `bench_cases`. The experiments'
+//! its flags (`command`); `bench` measures the cases of `bench_cases` (and with `--gpus`
+//! those of `bench_gpus`, on one GPU and on several). The experiments'
 //! plots are drawn by the product's `plot` (as `run --plot` draws) and their Markdown tables
 //! by `markdown`.
 
 pub(crate) mod bench;
 pub mod bench_cases;
+pub mod bench_gpus;
 pub mod castro2012;
 pub mod cec2017_reproduction;
 pub mod markdown;

@@ -5,7 +5,8 @@
 //! buffer lengths it relies on.
 //!
 //! - `engine`: the GPU, its streams and the kernels' modules; `jobs`: whole jobs in
-//!   the layout their mode asks for; `kernels`: which kernel runs a job, and its
+//!   the layout their mode asks for; `devices`: the host's GPUs and their links;
+//!   `kernels`: which kernel runs a job, and its
 //!   register cap; `launch`: a launch's parameters.
 //! - The layouts: `batch` (with the choice of its kernel, `batch_kernel`, and the
 //!   resident and pipelined plans, `resident`), `grid` (the whole-GPU layouts),
@@ -23,6 +24,7 @@ mod batch_kernel;
 mod callback;
 mod ceilings;
 pub(crate) mod control;
+mod devices;
 mod engine;
 pub(crate) mod entries;
 mod external;
@@ -36,8 +38,11 @@ mod resident;
 pub(crate) mod state;
 
 pub use adaptive::gpu_check;
+pub(crate) use batch::compatible;
 pub use batch_kernel::BatchKernel;
 pub use ceilings::Ceilings;
+pub use devices::{GpuInfo, PeerLink, gpu_count, gpus, peer_links};
+pub(crate) use engine::cuda_err;
 pub use engine::{CudaEngine, FinalPopulation, MAX_STREAMS, Mode, driver_present};
 pub use external::{check_objective, objective_symbol};
 pub(crate) use islands::unsupported as islands_unsupported;

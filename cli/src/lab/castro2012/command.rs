@@ -73,6 +73,7 @@ pub fn run(args: Args) -> Result<String> {
         backend: args.backend.clone(),
         mode: "auto".into(),
         device: None,
+        gpus: None,
         streams: None,
     };
     let solver = crate::islands::open(&backend, &[])?;
