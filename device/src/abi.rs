@@ -562,6 +562,7 @@ macro_rules! migrate_params {
         $callback! { $($args)*; MigrateParams<$t> {
             phase: u32,
             islands: u32,
+            first: u32,
             np: u32,
             dim: u32,
             g: u32,
@@ -595,7 +596,10 @@ macro_rules! migrate_params {
 declare_params! {
     /// The migration kernels (`migrate_f32`, `migrate_f64`): one event of
     /// [`crate::migration`] after generation `g` over archipelagos of `islands` islands
-    /// (block `q` is island `q mod islands` of archipelago `q / islands`), in two
+    /// (block `q` is island `(first + q) mod islands` of archipelago
+    /// `(first + q) / islands`: a launch may hold a contiguous part of the islands, the
+    /// rest on other GPUs; `out_rows`, `out_fit` and `ring` are indexed by `first + q`
+    /// and hold every island's, every other buffer by `q`), in two
     /// launches: `phase` 0 updates each island's record (`rec_f`, `rec_x`: one per
     /// island; with random replacement only) with its best, copies its `migrants` emigrants out (`out_rows`, `out_fit`:
     /// `migrants` per island) and, for a random ring, island 0 draws its archipelago's

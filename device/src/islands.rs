@@ -284,6 +284,7 @@ pub(crate) unsafe fn migrate<T: LaneReal>(p: MigrateParams<T>) {
     let MigrateParams {
         phase,
         islands,
+        first,
         np,
         dim,
         g,
@@ -312,9 +313,11 @@ pub(crate) unsafe fn migrate<T: LaneReal>(p: MigrateParams<T>) {
         scratch_i,
     } = p;
     // SAFETY: the caller's contract; every index below is inside island q's share of
-    // the buffers or its archipelago's ring.
+    // the buffers, island qg's share of the emigrants or its archipelago's ring.
     unsafe {
+        // The island's place in this launch's buffers (q) and in the archipelagos (qg).
         let q = _block_idx_x();
+        let qg = first + q;
         if phase != 2 && *gens_done.add(q as usize) == u32::MAX {
             return;
         }
@@ -326,7 +329,7 @@ pub(crate) unsafe fn migrate<T: LaneReal>(p: MigrateParams<T>) {
             row_stride as usize
         };
         let n = islands;
-        let (arch, r) = (q / n, q % n);
+        let (arch, r) = (qg / n, qg % n);
         let topology = Topology::from_u32(topology).unwrap_or(Topology::Ring);
         let k = migrants;
         let ns = sources(topology, n);
@@ -386,7 +389,7 @@ pub(crate) unsafe fn migrate<T: LaneReal>(p: MigrateParams<T>) {
             } else {
                 select(fit, now, k, false, pick, tid, nthreads, sf, si);
             }
-            let out_rows = out_rows.add(q as usize * k as usize * st);
+            let out_rows = out_rows.add(qg as usize * k as usize * st);
             let mut t = tid;
             while t < k * dim {
                 let (e, j) = (t / dim, t % dim);
@@ -396,7 +399,7 @@ pub(crate) unsafe fn migrate<T: LaneReal>(p: MigrateParams<T>) {
             }
             let mut e = tid;
             while e < k {
-                *out_fit.add((q * k + e) as usize) = *fit.add(*pick.add(e as usize) as usize);
+                *out_fit.add((qg * k + e) as usize) = *fit.add(*pick.add(e as usize) as usize);
                 e += nthreads;
             }
             if topology == Topology::Random && r == 0 && tid == 0 {

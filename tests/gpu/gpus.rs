@@ -7,8 +7,9 @@ use crate::common::{assert_same_result, job, skip};
 use gpude::checkpoint::Entry;
 use gpude::run::control::Watch;
 use gpude::{
-    Archipelago, Backend, BoundPolicy, Crossover, CudaEngine, Function, Gpus, Job, Precision,
-    Solver, SolverOptions, Strategy, Topology,
+    Algorithm, Archipelago, ArchipelagoResult, Backend, BoundPolicy, Crossover, CudaEngine,
+    Emigrants, Function, Ga, Gpus, Job, Precision, Pso, Replacement, Solver, SolverOptions,
+    Strategy, Topology,
 };
 use std::sync::Mutex;
 
@@ -16,7 +17,9 @@ pub fn tests() -> Vec<Test> {
     tests![
         several_gpus_run_a_batch_with_one_gpus_bits,
         several_gpus_run_a_watched_list_with_one_gpus_bits,
-        several_gpus_run_archipelagos_with_one_gpus_bits
+        several_gpus_run_archipelagos_with_one_gpus_bits,
+        several_gpus_share_one_archipelago_with_one_gpus_bits,
+        one_archipelago_in_parts_has_its_bits
     ]
 }
 
@@ -173,4 +176,152 @@ fn several_gpus_run_archipelagos_with_one_gpus_bits(_: &CudaEngine) {
         }
         assert_same_result(&x.overall, &y.overall, &format!("archipelago {k}"));
     }
+}
+
+/// The same archipelago, bit for bit.
+fn same_archipelago(x: &ArchipelagoResult, y: &ArchipelagoResult, what: &str) {
+    assert_eq!(x.migrations, y.migrations, "{what}");
+    assert_eq!(x.best_island, y.best_island, "{what}");
+    assert_eq!(x.islands.len(), y.islands.len(), "{what}");
+    for (i, (u, v)) in x.islands.iter().zip(&y.islands).enumerate() {
+        assert_same_result(u, v, &format!("{what} island {i}"));
+    }
+    assert_same_result(&x.overall, &y.overall, what);
+}
+
+/// One archipelago's islands shared out among the GPUs (DE, PSO and the GA, every
+/// topology's source of migrants: the ring, all islands, the random ring drawn on the
+/// first GPU), with the bits of the whole archipelago on one GPU.
+/// The archipelagos the split is tested on (`parts`: the parts it is cut into):
+/// DE, PSO and the GA, every topology's source of migrants (the ring, all islands, the
+/// random ring drawn by island 0), both precisions.
+fn split_cases(parts: usize) -> Vec<(&'static str, Archipelago)> {
+    let n = parts;
+    let de = |f, p| {
+        job(
+            f,
+            20,
+            48,
+            90,
+            Strategy::Rand1,
+            Crossover::Binomial,
+            BoundPolicy::Clip,
+            p,
+            7,
+        )
+    };
+    let pso = |f, p| {
+        Job::builder(f, 16)
+            .pop(64)
+            .generations(120)
+            .bounds(BoundPolicy::Clip)
+            .precision(p)
+            .seed(8)
+            .build()
+            .expect("valid job")
+    };
+    let cases = [
+        (
+            "DE ring",
+            de(Function::Rastrigin, Precision::F32),
+            Algorithm::De,
+            Topology::Ring,
+            Emigrants::Best,
+            Replacement::Worst,
+            11,
+        ),
+        (
+            "DE random ring",
+            de(Function::Griewank, Precision::F64),
+            Algorithm::De,
+            Topology::Random,
+            Emigrants::Random,
+            Replacement::Random,
+            7,
+        ),
+        (
+            "PSO full",
+            pso(Function::Ackley, Precision::F32),
+            Algorithm::Pso(Pso::default()),
+            Topology::Full,
+            Emigrants::Best,
+            Replacement::Random,
+            5,
+        ),
+        (
+            "GA ring",
+            pso(Function::Rastrigin, Precision::F64),
+            Algorithm::Ga(Ga::default()),
+            Topology::Ring,
+            Emigrants::Best,
+            Replacement::Worst,
+            3 * n as u32 + 1,
+        ),
+    ];
+    cases
+        .into_iter()
+        .map(|(what, template, alg, t, em, rep, islands)| {
+            let a = Archipelago::builder(template, islands)
+                .algorithm(alg)
+                .topology(t)
+                .emigrants(em)
+                .replacement(rep)
+                .interval(10)
+                .migrants(2)
+                .build()
+                .expect("valid archipelago");
+            (what, a)
+        })
+        .collect()
+}
+
+fn several_gpus_share_one_archipelago_with_one_gpus_bits(_: &CudaEngine) {
+    let (one, all) = one_and_all();
+    let n = all.gpus();
+    for (what, a) in split_cases(n) {
+        let islands = a.islands();
+        let x = one.run_archipelago(&a, None).expect("one GPU");
+        let y = all.run_archipelago(&a, None).expect("every GPU");
+        assert!(x.migrations > 0, "{what}: events happened");
+        same_archipelago(&x, &y, what);
+        // On one GPU every island shares the launches; on several, a part of them each.
+        assert_eq!(x.overall.launch_runs, islands, "{what}");
+        assert!(
+            y.islands
+                .iter()
+                .all(|r| r.launch_runs <= islands.div_ceil(n as u32)),
+            "{what}: {:?}",
+            y.islands.iter().map(|r| r.launch_runs).collect::<Vec<_>>()
+        );
+    }
+}
+
+/// The split's code on any GPU count: one archipelago cut into two and three parts,
+/// each on an engine of its own (on one GPU, engines of the same GPU, one part after
+/// the other), against the whole archipelago on one engine.
+fn one_archipelago_in_parts_has_its_bits(e: &CudaEngine) {
+    let more: Vec<CudaEngine> = (0..2)
+        .map(|_| gpude::cuda_engine(0, 4).expect("a second engine on GPU 0"))
+        .collect();
+    for parts in [2, 3] {
+        let engines: Vec<&CudaEngine> = std::iter::once(e).chain(&more).take(parts).collect();
+        for (what, a) in split_cases(parts) {
+            let x = e
+                .run_archipelagos(std::slice::from_ref(&a), None)
+                .expect("whole")
+                .swap_remove(0);
+            let y = gpude::host::cuda::run_archipelago_across(&engines, &a).expect("in parts");
+            assert!(x.migrations > 0, "{what}: events happened");
+            same_archipelago(&x, &y, &format!("{what} in {parts} parts"));
+            let sizes: Vec<u32> = y.islands.iter().map(|r| r.launch_runs).collect();
+            assert!(sizes.iter().all(|&s| s < a.islands()), "{what}: {sizes:?}");
+        }
+    }
+    // What it refuses: fewer islands than parts.
+    let (_, a) = split_cases(2).swap_remove(0);
+    let b = Archipelago::builder(a.template().clone(), 1)
+        .build()
+        .expect("one island");
+    let err = gpude::host::cuda::run_archipelago_across(&[e, &more[0]], &b).unwrap_err();
+    assert!(err.to_string().contains("1 islands on 2 engines"), "{err}");
 }

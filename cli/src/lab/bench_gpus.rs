@@ -16,8 +16,11 @@ use std::time::Instant;
 pub struct ScalingCase {
     pub name: String,
     /// `batch` (Solver::run_batch), `watched` (Solver::run_entries with an observer and
-    /// a stop flag, as `gpude run` takes it) or `archipelagos`.
+    /// a stop flag, as `gpude run` takes it), `archipelagos` (a list of them, each on
+    /// one GPU) or `archipelago` (one, its islands shared out among the GPUs).
     pub path: &'static str,
+    /// `de` (the thesis strategy) or `pso` (islands only).
+    pub algorithm: &'static str,
     pub function: &'static str,
     pub dim: u32,
     pub pop: u32,
@@ -25,6 +28,7 @@ pub struct ScalingCase {
     pub precision: &'static str,
     /// Islands per archipelago (`archipelagos` only).
     pub islands: u32,
+    /// Runs or archipelagos per GPU (`archipelago`: islands per GPU).
     pub per_gpu: u32,
 }
 
@@ -33,7 +37,7 @@ pub struct ScalingRecord {
     #[serde(flatten)]
     pub case: ScalingCase,
     pub gpus: Vec<usize>,
-    /// Runs (or archipelagos) in the list: per_gpu × GPUs.
+    /// Runs (or archipelagos, or one archipelago's islands) in the list: per_gpu × GPUs.
     pub runs: u32,
     /// Median wall time of the whole list on the first GPU and on all (ms).
     pub one_gpu_ms: f64,
@@ -47,12 +51,26 @@ pub struct ScalingRecord {
     pub same_results: bool,
 }
 
+/// A row of the cases' table: name, path, function, D, Np, generations, islands per
+/// archipelago, per GPU.
+type Row = (
+    &'static str,
+    &'static str,
+    &'static str,
+    u32,
+    u32,
+    u32,
+    u32,
+    u32,
+);
+
 /// The scaling cases (with `quick`, a tenth of the generations).
 pub fn cases(quick: bool) -> Vec<ScalingCase> {
     let g = |n: u32| if quick { (n / 10).max(10) } else { n };
     let case = |name: &str, path, function, dim, pop, gens, islands, per_gpu| ScalingCase {
         name: name.into(),
         path,
+        algorithm: if name.contains("pso") { "pso" } else { "de" },
         function,
         dim,
         pop,
@@ -61,48 +79,24 @@ pub fn cases(quick: bool) -> Vec<ScalingCase> {
         islands,
         per_gpu,
     };
-    vec![
-        case(
-            "gpus batch 528 x 2048",
-            "batch",
-            "griewank",
-            128,
-            2048,
-            g(200),
-            0,
-            528,
-        ),
-        case(
-            "gpus batch 528 x 256",
-            "batch",
-            "griewank",
-            128,
-            256,
-            g(1000),
-            0,
-            528,
-        ),
-        case(
-            "gpus watched 528 x 2048",
-            "watched",
-            "griewank",
-            128,
-            2048,
-            g(200),
-            0,
-            528,
-        ),
-        case(
-            "gpus archipelagos 4 x 132 x 256 D=30 ring/10",
-            "archipelagos",
-            "rastrigin",
-            30,
-            256,
-            g(1000),
-            132,
-            4,
-        ),
-    ]
+    // (name, path, function, D, Np, generations, islands per archipelago, per GPU)
+    #[rustfmt::skip]
+    let table: &[Row] = &[
+        ("gpus batch 528 x 2048",                             "batch",        "griewank",  128, 2048, g(200),  0,   528),
+        ("gpus batch 528 x 256",                              "batch",        "griewank",  128, 256,  g(1000), 0,   528),
+        ("gpus watched 528 x 2048",                           "watched",      "griewank",  128, 2048, g(200),  0,   528),
+        ("gpus archipelagos 4 x 132 x 256 D=30 ring/10",      "archipelagos", "rastrigin", 30,  256,  g(1000), 132, 4),
+        ("gpus one archipelago 132 x 2048 D=30 ring/10",      "archipelago",  "rastrigin", 30,  2048, g(1000), 0,   132),
+        ("gpus one archipelago pso 132 x 1024 D=30 ring/10",  "archipelago",  "rastrigin", 30,  1024, g(1000), 0,   132),
+    ];
+    table
+        .iter()
+        .map(
+            |&(name, path, function, dim, pop, gens, islands, per_gpu)| {
+                case(name, path, function, dim, pop, gens, islands, per_gpu)
+            },
+        )
+        .collect()
 }
 
 /// The list of a case for `gpus` GPUs.
@@ -120,12 +114,22 @@ fn list(c: &ScalingCase, gpus: usize) -> Result<(Vec<Job>, Vec<Archipelago>)> {
             .stream(k)
             .build()
     };
-    if c.path == "archipelagos" {
+    let algorithm = match c.algorithm {
+        "pso" => Algorithm::Pso(gpude::Pso::default()),
+        _ => Algorithm::De,
+    };
+    if c.path == "archipelago" {
+        let a = Archipelago::builder(job(0)?, n)
+            .interval(10)
+            .algorithm(algorithm)
+            .build()?;
+        Ok((Vec::new(), vec![a]))
+    } else if c.path == "archipelagos" {
         let archs = (0..n)
             .map(|k| {
                 Archipelago::builder(job(k)?, c.islands)
                     .interval(10)
-                    .algorithm(Algorithm::De)
+                    .algorithm(algorithm)
                     .build()
             })
             .collect::<gpude::Result<Vec<_>>>()?;
@@ -144,7 +148,7 @@ fn time_once(c: &ScalingCase, s: &Solver, gpus: usize) -> Result<(f64, Vec<(u64,
     let key = |r: &gpude::RunResult| (r.best_f.to_bits(), r.generations);
     let start = Instant::now();
     let out: Vec<(u64, u32)> = match c.path {
-        "archipelagos" => s
+        "archipelagos" | "archipelago" => s
             .run_archipelagos(&archs, None)?
             .iter()
             .map(|a| key(&a.overall))
@@ -252,6 +256,11 @@ mod tests {
         for c in cases(true) {
             let (j1, a1) = list(&c, 1).expect("one GPU's list");
             let (j2, a2) = list(&c, 2).expect("two GPUs' list");
+            if c.path == "archipelago" {
+                assert_eq!(a1[0].islands(), c.per_gpu, "{}", c.name);
+                assert_eq!(a2[0].islands(), 2 * c.per_gpu, "{}", c.name);
+                continue;
+            }
             assert_eq!(j1.len() + a1.len(), c.per_gpu as usize, "{}", c.name);
             assert_eq!(j2.len() + a2.len(), 2 * c.per_gpu as usize, "{}", c.name);
         }

@@ -45,6 +45,8 @@ pub use devices::{GpuInfo, PeerLink, gpu_count, gpus, peer_links};
 pub(crate) use engine::cuda_err;
 pub use engine::{CudaEngine, FinalPopulation, MAX_STREAMS, Mode, driver_present};
 pub use external::{check_objective, objective_symbol};
+pub use islands::run_archipelago_across;
+pub(crate) use islands::splits as archipelago_splits;
 pub(crate) use islands::unsupported as islands_unsupported;
 pub use jobs::Costs;
 pub use kernels::{GpuReal, Kernel};

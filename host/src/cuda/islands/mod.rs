@@ -15,6 +15,9 @@
 //! archipelago that ended inside a launch is put back and run again to the generation
 //! where it ended. An archipelago that has ended takes no part in the launches that
 //! follow (its islands' `gens_done` is `u32::MAX`).
+//!
+//! One archipelago can also run over several GPUs, a part of its islands on each
+//! (`across`).
 
 use crate::cpu::islands::{Algorithm, Archipelago, ArchipelagoResult};
 use crate::cuda::engine::{CudaEngine, cuda_err};
@@ -95,7 +98,10 @@ fn generation_of(e: &ArchipelagoEntry) -> u32 {
     }
 }
 
+mod across;
 mod members;
+pub use across::run_archipelago_across;
+pub(crate) use across::splits;
 use members::*;
 
 impl CudaEngine {
@@ -396,6 +402,7 @@ impl CudaEngine {
             let params = MigrateParams::<T> {
                 phase,
                 islands: n as u32,
+                first: 0,
                 np: np as u32,
                 dim,
                 g,
@@ -688,7 +695,7 @@ impl CudaEngine {
             }
             let overall_f = rf[b].to_f64();
             let result = |q: usize, job: &Job, stream: u32, evaluations: u64| {
-                RunResult::ended(
+                let mut r = RunResult::ended(
                     job,
                     Ending {
                         best_x: DVector::from_iterator(
@@ -712,7 +719,10 @@ impl CudaEngine {
                         layout: RunLayout::Islands,
                         stream,
                     },
-                )
+                );
+                // Every island of the group shares each launch.
+                r.launch_runs = p as u32;
+                r
             };
             let evals_of = |q: usize| {
                 island_evals
