@@ -213,8 +213,9 @@ pub struct BackendArgs {
     #[arg(long, value_name = "N")]
     pub device: Option<usize>,
 
-    /// Several GPUs: `all`, or indices such as `0,2`. The runs (and archipelagos) of a
-    /// list are shared out among them, each with the bits one GPU gives it. GPU only.
+    /// Several GPUs: `all`, or indices such as `0,2`. The runs of a list, its
+    /// archipelagos, or one archipelago's islands are shared out among them, each run
+    /// with the bits one GPU gives it. GPU only.
     #[arg(long, value_name = "LIST", conflicts_with = "device")]
     pub gpus: Option<String>,
 

@@ -385,10 +385,10 @@ impl Solver {
     ///
     /// With several GPUs, the archipelagos of a list are shared out among them (each
     /// whole on one GPU) unless `watch` saves the list during the run or observes it;
-    /// a list of one archipelago (fresh, unwatched, not kept: what
-    /// [`Solver::run_archipelagos`] runs) has its islands shared out among the GPUs
-    /// when it has no target and is not adaptive (see `cuda::islands::across`), with
-    /// the bits one GPU gives it.
+    /// a list of one archipelago (fresh, without an observer or saves during the run; a
+    /// stop flag ends it at its next migration event with its state) has its islands
+    /// shared out among the GPUs when it has no target and is not adaptive (see
+    /// `cuda::islands::across`), with the bits one GPU gives it.
     pub fn run_archipelago_entries(
         &self,
         entries: Vec<ArchipelagoEntry>,
@@ -399,19 +399,13 @@ impl Solver {
                 if entries.len() == 1
                     && matches!(entries[0], ArchipelagoEntry::Pending(_))
                     && watch.observer.is_none()
-                    && watch.stop.is_none()
-                    && watch.save.is_none()
-                    && !watch.keep
+                    && !(watch.every > 0 && watch.save.is_some())
                     && crate::cuda::archipelago_splits(entries[0].archipelago(), self.gpus()) =>
             {
                 // One archipelago, its islands shared out among the GPUs.
-                let a = entries[0].archipelago().clone();
                 let engines: Vec<&CudaEngine> = self.engines().collect();
-                let result = crate::cuda::run_archipelago_across(&engines, &a)?;
-                Ok(vec![ArchipelagoRan {
-                    result: Some(result),
-                    entry: ArchipelagoEntry::Pending(a),
-                }])
+                let entry = entries.into_iter().next().expect("one entry");
+                crate::cuda::run_across_entries(&engines, entry, watch)
             }
             Some(_)
                 if self.spreads(entries.len())

@@ -4,14 +4,15 @@
 
 use crate::Test;
 use crate::common::{assert_same_result, job, skip};
-use gpude::checkpoint::Entry;
+use gpude::checkpoint::{ArchipelagoEntry, Entry};
 use gpude::run::control::Watch;
 use gpude::{
     Algorithm, Archipelago, ArchipelagoResult, Backend, BoundPolicy, Crossover, CudaEngine,
-    Emigrants, Function, Ga, Gpus, Job, Precision, Pso, Replacement, Solver, SolverOptions,
-    Strategy, Topology,
+    Emigrants, Function, Ga, Gpus, IslandsWatch, Job, Precision, Pso, Replacement, Solver,
+    SolverOptions, Strategy, Topology,
 };
 use std::sync::Mutex;
+use std::sync::atomic::AtomicBool;
 
 pub fn tests() -> Vec<Test> {
     tests![
@@ -317,6 +318,58 @@ fn one_archipelago_in_parts_has_its_bits(e: &CudaEngine) {
             assert!(sizes.iter().all(|&s| s < a.islands()), "{what}: {sizes:?}");
         }
     }
+    // Kept, the state at the end is the one engine's; stopped before the start, nothing
+    // runs and the archipelago comes back as it was.
+    let (what, a) = split_cases(2).swap_remove(1);
+    let kept = |w: &mut IslandsWatch, whole: bool| {
+        let entry = ArchipelagoEntry::Pending(a.clone());
+        let r = if whole {
+            e.run_archipelago_entries(vec![entry], w)
+        } else {
+            gpude::host::cuda::run_across_entries(&[e, &more[0]], entry, w)
+        };
+        r.expect("an archipelago under a watch").swap_remove(0)
+    };
+    let x = kept(
+        &mut IslandsWatch {
+            keep: true,
+            ..Default::default()
+        },
+        true,
+    );
+    let y = kept(
+        &mut IslandsWatch {
+            keep: true,
+            ..Default::default()
+        },
+        false,
+    );
+    match (&x.entry, &y.entry) {
+        (ArchipelagoEntry::Started(c), ArchipelagoEntry::Started(d)) => {
+            assert_eq!(
+                (c.generation, c.migrations),
+                (d.generation, d.migrations),
+                "{what}"
+            );
+            // Debug prints an empty record (NaN) alike on both sides.
+            assert_eq!(
+                format!("{:?}", c.islands),
+                format!("{:?}", d.islands),
+                "{what}"
+            );
+        }
+        _ => panic!("{what}: no state kept"),
+    }
+    let stop = AtomicBool::new(true);
+    let z = kept(
+        &mut IslandsWatch {
+            stop: Some(&stop),
+            ..Default::default()
+        },
+        false,
+    );
+    assert!(z.result.is_none(), "{what}: stopped before the start");
+    assert!(matches!(z.entry, ArchipelagoEntry::Pending(_)), "{what}");
     // What it refuses: fewer islands than parts.
     let (_, a) = split_cases(2).swap_remove(0);
     let b = Archipelago::builder(a.template().clone(), 1)

@@ -12,7 +12,7 @@
 //! kilobytes to a few hundred (peer copies over NVLink would save their latency, tens of
 //! microseconds per event).
 
-use super::{MIGRATE_THREADS, Members, unsupported};
+use super::{MIGRATE_THREADS, Members, checkpoints, unsupported};
 use crate::cpu::islands::{Algorithm, Archipelago, ArchipelagoResult};
 use crate::cuda::engine::{CudaEngine, cuda_err};
 use crate::cuda::kernels::Kernel;
@@ -20,7 +20,9 @@ use crate::cuda::launch::{dev, push_params};
 use crate::cuda::state::Controlled;
 use crate::error::Result;
 use crate::job::config::Job;
-use crate::run::result::{Ending, RunLayout, RunResult, termination};
+use crate::run::archipelago::{ArchipelagoRan, GroupControl, IslandsWatch, drive};
+use crate::run::checkpoint::{ArchipelagoCheckpoint, ArchipelagoEntry};
+use crate::run::result::{Ending, RunLayout, RunResult, Termination, termination};
 use cudarc::driver::{CudaFunction, CudaSlice, CudaStream, LaunchConfig};
 use gpude_device::abi::MigrateParams;
 use gpude_device::de::better;
@@ -29,7 +31,7 @@ use gpude_device::migration::Topology;
 use gpude_device::migration::sources;
 use nalgebra::DVector;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// Can `a`'s islands be shared out among `gpus` GPUs? Classic DE, PSO or the GA that
 /// runs on the GPU, without a target (whose reruns need every island in one place), with
@@ -258,6 +260,42 @@ pub fn run_archipelago_across(
     engines: &[&CudaEngine],
     a: &Archipelago,
 ) -> Result<ArchipelagoResult> {
+    let mut ran = run_across_entries(
+        engines,
+        ArchipelagoEntry::Pending(a.clone()),
+        &mut IslandsWatch::default(),
+    )?;
+    ran.pop()
+        .and_then(|r| r.result)
+        .ok_or_else(|| crate::error::Error::Cuda {
+            context: "an archipelago over several engines".into(),
+            message: "it returned no result".into(),
+        })
+}
+
+/// [`run_archipelago_across`] under `watch`: its stop flag ends the archipelago at the
+/// next migration event (or the limit), with its state; `keep` keeps the state of an
+/// archipelago that ended too. A watch with an observer or saves during the run, or a
+/// started archipelago, is refused (they run on one GPU: see `Solver`). Returns the
+/// one entry's [`ArchipelagoRan`], as [`CudaEngine::run_archipelago_entries`] does.
+pub fn run_across_entries(
+    engines: &[&CudaEngine],
+    entry: ArchipelagoEntry,
+    watch: &mut IslandsWatch,
+) -> Result<Vec<ArchipelagoRan>> {
+    let a = entry.archipelago();
+    let watched = watch.observer.is_some() || (watch.every > 0 && watch.save.is_some());
+    if watched || matches!(entry, ArchipelagoEntry::Started(_)) {
+        return Err(crate::error::Error::invalid(
+            "archipelago over several engines",
+            if watched {
+                "observed or saved during the run"
+            } else {
+                "started"
+            },
+            "a fresh archipelago, without an observer or saves during the run",
+        ));
+    }
     if !splits(a, engines.len()) {
         return Err(crate::error::Error::invalid(
             "archipelago over several engines",
@@ -265,17 +303,28 @@ pub fn run_archipelago_across(
             "two or more engines, at least one island each, no target, classic DE, PSO or the GA on the GPU",
         ));
     }
-    match a.template().precision() {
-        crate::job::precision::Precision::F32 => run_across::<f32>(engines, a),
-        crate::job::precision::Precision::F64 => run_across::<f64>(engines, a),
-    }
+    drive(
+        vec![entry],
+        watch,
+        |_, _| false,
+        |group, control| {
+            let a = group[0].archipelago();
+            let one = match a.template().precision() {
+                crate::job::precision::Precision::F32 => run_across::<f32>(engines, a, control)?,
+                crate::job::precision::Precision::F64 => run_across::<f64>(engines, a, control)?,
+            };
+            Ok(vec![one])
+        },
+    )
 }
 
-/// [`run_archipelago_across`] in precision `T`.
+/// [`run_archipelago_across`] in precision `T`, under `control` (its stop flag and
+/// `keep`): the result and, when stopped or kept, the state at the end.
 fn run_across<T: Controlled>(
     engines: &[&CudaEngine],
     a: &Archipelago,
-) -> Result<ArchipelagoResult> {
+    control: &GroupControl,
+) -> Result<(ArchipelagoResult, Option<ArchipelagoCheckpoint>)> {
     let start = Instant::now();
     let template = a.template();
     let n = a.islands() as usize;
@@ -295,7 +344,12 @@ fn run_across<T: Controlled>(
     let ns = sources(a.topology(), n as u32);
     let mut g = 0;
     let mut migrations = 0;
+    let mut stopped = false;
     while g < gmax {
+        if control.stopping() {
+            stopped = true;
+            break;
+        }
         let end = gmax.min((g / interval + 1).saturating_mul(interval));
         // Every GPU runs its islands' stretch at once (the launches return at once).
         for p in parts.iter_mut() {
@@ -313,6 +367,35 @@ fn run_across<T: Controlled>(
             migrations += 1;
         }
     }
+    // The state at the end (before the records are taken), when stopped or asked for.
+    let state = if stopped || control.keep {
+        let np = template.pop() as usize;
+        let mut states = Vec::with_capacity(n);
+        for p in parts.iter_mut() {
+            states.extend(p.members.states(
+                &p.rec_f,
+                &p.rec_x,
+                np,
+                dim as usize,
+                rst,
+                &p.stream,
+            )?);
+        }
+        let ended = [(!stopped).then_some(g)];
+        checkpoints(
+            &[a],
+            states,
+            n,
+            g,
+            &ended,
+            &[migrations],
+            &[Duration::ZERO],
+            start,
+        )
+        .pop()
+    } else {
+        None
+    };
     // The records at the end, every island's, and the evaluations (adaptive: counted).
     let mut rf: Vec<T> = Vec::with_capacity(n);
     let mut rx: Vec<T> = Vec::with_capacity(n * rst);
@@ -359,7 +442,11 @@ fn run_across<T: Controlled>(
                 best_f: rf[q].to_f64(),
                 generations: g,
                 evaluations,
-                termination: termination(job, g, overall_f),
+                termination: if stopped {
+                    Termination::Stopped
+                } else {
+                    termination(job, g, overall_f)
+                },
                 elapsed,
                 history: None,
                 layout: RunLayout::Islands,
@@ -374,11 +461,12 @@ fn run_across<T: Controlled>(
         .map(|q| result(q, &jobs[q], jobs[q].stream(), evals_of(q)))
         .collect();
     let overall = result(b, template, template.stream(), (0..n).map(evals_of).sum());
-    Ok(ArchipelagoResult {
+    let result = ArchipelagoResult {
         islands,
         best_island: b,
         overall,
         migrations,
         first_hit: None,
-    })
+    };
+    Ok((result, state))
 }

@@ -100,8 +100,8 @@ fn generation_of(e: &ArchipelagoEntry) -> u32 {
 
 mod across;
 mod members;
-pub use across::run_archipelago_across;
 pub(crate) use across::splits;
+pub use across::{run_across_entries, run_archipelago_across};
 use members::*;
 
 impl CudaEngine {
