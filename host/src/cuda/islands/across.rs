@@ -12,7 +12,7 @@
 //! kilobytes to a few hundred (peer copies over NVLink would save their latency, tens of
 //! microseconds per event).
 
-use super::{MIGRATE_THREADS, Members, checkpoints, unsupported};
+use super::{End, MIGRATE_THREADS, Members, Records, checkpoints, unsupported};
 use crate::cpu::islands::{Algorithm, Archipelago, ArchipelagoResult};
 use crate::cuda::engine::{CudaEngine, cuda_err};
 use crate::cuda::kernels::Kernel;
@@ -22,14 +22,11 @@ use crate::error::Result;
 use crate::job::config::Job;
 use crate::run::archipelago::{ArchipelagoRan, GroupControl, IslandsWatch, drive};
 use crate::run::checkpoint::{ArchipelagoCheckpoint, ArchipelagoEntry};
-use crate::run::result::{Ending, RunLayout, RunResult, Termination, termination};
 use cudarc::driver::{CudaFunction, CudaSlice, CudaStream, LaunchConfig};
 use gpude_device::abi::MigrateParams;
-use gpude_device::de::better;
 use gpude_device::lanes::stride;
 use gpude_device::migration::Topology;
 use gpude_device::migration::sources;
-use nalgebra::DVector;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -82,19 +79,7 @@ impl<T: Controlled> Part<T> {
         let st = stride(dim) as usize;
         let k = a.migrants() as usize;
         let stream = engine.first_stream();
-        let members = match a.algorithm() {
-            Algorithm::De => Members::De(Box::new(engine.alloc_batch::<T>(
-                &refs,
-                stream.clone(),
-                true,
-            )?)),
-            Algorithm::Pso(pso) => {
-                Members::Pso(Box::new(engine.alloc_swarm::<T>(&refs, &pso, &stream)?))
-            }
-            Algorithm::Ga(ga) => {
-                Members::Ga(Box::new(engine.alloc_genetic::<T>(&refs, &ga, &stream)?))
-            }
-        };
+        let members = engine.members::<T>(a.algorithm(), &refs, &stream)?;
         let name = format!("{} islands", members.name());
         let rst = members.row_stride(st);
         let t = std::mem::size_of::<T>() as u64;
@@ -415,13 +400,6 @@ fn run_across<T: Controlled>(
         };
     }
     let elapsed = start.elapsed();
-    let mut b = 0;
-    for q in 0..n {
-        if better(rf[q], q as u32, rf[b], b as u32) {
-            b = q;
-        }
-    }
-    let overall_f = rf[b].to_f64();
     // The islands that share island q's launches (its part's).
     let shared = |q: usize| {
         parts
@@ -429,44 +407,20 @@ fn run_across<T: Controlled>(
             .find(|p| (p.first..p.first + p.count).contains(&q))
             .map_or(1, |p| p.count as u32)
     };
-    let result = |q: usize, job: &Job, stream: u32, evaluations: u64| {
-        let mut r = RunResult::ended(
-            job,
-            Ending {
-                best_x: DVector::from_iterator(
-                    dim as usize,
-                    rx[q * rst..q * rst + dim as usize]
-                        .iter()
-                        .map(|v| v.to_f64()),
-                ),
-                best_f: rf[q].to_f64(),
-                generations: g,
-                evaluations,
-                termination: if stopped {
-                    Termination::Stopped
-                } else {
-                    termination(job, g, overall_f)
-                },
-                elapsed,
-                history: None,
-                layout: RunLayout::Islands,
-                stream,
-            },
-        );
-        r.launch_runs = shared(q);
-        r
+    let records = Records {
+        rec_f: &rf,
+        rec_x: &rx,
+        rst,
+        evaluations: evals.as_deref(),
+        launch_runs: &shared,
     };
-    let evals_of = |q: usize| evals.as_ref().map_or(jobs[q].evaluations(g), |e| e[q]);
-    let islands: Vec<RunResult> = (0..n)
-        .map(|q| result(q, &jobs[q], jobs[q].stream(), evals_of(q)))
-        .collect();
-    let overall = result(b, template, template.stream(), (0..n).map(evals_of).sum());
-    let result = ArchipelagoResult {
-        islands,
-        best_island: b,
-        overall,
+    let end = End {
+        generation: g,
+        early: stopped,
+        spent: false,
         migrations,
-        first_hit: None,
+        elapsed,
     };
+    let result = records.result(a, &jobs, 0, end);
     Ok((result, state))
 }

@@ -210,6 +210,37 @@ impl CudaEngine {
         })
     }
 
+    /// The members of islands `jobs` (one per island) running `algorithm`, every island
+    /// at generation 0: DE populations of the batch layout (or of the adaptive kernels),
+    /// swarms or GA populations.
+    fn members<T: GpuReal>(
+        &self,
+        algorithm: Algorithm,
+        jobs: &[&Job],
+        stream: &Arc<CudaStream>,
+    ) -> Result<Members<T>> {
+        Ok(match algorithm {
+            Algorithm::De if jobs[0].adaptive().is_some() => {
+                Members::Adaptive(Box::new(AdaptiveIslands {
+                    l: self.prepare_adaptive::<T>(jobs, stream.clone(), Layout::Batch)?,
+                    started: false,
+                    gens_done: stream
+                        .alloc_zeros::<u32>(jobs.len())
+                        .map_err(cuda_err("adaptive islands: allocating"))?,
+                }))
+            }
+            Algorithm::De => Members::De(Box::new(self.alloc_batch::<T>(
+                jobs,
+                stream.clone(),
+                true,
+            )?)),
+            Algorithm::Pso(pso) => {
+                Members::Pso(Box::new(self.alloc_swarm::<T>(jobs, &pso, stream)?))
+            }
+            Algorithm::Ga(ga) => Members::Ga(Box::new(self.alloc_genetic::<T>(jobs, &ga, stream)?)),
+        })
+    }
+
     /// The swarm launch of `jobs` (one per island), every swarm at generation 0.
     fn alloc_swarm<T: GpuReal>(
         &self,
@@ -319,28 +350,7 @@ impl CudaEngine {
         let gmax = template.generations();
         let k = a0.migrants() as usize;
         let stream = self.first_stream();
-        let mut members = match a0.algorithm() {
-            Algorithm::De if template.adaptive().is_some() => {
-                Members::Adaptive(Box::new(AdaptiveIslands {
-                    l: self.prepare_adaptive::<T>(&refs, stream.clone(), Layout::Batch)?,
-                    started: false,
-                    gens_done: stream
-                        .alloc_zeros::<u32>(p)
-                        .map_err(cuda_err("adaptive islands: allocating"))?,
-                }))
-            }
-            Algorithm::De => Members::De(Box::new(self.alloc_batch::<T>(
-                &refs,
-                stream.clone(),
-                true,
-            )?)),
-            Algorithm::Pso(pso) => {
-                Members::Pso(Box::new(self.alloc_swarm::<T>(&refs, &pso, &stream)?))
-            }
-            Algorithm::Ga(ga) => {
-                Members::Ga(Box::new(self.alloc_genetic::<T>(&refs, &ga, &stream)?))
-            }
-        };
+        let mut members = self.members::<T>(a0.algorithm(), &refs, &stream)?;
         let name = format!("{} islands", members.name());
         // A row's values apart in the members, the emigrants and the records.
         let rst = members.row_stride(st);
@@ -680,75 +690,24 @@ impl CudaEngine {
         let island_evals = members.evaluations(&stream)?;
         let rf = stream.clone_dtoh(&rec_f).map_err(err("reading back"))?;
         let rx = stream.clone_dtoh(&rec_x).map_err(err("reading back"))?;
+        let records = Records {
+            rec_f: &rf,
+            rec_x: &rx,
+            rst,
+            evaluations: island_evals.as_deref(),
+            launch_runs: &|_| p as u32,
+        };
         let mut results = Vec::with_capacity(na);
         for ((a, arch), state) in list.iter().enumerate().zip(finals) {
-            let elapsed = before[a] + start.elapsed();
-            // Stopped before its end, it is at the group's generation.
-            let ga = ended[a].unwrap_or(g);
-            let early = ended[a].is_none();
-            let isl = a * n..(a + 1) * n;
-            let mut b = isl.start;
-            for q in isl.clone() {
-                if better(rf[q], q as u32, rf[b], b as u32) {
-                    b = q;
-                }
-            }
-            let overall_f = rf[b].to_f64();
-            let result = |q: usize, job: &Job, stream: u32, evaluations: u64| {
-                let mut r = RunResult::ended(
-                    job,
-                    Ending {
-                        best_x: DVector::from_iterator(
-                            dim as usize,
-                            rx[q * rst..q * rst + dim as usize]
-                                .iter()
-                                .map(|v| v.to_f64()),
-                        ),
-                        best_f: rf[q].to_f64(),
-                        generations: ga,
-                        evaluations,
-                        termination: if early {
-                            Termination::Stopped
-                        } else if spent[a] && target.is_none_or(|t| overall_f > t) {
-                            Termination::MaxEvaluations
-                        } else {
-                            termination(job, ga, overall_f)
-                        },
-                        elapsed,
-                        history: None,
-                        layout: RunLayout::Islands,
-                        stream,
-                    },
-                );
-                // Every island of the group shares each launch.
-                r.launch_runs = p as u32;
-                r
+            let end = End {
+                // Stopped before its end, it is at the group's generation.
+                generation: ended[a].unwrap_or(g),
+                early: ended[a].is_none(),
+                spent: spent[a],
+                migrations: migrations[a],
+                elapsed: before[a] + start.elapsed(),
             };
-            let evals_of = |q: usize| {
-                island_evals
-                    .as_ref()
-                    .map_or(jobs[q].evaluations(ga), |e| e[q])
-            };
-            let islands: Vec<RunResult> = isl
-                .clone()
-                .map(|q| result(q, &jobs[q], jobs[q].stream(), evals_of(q)))
-                .collect();
-            let overall = result(
-                b,
-                arch.template(),
-                arch.template().stream(),
-                isl.clone().map(evals_of).sum(),
-            );
-            results.push((
-                ArchipelagoResult {
-                    islands,
-                    best_island: b - isl.start,
-                    overall,
-                    migrations: migrations[a],
-                    first_hit: target.filter(|&t| overall_f <= t).map(|_| ga),
-                },
-                state,
-            ));
+            results.push((records.result(arch, &jobs, a * n, end), state));
         }
         Ok(results)
     }
@@ -775,6 +734,95 @@ impl CudaEngine {
             }
         }
         Ok(out.to_f64())
+    }
+}
+
+/// How an archipelago's run ended, for its result.
+struct End {
+    generation: u32,
+    /// Stopped before its end.
+    early: bool,
+    /// Its evaluation budget spent (adaptive islands).
+    spent: bool,
+    migrations: u32,
+    elapsed: Duration,
+}
+
+/// The islands' records read back at the end of a run: island q's best value `rec_f[q]`
+/// and point (row q of `rec_x`, rows `rst` values apart), its evaluations (counted by
+/// the adaptive kernels; else its job's count at the generation it ended) and how many
+/// islands shared its launches.
+struct Records<'a, T> {
+    rec_f: &'a [T],
+    rec_x: &'a [T],
+    rst: usize,
+    evaluations: Option<&'a [u64]>,
+    launch_runs: &'a dyn Fn(usize) -> u32,
+}
+
+impl<T: GpuReal> Records<'_, T> {
+    /// The result of archipelago `arch`, whose islands are records `at ..` (their jobs
+    /// `jobs[at ..]`): each island's, and the best island's as the whole's (the lower
+    /// value, the lower island on a tie), the reason from `end`.
+    fn result(&self, arch: &Archipelago, jobs: &[Job], at: usize, end: End) -> ArchipelagoResult {
+        let (rf, rx, rst) = (self.rec_f, self.rec_x, self.rst);
+        let n = arch.islands() as usize;
+        let dim = arch.template().dim() as usize;
+        let target = arch.template().target_value();
+        let ga = end.generation;
+        let isl = at..at + n;
+        let mut b = isl.start;
+        for q in isl.clone() {
+            if better(rf[q], q as u32, rf[b], b as u32) {
+                b = q;
+            }
+        }
+        let overall_f = rf[b].to_f64();
+        let result = |q: usize, job: &Job, stream: u32, evaluations: u64| {
+            let mut r = RunResult::ended(
+                job,
+                Ending {
+                    best_x: DVector::from_iterator(
+                        dim,
+                        rx[q * rst..q * rst + dim].iter().map(|v| v.to_f64()),
+                    ),
+                    best_f: rf[q].to_f64(),
+                    generations: ga,
+                    evaluations,
+                    termination: if end.early {
+                        Termination::Stopped
+                    } else if end.spent && target.is_none_or(|t| overall_f > t) {
+                        Termination::MaxEvaluations
+                    } else {
+                        termination(job, ga, overall_f)
+                    },
+                    elapsed: end.elapsed,
+                    history: None,
+                    layout: RunLayout::Islands,
+                    stream,
+                },
+            );
+            r.launch_runs = (self.launch_runs)(q);
+            r
+        };
+        let evals_of = |q: usize| self.evaluations.map_or(jobs[q].evaluations(ga), |e| e[q]);
+        let islands: Vec<RunResult> = isl
+            .clone()
+            .map(|q| result(q, &jobs[q], jobs[q].stream(), evals_of(q)))
+            .collect();
+        let overall = result(
+            b,
+            arch.template(),
+            arch.template().stream(),
+            isl.clone().map(evals_of).sum(),
+        );
+        ArchipelagoResult {
+            islands,
+            best_island: b - isl.start,
+            overall,
+            migrations: end.migrations,
+            first_hit: target.filter(|&t| overall_f <= t).map(|_| ga),
+        }
     }
 }
 
