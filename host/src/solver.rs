@@ -309,7 +309,8 @@ impl Solver {
     pub fn run_entries(&self, entries: Vec<Entry>, watch: &mut Watch) -> Result<Vec<Ran>> {
         match &self.cuda {
             Some(_)
-                if self.spreads(entries.len()) && !(watch.every > 0 && watch.save.is_some()) =>
+                if self.spreads_jobs(entries.iter().map(Entry::job))
+                    && !(watch.every > 0 && watch.save.is_some()) =>
             {
                 crate::run::control::check_watch(&entries, watch)?;
                 let parts = self.spread_jobs(entries.len(), |k| entries[k].job());
@@ -345,6 +346,12 @@ impl Solver {
     /// Does a list of `n` runs go to several GPUs?
     fn spreads(&self, n: usize) -> bool {
         !self.more.is_empty() && n > 1
+    }
+
+    /// Does a list of these jobs go to several GPUs? Not with a host callback, which
+    /// the engines call one run after the other (the GPUs would call it at once).
+    fn spreads_jobs<'j>(&self, mut jobs: impl Iterator<Item = &'j Job> + Clone) -> bool {
+        self.spreads(jobs.clone().count()) && !jobs.any(|j| j.objective().is_host_callback())
     }
 
     /// Runs an archipelago (islands with migration, DE or PSO), on either engine.
@@ -466,7 +473,7 @@ impl Solver {
     /// them (see [`spread`]), every result the one GPU gives.
     pub fn run_batch(&self, jobs: &[Job]) -> Result<Vec<RunResult>> {
         match &self.cuda {
-            Some(_) if self.spreads(jobs.len()) => {
+            Some(_) if self.spreads_jobs(jobs.iter()) => {
                 // Every job is checked before any GPU starts.
                 Job::check_all(jobs)?;
                 let parts = self.spread_jobs(jobs.len(), |k| &jobs[k]);
