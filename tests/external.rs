@@ -668,6 +668,9 @@ fn inlined_objectives_assemble() {
     }
     let maths = module(EXPR_MATHS_MODULE);
     let mut checked = 0;
+    // What ptxas assembles (name, the parts of the program, relocatable, what it is),
+    // on every core once the inlining is checked.
+    let mut work: Vec<(String, Vec<String>, bool, String)> = Vec::new();
     for f in [
         Function::Sphere,
         Function::Griewank,
@@ -701,14 +704,15 @@ fn inlined_objectives_assemble() {
                     "{f:?} {name}: {s} still called"
                 );
             }
-            if let Some(exe) = &exe {
-                let tag = format!("inl_{}_{name}", f.key());
-                assemble(exe, &inlined, &tag, true)
-                    .unwrap_or_else(|m| panic!("{f:?} {name} inlined: {m}"));
-                let program = whole_program(&[&inlined, &objective, maths]);
-                assemble(exe, &program, &format!("{tag}_prog"), false)
-                    .unwrap_or_else(|m| panic!("{f:?} {name} inlined, linked: {m}"));
-            }
+            let tag = format!("inl_{}_{name}", f.key());
+            let what = format!("{f:?} {name} inlined");
+            work.push((tag.clone(), vec![inlined.clone()], true, what.clone()));
+            work.push((
+                format!("{tag}_prog"),
+                vec![inlined, objective],
+                false,
+                format!("{what}, linked"),
+            ));
             checked += 1;
         }
     }
@@ -723,12 +727,48 @@ fn inlined_objectives_assemble() {
         let objective = ex.ptx(p);
         let (inlined, sites) = inline_calls(module(name), &objective, &[objective_symbol(*kp)]);
         assert!(sites >= 1, "{name}: {sites} calls inlined");
-        if let Some(exe) = &exe {
-            let program = whole_program(&[&inlined, &objective, maths]);
-            assemble(exe, &program, &format!("inl_whole_{name}"), false)
-                .unwrap_or_else(|m| panic!("{name} inlined, linked: {m}"));
-        }
+        work.push((
+            format!("inl_whole_{name}"),
+            vec![inlined, objective],
+            false,
+            format!("{name} inlined, linked"),
+        ));
         checked += 1;
     }
     assert!(checked > 40, "{checked}");
+    let Some(exe) = &exe else { return };
+    // One ptxas at a time on each core (every program has a file of its own).
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get().min(8));
+    let failures: Vec<String> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..cores)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut bad = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some((tag, parts, relocatable, what)) = work.get(i) else {
+                            break;
+                        };
+                        let text = if *relocatable {
+                            parts[0].clone()
+                        } else {
+                            let mut all: Vec<&str> = parts.iter().map(String::as_str).collect();
+                            all.push(maths);
+                            whole_program(&all)
+                        };
+                        if let Err(m) = assemble(exe, &text, tag, *relocatable) {
+                            bad.push(format!("{what}: {m}"));
+                        }
+                    }
+                    bad
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().expect("a ptxas worker"))
+            .collect()
+    });
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
