@@ -55,6 +55,17 @@ struct Report<'a> {
     records: &'a [super::bench_cases::Record],
 }
 
+/// A report as JSON, also written to `out` when given.
+fn report_json(report: &impl Serialize, out: Option<&std::path::Path>) -> Result<String> {
+    let json = serde_json::to_string_pretty(report)
+        .map_err(|e| CliError::runtime(format!("cannot write JSON: {e}")))?;
+    if let Some(path) = out {
+        crate::output::write(path, format!("{json}\n").as_bytes())
+            .map_err(|e| CliError::runtime(format!("writing {}: {e}", crate::input::name(path))))?;
+    }
+    Ok(json)
+}
+
 pub fn run(args: Args) -> Result<String> {
     if args.repeats == 0 || args.repeats > 100 {
         return Err(CliError::usage(format!(
@@ -123,12 +134,7 @@ pub fn run(args: Args) -> Result<String> {
         ceilings,
         records: &records,
     };
-    let json = serde_json::to_string_pretty(&report)
-        .map_err(|e| CliError::runtime(format!("cannot write JSON: {e}")))?;
-    if let Some(path) = &args.out {
-        crate::output::write(path, format!("{json}\n").as_bytes())
-            .map_err(|e| CliError::runtime(format!("writing {}: {e}", crate::input::name(path))))?;
-    }
+    let json = report_json(&report, args.out.as_deref())?;
     if args.json {
         Ok(json + "\n")
     } else {
@@ -190,12 +196,7 @@ fn scaling(args: &Args, list: &str) -> Result<String> {
         command: std::env::args().collect::<Vec<_>>().join(" "),
         records: &records,
     };
-    let json = serde_json::to_string_pretty(&report)
-        .map_err(|e| CliError::runtime(format!("cannot write JSON: {e}")))?;
-    if let Some(path) = &args.out {
-        crate::output::write(path, format!("{json}\n").as_bytes())
-            .map_err(|e| CliError::runtime(format!("writing {}: {e}", crate::input::name(path))))?;
-    }
+    let json = report_json(&report, args.out.as_deref())?;
     if args.json {
         Ok(json + "\n")
     } else {
